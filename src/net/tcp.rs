@@ -1,0 +1,106 @@
+//! TCP with deadlines and byte caps: connect, write, and read until a decoder says a frame is
+//! complete.
+
+use std::net::SocketAddr;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::time::Instant;
+
+use super::NetError;
+use crate::protocol::DecodeError;
+use crate::status::Failure;
+
+pub async fn connect(addr: SocketAddr, deadline: Instant) -> Result<TcpStream, NetError> {
+    match tokio::time::timeout_at(deadline, TcpStream::connect(addr)).await {
+        Ok(Ok(s)) => {
+            // Requests are tiny and sent whole; do not let Nagle hold them back.
+            let _ = s.set_nodelay(true);
+            Ok(s)
+        }
+        Ok(Err(e)) => Err(e.into()),
+        Err(_) => Err(NetError::Timeout),
+    }
+}
+
+pub async fn write_all(
+    stream: &mut TcpStream,
+    bytes: &[u8],
+    deadline: Instant,
+) -> Result<(), NetError> {
+    match tokio::time::timeout_at(deadline, stream.write_all(bytes)).await {
+        Ok(r) => r.map_err(NetError::from),
+        Err(_) => Err(NetError::Timeout),
+    }
+}
+
+/// Reads into `buf` until `decode` returns a complete frame, the deadline passes, the peer
+/// closes, or more than `max_bytes` have been buffered.
+///
+/// `decode` sees everything buffered so far and returns `Ok(Some((value, consumed)))` for a
+/// complete frame, `Ok(None)` when more bytes are needed, or an error. Consumed bytes are
+/// removed from `buf`; what follows stays for the next call.
+///
+/// # Returns
+/// The decoded value, or a [`Failure`]: `timeout`, `incomplete` (closed early), `too_large`,
+/// or the decoder's own reason.
+pub async fn read_frame<T>(
+    stream: &mut TcpStream,
+    buf: &mut Vec<u8>,
+    deadline: Instant,
+    max_bytes: usize,
+    mut decode: impl FnMut(&[u8]) -> Result<Option<(T, usize)>, DecodeError>,
+) -> Result<T, Failure> {
+    let mut chunk = [0u8; 16 * 1024];
+    loop {
+        if let Some((value, used)) = decode(buf)? {
+            buf.drain(..used.min(buf.len()));
+            return Ok(value);
+        }
+        if buf.len() >= max_bytes {
+            return Err(NetError::TooLarge { limit: max_bytes }.into());
+        }
+        let room = (max_bytes - buf.len()).min(chunk.len());
+        let n = match tokio::time::timeout_at(deadline, stream.read(&mut chunk[..room])).await {
+            Ok(Ok(n)) => n,
+            Ok(Err(e)) => return Err(NetError::from(e).into()),
+            Err(_) => return Err(NetError::Timeout.into()),
+        };
+        if n == 0 {
+            return Err(NetError::Closed {
+                received: buf.len(),
+            }
+            .into());
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
+}
+
+/// Reads until the peer closes (legacy Minecraft replies are delimited by the close), up to
+/// `max_bytes`. Returns what arrived.
+pub async fn read_to_close(
+    stream: &mut TcpStream,
+    deadline: Instant,
+    max_bytes: usize,
+) -> Result<Vec<u8>, NetError> {
+    let mut out = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        let n = match tokio::time::timeout_at(deadline, stream.read(&mut chunk)).await {
+            Ok(Ok(n)) => n,
+            // A reset after the reply was sent is how some servers close.
+            Ok(Err(e)) if !out.is_empty() && e.kind() == std::io::ErrorKind::ConnectionReset => {
+                return Ok(out)
+            }
+            Ok(Err(e)) => return Err(e.into()),
+            Err(_) => return Err(NetError::Timeout),
+        };
+        if n == 0 {
+            return Ok(out);
+        }
+        if out.len() + n > max_bytes {
+            return Err(NetError::TooLarge { limit: max_bytes });
+        }
+        out.extend_from_slice(&chunk[..n]);
+    }
+}

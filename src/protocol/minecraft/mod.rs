@@ -1,0 +1,8 @@
+//! Minecraft Java edition: server list ping (1.7+ and legacy) over TCP, and Query (GameSpy4)
+//! over UDP.
+
+pub mod legacy;
+pub mod motd;
+pub mod query;
+pub mod slp;
+pub mod varint;

@@ -1,0 +1,1 @@
+//! MOTD: chat components and `§` codes to plain text.

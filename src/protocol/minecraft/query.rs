@@ -1,0 +1,1 @@
+//! Minecraft Query (GameSpy4): handshake, basic and full stat.

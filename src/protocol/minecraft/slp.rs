@@ -1,0 +1,1 @@
+//! Server list ping 1.7+: handshake, status and ping packets, VarInt framed.

@@ -1,0 +1,1 @@
+//! VarInt and VarInt-framed packets (at most 5 bytes a VarInt).

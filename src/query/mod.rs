@@ -1,0 +1,101 @@
+//! Each protocol's dialogue (challenges, split replies, fallbacks) turned into one normalized
+//! [`Status`] or one [`Failure`]. The scheduler, `/probe` and the `query` command all call
+//! [`poll`]; nothing above this module knows which protocol it is talking to.
+//!
+//! One `poll` is bounded by `Request::timeout` as a whole: DNS, every round trip and every
+//! retry share the same deadline.
+
+mod a2s;
+mod mcquery;
+mod minecraft;
+mod samp;
+
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use crate::net::Address;
+use crate::protocol::Protocol;
+use crate::status::{Failure, Status};
+
+/// Caps on what one poll may read from a server. Defaults suit every real server seen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Bytes a whole reply may take: a TCP stream, a reassembled or decompressed split reply.
+    pub max_reply_bytes: usize,
+    /// Fragments a split UDP reply may announce.
+    pub max_split_packets: u8,
+    /// Challenges an A2S server may issue in a row before the poll fails with `challenge`.
+    pub max_challenges: u8,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_reply_bytes: 1024 * 1024,
+            max_split_packets: 32,
+            max_challenges: 3,
+        }
+    }
+}
+
+/// Everything one poll needs.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub protocol: Protocol,
+    pub address: Address,
+    /// Deadline for the whole poll, DNS and retries included.
+    pub timeout: Duration,
+    /// Code page for protocols that send legacy text (SA:MP). Windows-1252 by default.
+    pub encoding: &'static encoding_rs::Encoding,
+    /// Also fetch the player list (A2S_PLAYER, SA:MP `d`/`c`, Query full stat).
+    pub players: bool,
+    /// Also fetch rules (A2S_RULES, SA:MP `r`, Query full stat key/values).
+    pub rules: bool,
+    /// Keep bulky detail in `Status::extras` (raw JSON, every rule): for the `query` command,
+    /// not for the daemon, which holds one Status per target.
+    pub detail: bool,
+    pub limits: Limits,
+}
+
+/// What a dialogue may remember about one target between polls, so that steady-state polls
+/// take one round trip: the last A2S challenge, the Minecraft Query token. A stale entry is
+/// never an error: the dialogue falls back to the full exchange and refreshes it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Session {
+    /// The challenge the server last issued for A2S_INFO.
+    pub a2s_challenge: Option<[u8; 4]>,
+    /// Minecraft Query: (session id, token) from the last handshake.
+    pub query_token: Option<(i32, i32)>,
+}
+
+impl Request {
+    pub fn new(protocol: Protocol, address: Address) -> Request {
+        Request {
+            protocol,
+            address,
+            timeout: Duration::from_secs(5),
+            encoding: encoding_rs::WINDOWS_1252,
+            players: false,
+            rules: false,
+            detail: false,
+            limits: Limits::default(),
+        }
+    }
+}
+
+/// Polls one server once, remembering nothing.
+pub async fn poll(req: &Request) -> Result<Status, Failure> {
+    poll_with(req, &mut Session::default()).await
+}
+
+/// Polls one server once, using and refreshing what `session` remembers of it.
+pub async fn poll_with(req: &Request, session: &mut Session) -> Result<Status, Failure> {
+    let deadline = Instant::now() + req.timeout;
+    match req.protocol {
+        Protocol::A2s => a2s::poll(req, session, deadline).await,
+        Protocol::Minecraft => minecraft::poll(req, session, deadline).await,
+        Protocol::MinecraftQuery => mcquery::poll(req, session, deadline).await,
+        Protocol::Samp => samp::poll(req, session, deadline).await,
+    }
+}

@@ -1,0 +1,1 @@
+//! Simulated server for `a2s`: TODO.

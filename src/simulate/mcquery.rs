@@ -1,0 +1,1 @@
+//! Simulated server for `mcquery`: TODO.

@@ -1,0 +1,147 @@
+//! The one normalized result of a poll, shared by every protocol, and the closed set of
+//! reasons a poll can fail for. The metrics layer reads only these types, so it needs no
+//! per-protocol code.
+
+use std::fmt;
+use std::time::Duration;
+
+use serde::Serialize;
+
+/// What a server said about itself, normalized across protocols.
+///
+/// `latency` is one request/reply round trip of the protocol's cheapest status exchange,
+/// never connection set-up or DNS; each dialogue in [`crate::query`] documents which one.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Status {
+    /// Players online as the server reports them (A2S: bots included).
+    pub online: u32,
+    /// Capacity the server reports.
+    pub max: u32,
+    /// Bots, where the protocol says.
+    pub bots: Option<u32>,
+    /// Server name or plain-text MOTD.
+    pub name: String,
+    pub map: Option<String>,
+    pub game: Option<String>,
+    pub version: Option<String>,
+    /// Whether joining needs a password, where the protocol says.
+    pub password: Option<bool>,
+    #[serde(serialize_with = "serialize_seconds")]
+    pub latency: Duration,
+    /// The player list, when it was asked for and the server gave it.
+    pub players: Option<Vec<Player>>,
+    /// Server rules or key/value settings, when asked for and given, in the server's order.
+    pub rules: Option<Vec<(String, String)>>,
+    /// Protocol-specific facts (A2S keywords and app id, Minecraft raw JSON, SA:MP language...).
+    pub extras: serde_json::Map<String, serde_json::Value>,
+}
+
+/// One entry of a server's player list; fields the protocol does not carry stay `None`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Player {
+    pub name: String,
+    pub id: Option<String>,
+    pub score: Option<i64>,
+    /// Seconds connected (A2S).
+    pub duration: Option<f32>,
+    /// Milliseconds (SA:MP `d`).
+    pub ping: Option<u32>,
+}
+
+fn serialize_seconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
+}
+
+/// Why a poll failed: a small closed set, published as the `reason` label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    /// No (complete) answer before the deadline.
+    Timeout,
+    /// The port is closed: ICMP port unreachable, or TCP reset on connect.
+    Refused,
+    /// The name did not resolve (A, AAAA or SRV).
+    Dns,
+    /// Another network error (unreachable, reset mid-reply, ...).
+    Network,
+    /// The reply did not decode.
+    Malformed,
+    /// Replies came, but none echoed our request (session id, header, ping payload).
+    Mismatch,
+    /// The server kept issuing new challenges past the retry bound.
+    Challenge,
+    /// The reply exceeded a cap: bytes, split packets or decompressed size.
+    TooLarge,
+    /// The connection ended, or a split reply stopped, before the reply was complete.
+    Incomplete,
+}
+
+impl Reason {
+    pub const ALL: [Reason; 9] = [
+        Reason::Timeout,
+        Reason::Refused,
+        Reason::Dns,
+        Reason::Network,
+        Reason::Malformed,
+        Reason::Mismatch,
+        Reason::Challenge,
+        Reason::TooLarge,
+        Reason::Incomplete,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::Timeout => "timeout",
+            Reason::Refused => "refused",
+            Reason::Dns => "dns",
+            Reason::Network => "network",
+            Reason::Malformed => "malformed",
+            Reason::Mismatch => "mismatch",
+            Reason::Challenge => "challenge",
+            Reason::TooLarge => "too_large",
+            Reason::Incomplete => "incomplete",
+        }
+    }
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A failed poll: the label-safe reason plus human detail for logs and `query`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub reason: Reason,
+    pub detail: String,
+}
+
+impl Failure {
+    pub fn new(reason: Reason, detail: impl Into<String>) -> Self {
+        Failure {
+            reason,
+            detail: detail.into(),
+        }
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.reason, self.detail)
+    }
+}
+
+impl std::error::Error for Failure {}
+
+impl From<crate::protocol::DecodeError> for Failure {
+    fn from(e: crate::protocol::DecodeError) -> Self {
+        Failure::new(e.reason(), e.to_string())
+    }
+}
+
+impl From<crate::net::NetError> for Failure {
+    fn from(e: crate::net::NetError) -> Self {
+        Failure::new(e.reason(), e.to_string())
+    }
+}
