@@ -51,11 +51,16 @@ check() {
 free_port() {
     python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
-# wait_http URL SECONDS: polls until URL answers 2xx, or gives up.
+# wait_http URL SECONDS [PID]: polls until URL answers 2xx; gives up at the deadline or
+# as soon as PID (the server expected to answer) has exited.
 wait_http() {
-    local url=$1 deadline=$((SECONDS + $2))
+    local url=$1 deadline=$((SECONDS + $2)) pid=${3:-}
     until curl -fsS -o /dev/null --max-time 2 "$url" 2>/dev/null; do
         ((SECONDS < deadline)) || return 1
+        if [[ -n $pid ]] && ! kill -0 "$pid" 2>/dev/null; then
+            echo "process $pid exited" >&2
+            return 1
+        fi
         sleep 0.5
     done
 }
@@ -74,7 +79,7 @@ exporter_port=$(free_port)
 exporter=127.0.0.1:$exporter_port
 "$bin" demo --listen "$exporter" >"$tmp/exporter.log" 2>&1 &
 pids+=($!)
-if wait_http "http://$exporter/-/healthy" 20; then
+if wait_http "http://$exporter/-/healthy" 20 "${pids[-1]}"; then
     pass "exporter demo answers /-/healthy on $exporter"
 else
     fail "exporter demo answers /-/healthy on $exporter"
@@ -117,7 +122,7 @@ check "promtool check config (e2e Prometheus config)" promtool check config "$tm
 prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/data" \
     --web.listen-address="$prom" --log.level=warn >"$tmp/prometheus.log" 2>&1 &
 pids+=($!)
-if ! wait_http "http://$prom/-/ready" 30; then
+if ! wait_http "http://$prom/-/ready" 30 "${pids[-1]}"; then
     fail "prometheus ready on $prom"
     dump_logs
     echo "$passed passed, $failed failed"
