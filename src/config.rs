@@ -260,8 +260,13 @@ struct RawTarget {
 }
 
 fn duration(ctx: &Ctx, v: &Spanned<String>, key: &str) -> Result<Duration, ConfigError> {
-    let d = humantime::parse_duration(v.get_ref())
-        .map_err(|e| ctx.err(v.span(), key, format!("invalid duration {:?}: {e}", v.get_ref())))?;
+    let d = humantime::parse_duration(v.get_ref()).map_err(|e| {
+        ctx.err(
+            v.span(),
+            key,
+            format!("invalid duration {:?}: {e}", v.get_ref()),
+        )
+    })?;
     if d.is_zero() {
         return Err(ctx.err(v.span(), key, "must be greater than zero"));
     }
@@ -279,11 +284,7 @@ fn int_in(
         return Err(ctx.err(
             v.span(),
             key,
-            format!(
-                "{n} is out of range {}..={}",
-                range.start(),
-                range.end()
-            ),
+            format!("{n} is out of range {}..={}", range.start(), range.end()),
         ));
     }
     Ok(n)
@@ -347,7 +348,10 @@ fn validate(raw: RawFile, ctx: &Ctx) -> Result<Config, ConfigError> {
             ctx.err(
                 v.span(),
                 &format!("exporter.probe_allowed_networks[{i}]"),
-                format!("invalid network {:?} (want CIDR like 10.0.0.0/8)", v.get_ref()),
+                format!(
+                    "invalid network {:?} (want CIDR like 10.0.0.0/8)",
+                    v.get_ref()
+                ),
             )
         })?;
         probe_allowed_networks.push(net);
@@ -416,13 +420,15 @@ fn validate(raw: RawFile, ctx: &Ctx) -> Result<Config, ConfigError> {
             ));
         }
         let encoding = match &t.encoding {
-            Some(v) => encoding_rs::Encoding::for_label(v.get_ref().as_bytes()).ok_or_else(|| {
-                ctx.err(
-                    v.span(),
-                    &key("encoding"),
-                    format!("unknown encoding {:?}", v.get_ref()),
-                )
-            })?,
+            Some(v) => {
+                encoding_rs::Encoding::for_label(v.get_ref().as_bytes()).ok_or_else(|| {
+                    ctx.err(
+                        v.span(),
+                        &key("encoding"),
+                        format!("unknown encoding {:?}", v.get_ref()),
+                    )
+                })?
+            }
             None => encoding_rs::WINDOWS_1252,
         };
         let labels = match &t.labels {
@@ -501,7 +507,10 @@ mod tests {
         assert_eq!(c.exporter.limits, Limits::default());
         assert_eq!(c.targets.len(), 1);
         let t = &c.targets[0];
-        assert_eq!((t.interval, t.timeout), (c.exporter.interval, c.exporter.timeout));
+        assert_eq!(
+            (t.interval, t.timeout),
+            (c.exporter.interval, c.exporter.timeout)
+        );
         assert_eq!(t.encoding, encoding_rs::WINDOWS_1252);
         assert_eq!(t.address, Address::parse("127.0.0.1").unwrap());
     }
@@ -700,6 +709,8 @@ labels = { region = "eu", tier = "1" }
         let n = IpNet::parse("fd00::/7").unwrap();
         assert!(n.contains("fdab::1".parse().unwrap()));
         assert!(!n.contains("fe80::1".parse().unwrap()));
-        assert!(IpNet::parse("0.0.0.0/0").unwrap().contains("8.8.8.8".parse().unwrap()));
+        assert!(IpNet::parse("0.0.0.0/0")
+            .unwrap()
+            .contains("8.8.8.8".parse().unwrap()));
     }
 }

@@ -248,10 +248,20 @@ mod tests {
         let old = Arc::new(TargetMeta::new(target("a")));
         s.insert(old.clone());
         s.insert(Arc::new(TargetMeta::new(target("a"))));
-        s.record(&old, Ok(Status::default()), Duration::ZERO, SystemTime::now());
+        s.record(
+            &old,
+            Ok(Status::default()),
+            Duration::ZERO,
+            SystemTime::now(),
+        );
         assert_eq!(s.get("a").unwrap().queries, 0);
         s.remove("a");
-        s.record(&old, Ok(Status::default()), Duration::ZERO, SystemTime::now());
+        s.record(
+            &old,
+            Ok(Status::default()),
+            Duration::ZERO,
+            SystemTime::now(),
+        );
         assert!(s.snapshot().is_empty());
     }
 }

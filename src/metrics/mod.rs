@@ -402,8 +402,8 @@ gameserver_config_last_reload_success_timestamp_seconds 900
     fn golden_openmetrics() {
         let (entries, globals) = filled();
         let out = render(Format::OpenMetrics, &entries, &globals);
-        let want = TEXT
-            .replace(
+        let want =
+            TEXT.replace(
                 "# HELP gameserver_queries_total",
                 "# HELP gameserver_queries",
             )
@@ -418,8 +418,7 @@ gameserver_config_last_reload_success_timestamp_seconds 900
             .replace(
                 "# TYPE gameserver_query_failures_total counter",
                 "# TYPE gameserver_query_failures counter",
-            )
-            + "# EOF\n";
+            ) + "# EOF\n";
         assert_eq!(out, want);
     }
 }

@@ -55,7 +55,11 @@ pub fn parse(
         .ok()?;
     let kb = |key: &str| -> Option<u64> {
         let v = status.lines().find_map(|l| l.strip_prefix(key))?;
-        v.split_whitespace().next()?.parse::<u64>().ok().map(|k| k * 1024)
+        v.split_whitespace()
+            .next()?
+            .parse::<u64>()
+            .ok()
+            .map(|k| k * 1024)
     };
     let max_fds = limits
         .lines()
