@@ -24,6 +24,7 @@ pub mod split;
 
 pub use info::{
     decode_info, encode_info, Engine, Environment, GoldSrcMod, Info, ServerType, SourceTv, TheShip,
+    THE_SHIP_APP_ID,
 };
 pub use players::{decode_players, encode_players, Player};
 pub use request::{
