@@ -225,8 +225,10 @@ impl Link {
         self.last_garbage = Some(e);
     }
 
+    /// Starts a new exchange: what went wrong in the previous one is not this one's failure.
     fn reset_garbage(&mut self) {
         self.last_garbage = None;
+        self.reassembler.discard_pending();
     }
 
     /// The next complete, decodable reply, skipping garbage, until `deadline`.
@@ -388,5 +390,41 @@ mod tests {
         };
         let s = to_status(&info, Duration::ZERO);
         assert_eq!((s.online, s.max), (7, 20));
+    }
+
+    /// The Ship's fields, SourceTV and the 64-bit ids land in extras (ids as strings).
+    #[test]
+    fn extras() {
+        let info = Info {
+            app_id: 2400,
+            the_ship: Some(a2s::TheShip {
+                mode: 1,
+                witnesses: 2,
+                duration: 3,
+            }),
+            sourcetv: Some(a2s::SourceTv {
+                port: 27020,
+                name: "tv".into(),
+            }),
+            steam_id: Some(u64::MAX),
+            game_id: Some(2400),
+            version: String::new(),
+            ..Info::default()
+        };
+        let s = to_status(&info, Duration::from_millis(5));
+        assert_eq!(s.version, None);
+        assert_eq!(s.latency, Duration::from_millis(5));
+        for (k, v) in [
+            ("the_ship_mode", json!(1)),
+            ("the_ship_witnesses", json!(2)),
+            ("the_ship_duration", json!(3)),
+            ("sourcetv_port", json!(27020)),
+            ("sourcetv_name", json!("tv")),
+            ("steam_id", json!("18446744073709551615")),
+            ("game_id", json!("2400")),
+            ("app_id", json!(2400)),
+        ] {
+            assert_eq!(s.extras[k], v, "{k}");
+        }
     }
 }

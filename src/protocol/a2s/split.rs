@@ -109,6 +109,13 @@ impl Reassembler {
         !self.partials.is_empty() || !self.unparsed.is_empty()
     }
 
+    /// Forgets unfinished replies (kept: the layout and the completed ids), so that leftovers
+    /// of one exchange do not make the next one look `incomplete`.
+    pub fn discard_pending(&mut self) {
+        self.unparsed.clear();
+        self.partials.clear();
+    }
+
     /// Feeds one datagram. See the module documentation for what the results mean.
     pub fn handle_datagram(&mut self, datagram: &[u8]) -> Result<Option<Vec<u8>>, DecodeError> {
         let mut r = Reader::new(datagram);
@@ -253,7 +260,7 @@ impl Reassembler {
 /// Recognizes a packet 0 and the layout it uses (see the module documentation).
 fn detect(d: &[u8]) -> Option<Format> {
     let at = |offset: usize, want: &[u8]| d.get(offset..offset + want.len()) == Some(want);
-    let id = u32::from_le_bytes([d[4], d[5], d[6], d[7]]);
+    let id = u32::from_le_bytes(d.get(4..8)?.try_into().ok()?);
     let packed = *d.get(8)?;
     if packed >> 4 == 0 && packed & 0x0F != 0 && at(9, &SINGLE_HEADER) {
         return Some(Format::GoldSrc);
