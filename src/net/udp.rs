@@ -26,6 +26,33 @@ impl UdpChannel {
         Ok(UdpChannel { socket, peer })
     }
 
+    /// Like [`UdpChannel::connect`], but first tries to bind `local_port` again, falling back
+    /// to any port when it is taken. Minecraft Query servers key their tokens by the client's
+    /// address and port, so a remembered token only works from the same port.
+    pub async fn connect_from(
+        peer: SocketAddr,
+        local_port: Option<u16>,
+    ) -> Result<UdpChannel, NetError> {
+        let ip: std::net::IpAddr = match peer {
+            SocketAddr::V4(_) => Ipv4Addr::UNSPECIFIED.into(),
+            SocketAddr::V6(_) => Ipv6Addr::UNSPECIFIED.into(),
+        };
+        let socket = match local_port {
+            Some(port) => match UdpSocket::bind((ip, port)).await {
+                Ok(s) => s,
+                Err(_) => UdpSocket::bind((ip, 0)).await?,
+            },
+            None => UdpSocket::bind((ip, 0)).await?,
+        };
+        socket.connect(peer).await?;
+        Ok(UdpChannel { socket, peer })
+    }
+
+    /// The local port, to ask for again with [`UdpChannel::connect_from`].
+    pub fn local_port(&self) -> Option<u16> {
+        self.socket.local_addr().ok().map(|a| a.port())
+    }
+
     pub fn peer(&self) -> SocketAddr {
         self.peer
     }

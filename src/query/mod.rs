@@ -67,6 +67,11 @@ pub struct Session {
     pub a2s_challenge: Option<[u8; 4]>,
     /// Minecraft Query: (session id, token) from the last handshake.
     pub query_token: Option<(i32, i32)>,
+    /// Minecraft Query: when that token was issued. Servers forget tokens after 30-60 s.
+    pub query_token_at: Option<Instant>,
+    /// Minecraft Query: our local UDP port when the token was issued; servers tie tokens to
+    /// the client's address and port, so the next poll binds the same port again.
+    pub query_local_port: Option<u16>,
 }
 
 impl Request {

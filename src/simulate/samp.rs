@@ -1,6 +1,262 @@
-//! Simulated server for `samp`: TODO.
+//! Simulated SA:MP / open.mp server, with knobs for code pages, open.mp's strictness, silent
+//! player lists and hostile replies.
 
-/// Placeholder until the simulator branch lands: the merge takes the real one.
-pub async fn spawn_demo(_world: super::World) -> std::io::Result<super::SimServer> {
-    Err(std::io::Error::other("not implemented"))
+use std::io;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use encoding_rs::Encoding;
+use tokio::net::UdpSocket;
+
+use super::{SimServer, World, WorldState};
+use crate::net::MAX_DATAGRAM;
+use crate::protocol::samp::{self, Client, Detailed, Header, Info, Opcode, OpenMp, HEADER_LEN};
+
+/// Hostile behaviour, for the robustness suite.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Misbehaviour {
+    #[default]
+    None,
+    /// Answers nothing.
+    Silence,
+    /// Every reply is cut halfway through its body.
+    Truncated,
+    /// The first length or count of every reply claims far more than the datagram holds.
+    LengthBeyondDatagram,
+    /// Every reply echoes another port in its header.
+    WrongHeader,
+    /// Junk datagrams (short, zeros, foreign headers) before every real reply.
+    JunkFlood,
+}
+
+#[derive(Debug, Clone)]
+pub struct SampConfig {
+    /// Code page the server's strings are written in.
+    pub encoding: &'static Encoding,
+    /// Behave like open.mp: answer `o`, ignore `d`, and answer only requests of the exact
+    /// length (11 bytes, 15 for `p`). Classic SA:MP ignores `o` instead.
+    pub open_mp: bool,
+    /// What `o` returns in open.mp mode.
+    pub open_mp_info: OpenMp,
+    /// The third string of `i`.
+    pub language: String,
+    /// Ignore `c` and `d` whatever the player count.
+    pub silent_players: bool,
+    pub misbehaviour: Misbehaviour,
+}
+
+impl Default for SampConfig {
+    fn default() -> Self {
+        SampConfig {
+            encoding: encoding_rs::WINDOWS_1252,
+            open_mp: false,
+            open_mp_info: OpenMp::default(),
+            language: "English".into(),
+            silent_players: false,
+            misbehaviour: Misbehaviour::None,
+        }
+    }
+}
+
+/// Serves SA:MP query on 127.0.0.1, on a port of the system's choosing.
+pub async fn spawn(world: World, config: SampConfig) -> io::Result<SimServer> {
+    let socket = UdpSocket::bind("127.0.0.1:0").await?;
+    let addr = socket.local_addr()?;
+    let task = tokio::spawn(serve(socket, world, config));
+    Ok(SimServer::new(addr, vec![task]))
+}
+
+/// An open.mp-flavoured server whose players come and go, for `demo`.
+pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
+    world.update(|w| {
+        *w = WorldState {
+            name: "Demo SA:MP Server".into(),
+            map: "San Andreas".into(),
+            game: "Freeroam".into(),
+            version: "omp 1.4.0".into(),
+            max: 50,
+            players: vec![
+                ("Carl_Johnson".into(), 120, 0.0),
+                ("Big_Smoke".into(), 64, 0.0),
+                ("Sweet".into(), 12, 0.0),
+            ],
+            rules: Vec::new(),
+            ..WorldState::default()
+        }
+    });
+    let config = SampConfig {
+        open_mp: true,
+        open_mp_info: OpenMp {
+            discord: "discord.gg/demo".into(),
+            ..OpenMp::default()
+        },
+        ..SampConfig::default()
+    };
+    let mut server = spawn(world.clone(), config).await?;
+    server.tasks.push(tokio::spawn(churn(world)));
+    Ok(server)
+}
+
+/// Every few seconds a player joins or leaves.
+async fn churn(world: World) {
+    let mut tick = 0u32;
+    loop {
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        tick += 1;
+        world.update(|w| {
+            if tick.is_multiple_of(2) || w.players.is_empty() {
+                w.players.push((format!("Guest_{tick}"), 0, 0.0));
+            } else {
+                w.players.remove(0);
+            }
+        });
+    }
+}
+
+async fn serve(socket: UdpSocket, world: World, config: SampConfig) {
+    let mut buf = vec![0u8; MAX_DATAGRAM];
+    loop {
+        let (n, from): (usize, SocketAddr) = match socket.recv_from(&mut buf).await {
+            Ok(x) => x,
+            // ICMP errors from earlier sends surface here; they are no reason to stop.
+            Err(_) => continue,
+        };
+        for reply in answer(&buf[..n], &world.snapshot(), &config) {
+            let _ = socket.send_to(&reply, from).await;
+        }
+    }
+}
+
+/// The datagrams the server sends in answer to one request, junk included.
+fn answer(datagram: &[u8], w: &WorldState, config: &SampConfig) -> Vec<Vec<u8>> {
+    let Ok(req) = samp::decode_request(datagram) else {
+        return Vec::new();
+    };
+    let exact = match req.opcode {
+        Opcode::Ping => HEADER_LEN + 4,
+        _ => HEADER_LEN,
+    };
+    let ignored = config.misbehaviour == Misbehaviour::Silence
+        || (config.open_mp && (req.len != exact || req.opcode == Opcode::Detailed))
+        || (!config.open_mp && req.opcode == Opcode::OpenMp)
+        || (matches!(req.opcode, Opcode::Clients | Opcode::Detailed)
+            && (config.silent_players || w.players.len() > 100));
+    if ignored {
+        return Vec::new();
+    }
+    let header = match config.misbehaviour {
+        Misbehaviour::WrongHeader => Header {
+            port: req.header.port.wrapping_add(1),
+            ..req.header
+        },
+        _ => req.header,
+    };
+    let enc = config.encoding;
+    let mut out = Vec::new();
+    match req.opcode {
+        Opcode::Info => samp::encode_info(&header, &info(w, config), enc, &mut out),
+        Opcode::Rules => samp::encode_rules(&header, &rules(w), enc, &mut out),
+        Opcode::Clients => samp::encode_clients(&header, &clients(w), enc, &mut out),
+        Opcode::Detailed => samp::encode_detailed(&header, &detailed(w), enc, &mut out),
+        Opcode::OpenMp => samp::encode_open_mp(&header, &config.open_mp_info, enc, &mut out),
+        Opcode::Ping => samp::encode_ping_reply(&header, req.payload.unwrap_or_default(), &mut out),
+    }
+    let mut replies = Vec::new();
+    match config.misbehaviour {
+        Misbehaviour::Truncated => out.truncate(HEADER_LEN + (out.len() - HEADER_LEN) / 2),
+        Misbehaviour::LengthBeyondDatagram => overstate_first_length(req.opcode, &mut out),
+        Misbehaviour::JunkFlood => replies.extend(junk(&req.header)),
+        _ => {}
+    }
+    replies.push(out);
+    replies
+}
+
+fn info(w: &WorldState, config: &SampConfig) -> Info {
+    Info {
+        password: w.password,
+        players: u16::try_from(w.players.len()).unwrap_or(u16::MAX),
+        max: u16::try_from(w.max).unwrap_or(u16::MAX),
+        hostname: w.name.clone(),
+        gamemode: w.game.clone(),
+        language: config.language.clone(),
+    }
+}
+
+/// The rules a stock server publishes, sorted by name as SA:MP sends them, then the world's.
+fn rules(w: &WorldState) -> Vec<(String, String)> {
+    let mut rules: Vec<(String, String)> = [
+        ("lagcomp", "On"),
+        ("mapname", w.map.as_str()),
+        ("version", w.version.as_str()),
+        ("weather", "10"),
+        ("weburl", "www.open.mp"),
+        ("worldtime", "12:00"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    rules.extend(w.rules.iter().cloned());
+    rules
+}
+
+fn clients(w: &WorldState) -> Vec<Client> {
+    w.players
+        .iter()
+        .map(|(name, score, _)| Client {
+            name: name.clone(),
+            score: *score,
+        })
+        .collect()
+}
+
+fn detailed(w: &WorldState) -> Vec<Detailed> {
+    w.players
+        .iter()
+        .enumerate()
+        .map(|(i, (name, score, _))| Detailed {
+            id: i as u8,
+            name: name.clone(),
+            score: *score,
+            ping: 20 + i as u32 * 5,
+        })
+        .collect()
+}
+
+/// Rewrites the first length or count after the header to claim more than arrived.
+fn overstate_first_length(opcode: Opcode, out: &mut [u8]) {
+    let (at, big): (usize, &[u8]) = match opcode {
+        // password (1) + players (2) + max (2), then the hostname length.
+        Opcode::Info => (HEADER_LEN + 5, &1_000_000u32.to_le_bytes()),
+        Opcode::OpenMp => (HEADER_LEN, &1_000_000u32.to_le_bytes()),
+        Opcode::Rules | Opcode::Clients | Opcode::Detailed => (HEADER_LEN, &u16::MAX.to_le_bytes()),
+        Opcode::Ping => return,
+    };
+    if let Some(field) = out.get_mut(at..at + big.len()) {
+        field.copy_from_slice(big);
+    }
+}
+
+/// Datagrams no client should take for an answer.
+fn junk(header: &Header) -> Vec<Vec<u8>> {
+    let mut foreign = Vec::new();
+    let other = Header {
+        port: header.port.wrapping_add(7),
+        ..*header
+    };
+    samp::encode_info(
+        &other,
+        &Info::default(),
+        encoding_rs::WINDOWS_1252,
+        &mut foreign,
+    );
+    vec![
+        Vec::new(),
+        vec![0; 3],
+        vec![0; 64],
+        b"SAMP".to_vec(),
+        b"SAMP\xff\xff\xff\xff\x00\x00\x00\x00\x00".to_vec(),
+        foreign,
+        (0..=255u8).collect(),
+    ]
 }

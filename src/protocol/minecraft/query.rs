@@ -1,1 +1,531 @@
-//! Minecraft Query (GameSpy4): handshake, basic and full stat.
+//! Minecraft Query (GameSpy4): handshake, basic and full stat. See
+//! `shared/protocols/minecraft-query.txt` and NOTES.md.
+//!
+//! # Format
+//! ```text
+//! request: FE FD | type (09 handshake, 00 stat) | session id (i32 BE) | payload
+//! reply:   type | session id (i32 BE) | payload
+//! ```
+//! The server keeps only the low 4 bits of each session-id byte, so ids are masked with
+//! [`SESSION_MASK`] before sending and the echo is compared with the masked id. The token
+//! arrives as NUL-terminated ASCII decimal and goes back as a big-endian i32.
+//!
+//! # Driving it
+//! [`encode_handshake`] → [`decode_handshake`] gives the token; then [`encode_basic_stat`] →
+//! [`decode_basic_stat`] or [`encode_full_stat`] → [`decode_full_stat`]. A datagram that is
+//! not the answer to our request (other type, other session id, too short) decodes to
+//! [`DecodeError::Mismatch`], so the caller can keep waiting.
+
+use super::super::{DecodeError, Reader};
+
+const MAGIC: [u8; 2] = [0xFE, 0xFD];
+const TYPE_HANDSHAKE: u8 = 9;
+const TYPE_STAT: u8 = 0;
+/// "The server only keeps the low 4 bits of each session-id byte" (NOTES.md).
+pub const SESSION_MASK: i32 = 0x0F0F_0F0F;
+/// What vanilla puts in the 11 bytes between the session id and the full-stat key/values.
+pub const VANILLA_PADDING: [u8; 11] = *b"splitnum\x00\x80\x00";
+/// The marker between the key/values and the player names, after the empty key.
+const PLAYER_MARKER: &[u8] = b"\x01player_\x00\x00";
+
+/// A request as a server sees it (the simulator decodes these).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Request {
+    Handshake { session: i32 },
+    BasicStat { session: i32, token: i32 },
+    FullStat { session: i32, token: i32 },
+}
+
+/// The basic stat reply.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BasicStat {
+    pub motd: String,
+    pub gametype: String,
+    pub map: String,
+    pub online: u32,
+    pub max: u32,
+    pub host_port: u16,
+    pub host_ip: String,
+}
+
+/// The full stat reply: key/values in the server's order, and player names.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FullStat {
+    pub values: Vec<(String, String)>,
+    pub players: Vec<String>,
+}
+
+impl FullStat {
+    /// The first value under `key`.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.values
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+pub fn mask_session(session: i32) -> i32 {
+    session & SESSION_MASK
+}
+
+fn encode_head(kind: u8, session: i32, out: &mut Vec<u8>) {
+    out.extend_from_slice(&MAGIC);
+    out.push(kind);
+    out.extend_from_slice(&mask_session(session).to_be_bytes());
+}
+
+/// `FE FD 09` + session id: asks for a token.
+pub fn encode_handshake(session: i32, out: &mut Vec<u8>) {
+    encode_head(TYPE_HANDSHAKE, session, out);
+}
+
+/// `FE FD 00` + session id + token.
+pub fn encode_basic_stat(session: i32, token: i32, out: &mut Vec<u8>) {
+    encode_head(TYPE_STAT, session, out);
+    out.extend_from_slice(&token.to_be_bytes());
+}
+
+/// The basic stat request padded with 4 bytes, which asks for the full stat.
+pub fn encode_full_stat(session: i32, token: i32, out: &mut Vec<u8>) {
+    encode_basic_stat(session, token, out);
+    out.extend_from_slice(&[0; 4]);
+}
+
+/// Decodes a request (server side).
+pub fn decode_request(datagram: &[u8]) -> Result<Request, DecodeError> {
+    let mut r = Reader::new(datagram);
+    if r.array::<2>()? != MAGIC {
+        return Err(DecodeError::Invalid("Query magic"));
+    }
+    let kind = r.u8()?;
+    let session = r.i32_be()?;
+    match kind {
+        TYPE_HANDSHAKE => Ok(Request::Handshake { session }),
+        TYPE_STAT => {
+            let token = r.i32_be()?;
+            if r.remaining() >= 4 {
+                Ok(Request::FullStat { session, token })
+            } else {
+                Ok(Request::BasicStat { session, token })
+            }
+        }
+        other => Err(DecodeError::UnexpectedType {
+            what: "Query request type",
+            found: other.into(),
+        }),
+    }
+}
+
+/// Checks the reply's type and echoed session id; anything else is not our answer.
+fn check_head<'a>(datagram: &'a [u8], kind: u8, session: i32) -> Result<Reader<'a>, DecodeError> {
+    let mut r = Reader::new(datagram);
+    let (Ok(found), Ok(echoed)) = (r.u8(), r.i32_be()) else {
+        return Err(DecodeError::Mismatch("Query reply too short for a header"));
+    };
+    if found != kind {
+        return Err(DecodeError::Mismatch("Query reply type"));
+    }
+    if echoed != mask_session(session) {
+        return Err(DecodeError::Mismatch("Query session id"));
+    }
+    Ok(r)
+}
+
+/// Decodes the handshake reply to the token.
+///
+/// The token is ASCII decimal; one that is not a number or does not fit an i32 is
+/// [`DecodeError::Invalid`] (it could not be sent back).
+pub fn decode_handshake(datagram: &[u8], session: i32) -> Result<i32, DecodeError> {
+    let mut r = check_head(datagram, TYPE_HANDSHAKE, session)?;
+    let digits = r.cstr()?;
+    let valid = !digits.is_empty()
+        && digits
+            .iter()
+            .enumerate()
+            .all(|(i, b)| b.is_ascii_digit() || (i == 0 && *b == b'-' && digits.len() > 1));
+    if !valid {
+        return Err(DecodeError::Invalid("Query token (not a decimal number)"));
+    }
+    std::str::from_utf8(digits)
+        .ok()
+        .and_then(|s| s.parse::<i32>().ok())
+        .ok_or(DecodeError::Invalid("Query token (out of i32 range)"))
+}
+
+pub fn encode_handshake_reply(session: i32, token: i32, out: &mut Vec<u8>) {
+    out.push(TYPE_HANDSHAKE);
+    out.extend_from_slice(&mask_session(session).to_be_bytes());
+    out.extend_from_slice(token.to_string().as_bytes());
+    out.push(0);
+}
+
+fn count(text: &str, what: &'static str) -> Result<u32, DecodeError> {
+    text.trim().parse().map_err(|_| DecodeError::Invalid(what))
+}
+
+/// Decodes the basic stat reply: five strings, the host port (little-endian, as the dump
+/// shows, though the words say big-endian), the host ip.
+pub fn decode_basic_stat(datagram: &[u8], session: i32) -> Result<BasicStat, DecodeError> {
+    let mut r = check_head(datagram, TYPE_STAT, session)?;
+    let motd = r.cstring()?;
+    let gametype = r.cstring()?;
+    let map = r.cstring()?;
+    let online = count(&r.cstring()?, "Query numplayers")?;
+    let max = count(&r.cstring()?, "Query maxplayers")?;
+    let host_port = r.u16_le()?;
+    let host_ip = r.cstring()?;
+    Ok(BasicStat {
+        motd,
+        gametype,
+        map,
+        online,
+        max,
+        host_port,
+        host_ip,
+    })
+}
+
+/// Writes a NUL-terminated string; an inner NUL would end it early, so it is dropped.
+fn write_cstr(s: &str, out: &mut Vec<u8>) {
+    out.extend(s.bytes().filter(|&b| b != 0));
+    out.push(0);
+}
+
+pub fn encode_basic_stat_reply(session: i32, stat: &BasicStat, out: &mut Vec<u8>) {
+    out.push(TYPE_STAT);
+    out.extend_from_slice(&mask_session(session).to_be_bytes());
+    write_cstr(&stat.motd, out);
+    write_cstr(&stat.gametype, out);
+    write_cstr(&stat.map, out);
+    write_cstr(&stat.online.to_string(), out);
+    write_cstr(&stat.max.to_string(), out);
+    out.extend_from_slice(&stat.host_port.to_le_bytes());
+    write_cstr(&stat.host_ip, out);
+}
+
+/// Decodes the full stat reply.
+///
+/// The 11 bytes after the session id are skipped by length, whatever they say (vanilla:
+/// `splitnum\0\x80\0`; GeyserMC puts other text there). Then key/value strings in any order
+/// up to an empty key, the `\x01player_\0\0` marker, and player names up to an empty one.
+/// Text that is not UTF-8 (a `hostname` in a legacy code page) decodes lossily.
+pub fn decode_full_stat(datagram: &[u8], session: i32) -> Result<FullStat, DecodeError> {
+    let mut r = check_head(datagram, TYPE_STAT, session)?;
+    r.skip(VANILLA_PADDING.len())?;
+    // Entries are at least one byte each, so neither list outgrows the datagram.
+    let mut values = Vec::new();
+    loop {
+        let key = r.cstring()?;
+        if key.is_empty() {
+            break;
+        }
+        let value = r.cstring()?;
+        values.push((key, value));
+    }
+    if r.bytes(PLAYER_MARKER.len())? != PLAYER_MARKER {
+        return Err(DecodeError::Invalid("Query full stat player marker"));
+    }
+    let mut players = Vec::new();
+    loop {
+        let name = r.cstring()?;
+        if name.is_empty() {
+            break;
+        }
+        players.push(name);
+    }
+    Ok(FullStat { values, players })
+}
+
+/// Writes a full stat reply; `padding` fills the 11 bytes clients skip.
+pub fn encode_full_stat_reply(
+    session: i32,
+    stat: &FullStat,
+    padding: &[u8; 11],
+    out: &mut Vec<u8>,
+) {
+    out.push(TYPE_STAT);
+    out.extend_from_slice(&mask_session(session).to_be_bytes());
+    out.extend_from_slice(padding);
+    // An empty key would end the section early: skip it.
+    for (k, v) in stat.values.iter().filter(|(k, _)| !k.is_empty()) {
+        write_cstr(k, out);
+        write_cstr(v, out);
+    }
+    out.push(0);
+    out.extend_from_slice(PLAYER_MARKER);
+    for name in stat.players.iter().filter(|n| !n.is_empty()) {
+        write_cstr(name, out);
+    }
+    out.push(0);
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// The document's handshake request: FE FD 09 00 00 00 01.
+    #[test]
+    fn dump_handshake_request() {
+        let mut out = Vec::new();
+        encode_handshake(1, &mut out);
+        assert_eq!(out, [0xFE, 0xFD, 0x09, 0x00, 0x00, 0x00, 0x01]);
+        assert_eq!(decode_request(&out), Ok(Request::Handshake { session: 1 }));
+    }
+
+    /// The document's handshake response carries token 9513307.
+    #[test]
+    fn dump_handshake_response() {
+        let dump = [
+            0x09, 0x00, 0x00, 0x00, 0x01, 0x39, 0x35, 0x31, 0x33, 0x33, 0x30, 0x37, 0x00,
+        ];
+        assert_eq!(decode_handshake(&dump, 1), Ok(9_513_307));
+        let mut out = Vec::new();
+        encode_handshake_reply(1, 9_513_307, &mut out);
+        assert_eq!(out, dump);
+    }
+
+    /// The document's basic stat request: the token 9513307 as a big-endian int32.
+    #[test]
+    fn dump_basic_stat_request() {
+        let mut out = Vec::new();
+        encode_basic_stat(1, 9_513_307, &mut out);
+        assert_eq!(
+            out,
+            [0xFE, 0xFD, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x91, 0x29, 0x5B]
+        );
+        // The document's own request bytes (00 3A 0D 5F) name another token; both decode.
+        let doc = [
+            0xFE, 0xFD, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x3A, 0x0D, 0x5F,
+        ];
+        assert_eq!(
+            decode_request(&doc),
+            Ok(Request::BasicStat {
+                session: 1,
+                token: 0x003A_0D5F
+            })
+        );
+    }
+
+    /// The document's basic stat response, host port little-endian (DD 63 = 25565).
+    #[test]
+    fn dump_basic_stat_response() {
+        let dump = [
+            0x00, 0x00, 0x00, 0x00, 0x01, 0x41, 0x20, 0x4D, 0x69, 0x6E, 0x65, 0x63, 0x72, 0x61,
+            0x66, 0x74, 0x20, 0x53, 0x65, 0x72, 0x76, 0x65, 0x72, 0x00, 0x53, 0x4D, 0x50, 0x00,
+            0x77, 0x6F, 0x72, 0x6C, 0x64, 0x00, 0x32, 0x00, 0x32, 0x30, 0x00, 0xDD, 0x63, 0x31,
+            0x32, 0x37, 0x2E, 0x30, 0x2E, 0x30, 0x2E, 0x31, 0x00,
+        ];
+        let want = BasicStat {
+            motd: "A Minecraft Server".into(),
+            gametype: "SMP".into(),
+            map: "world".into(),
+            online: 2,
+            max: 20,
+            host_port: 25565,
+            host_ip: "127.0.0.1".into(),
+        };
+        assert_eq!(decode_basic_stat(&dump, 1), Ok(want.clone()));
+        let mut out = Vec::new();
+        encode_basic_stat_reply(1, &want, &mut out);
+        assert_eq!(out, dump);
+        for n in 0..dump.len() {
+            assert!(decode_basic_stat(&dump[..n], 1).is_err(), "{n}");
+        }
+    }
+
+    /// The document's full stat request: the basic one plus 4 zero bytes.
+    #[test]
+    fn dump_full_stat_request() {
+        let doc = [
+            0xFE, 0xFD, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x3A, 0x0D, 0x5F, 0x00, 0x00, 0x00,
+            0x00,
+        ];
+        let mut out = Vec::new();
+        encode_full_stat(1, 0x003A_0D5F, &mut out);
+        assert_eq!(out, doc);
+        assert_eq!(
+            decode_request(&doc),
+            Ok(Request::FullStat {
+                session: 1,
+                token: 0x003A_0D5F
+            })
+        );
+    }
+
+    const FULL_DUMP: &[u8] = b"\x00\x00\x00\x00\x01splitnum\x00\x80\x00\
+hostname\x00A Minecraft Server\x00gametype\x00SMP\x00game_id\x00MINECRAFT\x00\
+version\x00Beta 1.9 Prerelease 4\x00plugins\x00\x00map\x00world\x00numplayers\x002\x00\
+maxplayers\x0020\x00hostport\x0025565\x00hostname\x00127.0.0.1\x00\x00\
+\x01player_\x00\x00barneygale\x00Vivalahelvig\x00\x00";
+
+    /// The document's full stat response, every key and both players.
+    #[test]
+    fn dump_full_stat_response() {
+        let stat = decode_full_stat(FULL_DUMP, 1).unwrap();
+        let kv = |k: &str, v: &str| (k.to_string(), v.to_string());
+        assert_eq!(
+            stat.values,
+            vec![
+                kv("hostname", "A Minecraft Server"),
+                kv("gametype", "SMP"),
+                kv("game_id", "MINECRAFT"),
+                kv("version", "Beta 1.9 Prerelease 4"),
+                kv("plugins", ""),
+                kv("map", "world"),
+                kv("numplayers", "2"),
+                kv("maxplayers", "20"),
+                kv("hostport", "25565"),
+                kv("hostname", "127.0.0.1"),
+            ]
+        );
+        assert_eq!(stat.players, vec!["barneygale", "Vivalahelvig"]);
+        assert_eq!(stat.get("hostname"), Some("A Minecraft Server"));
+        let mut out = Vec::new();
+        encode_full_stat_reply(1, &stat, &VANILLA_PADDING, &mut out);
+        assert_eq!(out, FULL_DUMP);
+        for n in 0..FULL_DUMP.len() {
+            assert!(decode_full_stat(&FULL_DUMP[..n], 1).is_err(), "{n}");
+        }
+    }
+
+    /// The 11 bytes after the session id are skipped whatever they hold (GeyserMC), and a
+    /// hostname that is not UTF-8 decodes lossily.
+    #[test]
+    fn full_stat_padding_and_lossy_hostname() {
+        let mut d = b"\x00\x00\x00\x00\x01GeyserMC!!\x00".to_vec();
+        d.extend_from_slice(b"map\x00w\x00hostname\x00Caf\xe9\x00\x00\x01player_\x00\x00\x00");
+        let stat = decode_full_stat(&d, 1).unwrap();
+        assert_eq!(stat.get("hostname"), Some("Caf\u{fffd}"));
+        assert_eq!(stat.get("map"), Some("w"));
+        assert!(stat.players.is_empty());
+    }
+
+    /// A token that is not decimal, or beyond i32, is invalid; a negative one is fine.
+    #[test]
+    fn token_rules() {
+        let reply = |t: &[u8]| {
+            let mut d = b"\x09\x00\x00\x00\x01".to_vec();
+            d.extend_from_slice(t);
+            d
+        };
+        for bad in [
+            &b"abc\0"[..],
+            b"\0",
+            b"12a\0",
+            b"-\0",
+            b"2147483648\0",
+            b"1 2\0",
+        ] {
+            assert!(
+                matches!(
+                    decode_handshake(&reply(bad), 1),
+                    Err(DecodeError::Invalid(_))
+                ),
+                "{bad:?}"
+            );
+        }
+        assert_eq!(decode_handshake(&reply(b"-5\0"), 1), Ok(-5));
+        assert_eq!(decode_handshake(&reply(b"2147483647\0"), 1), Ok(i32::MAX));
+        assert!(matches!(
+            decode_handshake(&reply(b"123"), 1),
+            Err(DecodeError::Unterminated { .. })
+        ));
+    }
+
+    /// The session id is masked on the way out, and the echo must match the masked id.
+    #[test]
+    fn session_masked_and_checked() {
+        let mut out = Vec::new();
+        encode_handshake(0x7FFF_FFFF, &mut out);
+        assert_eq!(&out[3..], &[0x0F, 0x0F, 0x0F, 0x0F]);
+        let reply = b"\x09\x0f\x0f\x0f\x0f42\x00";
+        assert_eq!(decode_handshake(reply, 0x7FFF_FFFF), Ok(42));
+        assert_eq!(
+            decode_handshake(reply, 0x0F0F_0F0E),
+            Err(DecodeError::Mismatch("Query session id"))
+        );
+        assert_eq!(
+            decode_basic_stat(reply, 0x7FFF_FFFF),
+            Err(DecodeError::Mismatch("Query reply type"))
+        );
+        assert!(matches!(
+            decode_handshake(b"\x09\x0f", 1),
+            Err(DecodeError::Mismatch(_))
+        ));
+    }
+
+    fn text() -> impl Strategy<Value = String> {
+        "[a-zA-Z0-9_ .§é-]{0,24}"
+    }
+    fn key() -> impl Strategy<Value = String> {
+        "[a-z_]{1,12}"
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        /// Arbitrary bytes never panic any decoder.
+        #[test]
+        fn decoders_survive_noise(bytes in proptest::collection::vec(any::<u8>(), 0..160)) {
+            let _ = decode_request(&bytes);
+            let _ = decode_handshake(&bytes, 1);
+            let _ = decode_basic_stat(&bytes, 1);
+            let _ = decode_full_stat(&bytes, 1);
+        }
+
+        /// Mutating one byte of the full stat dump never panics.
+        #[test]
+        fn full_stat_mutations(at in 0..FULL_DUMP.len(), byte in any::<u8>()) {
+            let mut d = FULL_DUMP.to_vec();
+            d[at] = byte;
+            let _ = decode_full_stat(&d, 1);
+        }
+
+        /// Every request round-trips with its masked session id.
+        #[test]
+        fn request_round_trip(session in any::<i32>(), token in any::<i32>()) {
+            let s = mask_session(session);
+            let mut out = Vec::new();
+            encode_handshake(session, &mut out);
+            prop_assert_eq!(decode_request(&out), Ok(Request::Handshake { session: s }));
+            out.clear();
+            encode_basic_stat(session, token, &mut out);
+            prop_assert_eq!(decode_request(&out), Ok(Request::BasicStat { session: s, token }));
+            out.clear();
+            encode_full_stat(session, token, &mut out);
+            prop_assert_eq!(decode_request(&out), Ok(Request::FullStat { session: s, token }));
+        }
+
+        /// decode_handshake(encode_handshake_reply(token)) == token.
+        #[test]
+        fn handshake_round_trip(session in any::<i32>(), token in any::<i32>()) {
+            let mut out = Vec::new();
+            encode_handshake_reply(session, token, &mut out);
+            prop_assert_eq!(decode_handshake(&out, session), Ok(token));
+        }
+
+        /// decode_basic_stat(encode_basic_stat_reply(x)) == x.
+        #[test]
+        fn basic_stat_round_trip(motd in text(), gametype in text(), map in text(), online in any::<u32>(),
+                                 max in any::<u32>(), host_port in any::<u16>(), host_ip in text()) {
+            let stat = BasicStat { motd, gametype, map, online, max, host_port, host_ip };
+            let mut out = Vec::new();
+            encode_basic_stat_reply(7, &stat, &mut out);
+            prop_assert_eq!(decode_basic_stat(&out, 7), Ok(stat));
+        }
+
+        /// decode_full_stat(encode_full_stat_reply(x)) == x, whatever the padding.
+        #[test]
+        fn full_stat_round_trip(values in proptest::collection::vec((key(), text()), 0..12),
+                                players in proptest::collection::vec("[a-zA-Z0-9_]{1,16}", 0..12),
+                                padding in any::<[u8; 11]>()) {
+            let stat = FullStat { values, players };
+            let mut out = Vec::new();
+            encode_full_stat_reply(7, &stat, &padding, &mut out);
+            prop_assert_eq!(decode_full_stat(&out, 7), Ok(stat));
+        }
+    }
+}

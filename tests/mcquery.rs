@@ -1,0 +1,195 @@
+//! Minecraft Query dialogue against the simulator on 127.0.0.1, with exact values.
+
+use std::time::Duration;
+
+use gameserver_exporter::net::Address;
+use gameserver_exporter::protocol::Protocol;
+use gameserver_exporter::query::{poll, poll_with, Request, Session};
+use gameserver_exporter::simulate::mcquery::{spawn, McQueryConfig, Misbehaviour};
+use gameserver_exporter::simulate::{SimServer, World, WorldState};
+use gameserver_exporter::status::Reason;
+use serde_json::json;
+
+fn world() -> World {
+    World::new(WorldState {
+        name: "A Minecraft Server".into(),
+        map: "world".into(),
+        game: "SMP".into(),
+        version: "1.21.4".into(),
+        max: 20,
+        players: vec![
+            ("barneygale".into(), 0, 0.0),
+            ("Vivalahelvig".into(), 0, 0.0),
+        ],
+        rules: Vec::new(),
+        ..WorldState::default()
+    })
+}
+
+fn request(server: &SimServer) -> Request {
+    let mut req = Request::new(
+        Protocol::MinecraftQuery,
+        Address::parse(&server.addr.to_string()).unwrap(),
+    );
+    req.timeout = Duration::from_millis(900);
+    req
+}
+
+/// Basic stat: counts, MOTD, map, game type and the host port/ip in extras.
+#[tokio::test]
+async fn basic_stat() {
+    let server = spawn(world(), McQueryConfig::default()).await.unwrap();
+    let s = poll(&request(&server)).await.unwrap();
+    assert_eq!((s.online, s.max), (2, 20));
+    assert_eq!(s.name, "A Minecraft Server");
+    assert_eq!(s.map.as_deref(), Some("world"));
+    assert_eq!(s.game.as_deref(), Some("SMP"));
+    assert_eq!(s.version, None);
+    assert_eq!(s.players, None);
+    assert_eq!(s.extras.get("host_port"), Some(&json!(server.addr.port())));
+    assert_eq!(s.extras.get("host_ip"), Some(&json!("127.0.0.1")));
+}
+
+/// Full stat: version, player names, every key/value as rules, plugins and game id.
+#[tokio::test]
+async fn full_stat() {
+    let config = McQueryConfig {
+        plugins: "Paper: WorldEdit 7.3".into(),
+        ..McQueryConfig::default()
+    };
+    let server = spawn(world(), config).await.unwrap();
+    let mut req = request(&server);
+    req.players = true;
+    req.rules = true;
+    let s = poll(&req).await.unwrap();
+    assert_eq!((s.online, s.max), (2, 20));
+    assert_eq!(s.name, "A Minecraft Server");
+    assert_eq!(s.version.as_deref(), Some("1.21.4"));
+    let names: Vec<_> = s.players.unwrap().into_iter().map(|p| p.name).collect();
+    assert_eq!(names, ["barneygale", "Vivalahelvig"]);
+    let rules = s.rules.unwrap();
+    assert_eq!(rules.len(), 10);
+    assert_eq!(rules[4], ("plugins".into(), "Paper: WorldEdit 7.3".into()));
+    assert_eq!(
+        s.extras.get("plugins"),
+        Some(&json!("Paper: WorldEdit 7.3"))
+    );
+    assert_eq!(s.extras.get("game_id"), Some(&json!("MINECRAFT")));
+    assert_eq!(
+        s.extras.get("host_port"),
+        Some(&json!(server.addr.port().to_string()))
+    );
+}
+
+/// The token is remembered: three polls, one handshake, three stats.
+#[tokio::test]
+async fn token_remembered_across_polls() {
+    let config = McQueryConfig::default();
+    let control = config.control.clone();
+    let server = spawn(world(), config).await.unwrap();
+    let req = request(&server);
+    let mut session = Session::default();
+    for _ in 0..3 {
+        let s = poll_with(&req, &mut session).await.unwrap();
+        assert_eq!(s.online, 2);
+    }
+    assert_eq!((control.handshakes(), control.stats()), (1, 3));
+    assert!(session.query_token.is_some());
+}
+
+/// After the server rotates its tokens, the old one is ignored: one refresh, then success.
+#[tokio::test]
+async fn token_rotation_refreshes() {
+    let config = McQueryConfig::default();
+    let control = config.control.clone();
+    let server = spawn(world(), config).await.unwrap();
+    let req = request(&server);
+    let mut session = Session::default();
+    poll_with(&req, &mut session).await.unwrap();
+    let first = session.query_token;
+    control.rotate();
+    let s = poll_with(&req, &mut session).await.unwrap();
+    assert_eq!(s.name, "A Minecraft Server");
+    assert_eq!((control.handshakes(), control.stats()), (2, 2));
+    assert_ne!(session.query_token, first);
+}
+
+/// GeyserMC's padding text and key order decode like vanilla.
+#[tokio::test]
+async fn geyser_padding() {
+    let server = spawn(world(), McQueryConfig::geyser()).await.unwrap();
+    let mut req = request(&server);
+    req.detail = true;
+    let s = poll(&req).await.unwrap();
+    assert_eq!(s.name, "A Minecraft Server");
+    assert_eq!(s.version.as_deref(), Some("1.21.4"));
+    assert_eq!(s.map.as_deref(), Some("world"));
+    assert_eq!(s.rules.unwrap()[0].0, "hostip");
+    assert_eq!(s.players.map(|p| p.len()), Some(2));
+}
+
+/// A token that is not a number is `malformed`.
+#[tokio::test]
+async fn non_numeric_token_malformed() {
+    let config = McQueryConfig {
+        misbehaviour: Misbehaviour::NonNumericToken,
+        ..McQueryConfig::default()
+    };
+    let server = spawn(world(), config).await.unwrap();
+    let err = poll(&request(&server)).await.unwrap_err();
+    assert_eq!(err.reason, Reason::Malformed, "{err}");
+}
+
+/// Replies echoing another session id are a `mismatch`.
+#[tokio::test]
+async fn wrong_session_mismatch() {
+    let config = McQueryConfig {
+        misbehaviour: Misbehaviour::WrongSession,
+        ..McQueryConfig::default()
+    };
+    let server = spawn(world(), config).await.unwrap();
+    let err = poll(&request(&server)).await.unwrap_err();
+    assert_eq!(err.reason, Reason::Mismatch, "{err}");
+}
+
+/// A truncated stat reply is `malformed`.
+#[tokio::test]
+async fn truncated_stat_malformed() {
+    let config = McQueryConfig {
+        misbehaviour: Misbehaviour::Truncated,
+        ..McQueryConfig::default()
+    };
+    let server = spawn(world(), config).await.unwrap();
+    let mut req = request(&server);
+    req.players = true;
+    let err = poll(&req).await.unwrap_err();
+    assert_eq!(err.reason, Reason::Malformed, "{err}");
+}
+
+/// Junk before every reply is skipped and the poll succeeds.
+#[tokio::test]
+async fn junk_flood_skipped() {
+    let config = McQueryConfig {
+        misbehaviour: Misbehaviour::JunkFlood,
+        ..McQueryConfig::default()
+    };
+    let server = spawn(world(), config).await.unwrap();
+    let mut req = request(&server);
+    req.players = true;
+    let s = poll(&req).await.unwrap();
+    assert_eq!(s.players.map(|p| p.len()), Some(2));
+}
+
+/// Silence (e.g. `enable-query=false`) is a `timeout`.
+#[tokio::test]
+async fn silence_is_timeout() {
+    let config = McQueryConfig {
+        misbehaviour: Misbehaviour::Silence,
+        ..McQueryConfig::default()
+    };
+    let server = spawn(world(), config).await.unwrap();
+    let mut req = request(&server);
+    req.timeout = Duration::from_millis(300);
+    let err = poll(&req).await.unwrap_err();
+    assert_eq!(err.reason, Reason::Timeout);
+}
