@@ -22,37 +22,12 @@ pub struct Demo {
     pub servers: Vec<(Protocol, World, SimServer)>,
 }
 
-/// A world that looks like a server of `protocol`.
-pub fn world_for(protocol: Protocol) -> WorldState {
-    let mut w = WorldState::default();
-    match protocol {
-        Protocol::A2s => {
-            w.name = "Demo Source Server".into();
-            w.bots = 2;
-        }
-        Protocol::Minecraft | Protocol::MinecraftQuery => {
-            w.name = "A Demo Minecraft Server".into();
-            w.map = "world".into();
-            w.game = "Minecraft".into();
-            w.version = "1.21.4".into();
-            w.max = 20;
-        }
-        Protocol::Samp => {
-            w.name = "Demo SA:MP Server".into();
-            w.map = "San Andreas".into();
-            w.game = "Freeroam".into();
-            w.version = "0.3.7-R2".into();
-            w.max = 50;
-        }
-    }
-    w
-}
-
-/// Starts one simulator per protocol, each with its own world.
+/// Starts one simulator per protocol, each with its own world (each simulator's
+/// `spawn_demo` dresses its world as a typical server of its kind).
 pub async fn spawn_all() -> std::io::Result<Demo> {
     let mut servers = Vec::new();
     for p in Protocol::ALL {
-        let world = World::new(world_for(p));
+        let world = World::default();
         let server = match p {
             Protocol::A2s => simulate::a2s::spawn_demo(world.clone()).await,
             Protocol::Minecraft => simulate::minecraft::spawn_demo(world.clone()).await,
@@ -158,7 +133,10 @@ mod tests {
     /// The player count rises to the cap, then falls, and never exceeds capacity.
     #[test]
     fn churn_moves_within_bounds() {
-        let mut w = world_for(Protocol::Samp);
+        let mut w = WorldState {
+            max: 50,
+            ..WorldState::default()
+        };
         let mut counts = Vec::new();
         for tick in 0..60 {
             churn_step(&mut w, tick);

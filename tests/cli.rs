@@ -1,0 +1,160 @@
+//! The binary's command line: check-config and query, run as a child process.
+
+use std::process::{Command, Output};
+
+use gameserver_exporter::simulate::{self, World, WorldState};
+
+fn exe() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_gameserver-exporter"))
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn temp(name: &str, content: &str) -> std::path::PathBuf {
+    let p = std::env::temp_dir().join(format!("gse-cli-{}-{name}", std::process::id()));
+    std::fs::write(&p, content).unwrap();
+    p
+}
+
+/// The shipped example configuration is valid and has four targets.
+#[test]
+fn example_config_passes() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/exporter.example.toml");
+    let out = exe().args(["check-config", path]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stdout));
+    assert_eq!(text(&out.stdout), format!("{path}: OK (4 targets)\n"));
+}
+
+/// A bad file prints its error (file, line, key) and exits 1.
+#[test]
+fn bad_config_fails() {
+    let p = temp(
+        "bad.toml",
+        "[exporter]\ninterval = \"15s\"\ntimeout = \"20s\"\n",
+    );
+    let out = exe().arg("check-config").arg(&p).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let name = p.file_name().unwrap().to_string_lossy();
+    assert_eq!(
+        text(&out.stdout),
+        format!("{name}:3: exporter.timeout: 20s must be shorter than interval 15s\n")
+    );
+    let _ = std::fs::remove_file(p);
+}
+
+fn closed_udp_port() -> u16 {
+    // Bind, note the port, release it: nothing listens there afterwards.
+    let s = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    s.local_addr().unwrap().port()
+}
+
+/// Querying a closed port exits 1 with a one-line reason on stderr.
+#[test]
+fn query_closed_port() {
+    let port = closed_udp_port();
+    let out: Output = exe()
+        .args([
+            "query",
+            "samp",
+            &format!("127.0.0.1:{port}"),
+            "--timeout",
+            "500ms",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.starts_with("error: refused: ") || err.starts_with("error: timeout: "),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1);
+}
+
+/// Unknown protocol and encoding names are clear errors.
+#[test]
+fn query_bad_names() {
+    let out = exe().args(["query", "doom", "127.0.0.1"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        "error: unknown protocol \"doom\" (one of: a2s, minecraft, minecraft-query, samp)\n"
+    );
+    let out = exe()
+        .args(["query", "samp", "127.0.0.1", "--encoding", "klingon"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(text(&out.stderr), "error: unknown encoding \"klingon\"\n");
+}
+
+fn world() -> WorldState {
+    WorldState {
+        name: "CLI Test".into(),
+        max: 10,
+        players: vec![("alice".into(), 5, 10.0)],
+        ..WorldState::default()
+    }
+}
+
+/// `query --json` against each landed simulator prints every Status field.
+#[test]
+fn query_simulators_json() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let servers = rt.block_on(async {
+        vec![
+            (
+                "a2s",
+                simulate::a2s::spawn(World::new(world()), Default::default())
+                    .await
+                    .unwrap(),
+            ),
+            (
+                "samp",
+                simulate::samp::spawn(World::new(world()), Default::default())
+                    .await
+                    .unwrap(),
+            ),
+            (
+                "minecraft-query",
+                simulate::mcquery::spawn(World::new(world()), Default::default())
+                    .await
+                    .unwrap(),
+            ),
+        ]
+    });
+    for (protocol, server) in &servers {
+        let out = exe()
+            .args([
+                "query",
+                protocol,
+                &server.addr.to_string(),
+                "--json",
+                "--players",
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{protocol}: {}", text(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["name"], "CLI Test", "{protocol}");
+        assert_eq!(v["max"], 10, "{protocol}");
+        assert_eq!(v["players"][0]["name"], "alice", "{protocol}");
+        for key in [
+            "online", "max", "bots", "name", "map", "game", "version", "password", "latency",
+            "players", "rules", "extras",
+        ] {
+            assert!(v.get(key).is_some(), "{protocol}: {key} missing");
+        }
+        // The readable summary names the server and the player count.
+        let out = exe()
+            .args(["query", protocol, &server.addr.to_string()])
+            .output()
+            .unwrap();
+        let s = text(&out.stdout);
+        assert!(s.contains("name:     CLI Test\n"), "{s}");
+        assert!(s.contains("latency:  "), "{s}");
+    }
+    drop(servers);
+}
