@@ -23,7 +23,8 @@ pub struct Demo {
 }
 
 /// Starts one simulator per protocol, each with its own world (each simulator's
-/// `spawn_demo` dresses its world as a typical server of its kind).
+/// `spawn_demo` dresses its world as a typical server of its kind). A simulator that cannot
+/// start is reported and left out, so the others still demo.
 pub async fn spawn_all() -> std::io::Result<Demo> {
     let mut servers = Vec::new();
     for p in Protocol::ALL {
@@ -33,9 +34,16 @@ pub async fn spawn_all() -> std::io::Result<Demo> {
             Protocol::Minecraft => simulate::minecraft::spawn_demo(world.clone()).await,
             Protocol::MinecraftQuery => simulate::mcquery::spawn_demo(world.clone()).await,
             Protocol::Samp => simulate::samp::spawn_demo(world.clone()).await,
+        };
+        match server {
+            Ok(server) => servers.push((p, world, server)),
+            Err(e) => {
+                tracing::warn!(protocol = %p, error = %e, "simulator did not start; left out")
+            }
         }
-        .map_err(|e| std::io::Error::new(e.kind(), format!("{p} simulator: {e}")))?;
-        servers.push((p, world, server));
+    }
+    if servers.is_empty() {
+        return Err(std::io::Error::other("no simulator could start"));
     }
     Ok(Demo { servers })
 }
@@ -100,13 +108,21 @@ pub fn churn_step(s: &mut WorldState, tick: u64) {
     }
 }
 
-/// Runs the demo until `shutdown` resolves. Prints the metrics URL once listening.
+/// Runs the demo on `listen` until `shutdown` resolves. Prints the metrics URL once listening.
 pub async fn run(
     listen: SocketAddr,
     shutdown: impl std::future::Future<Output = ()>,
 ) -> std::io::Result<()> {
-    let demo = spawn_all().await?;
     let listener = TcpListener::bind(listen).await?;
+    run_on(listener, shutdown).await
+}
+
+/// [`run`] on a listener the caller bound (tests use port 0).
+pub async fn run_on(
+    listener: TcpListener,
+    shutdown: impl std::future::Future<Output = ()>,
+) -> std::io::Result<()> {
+    let demo = spawn_all().await?;
     let local = listener.local_addr()?;
     let config = demo.config(local);
     for (p, _, s) in &demo.servers {

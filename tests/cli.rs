@@ -158,3 +158,83 @@ fn query_simulators_json() {
     }
     drop(servers);
 }
+
+fn free_tcp_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn http_get(port: u16, path: &str) -> Option<String> {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
+    s.set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .ok()?;
+    let req = format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    s.write_all(req.as_bytes()).ok()?;
+    let mut out = String::new();
+    s.read_to_string(&mut out).ok()?;
+    Some(out)
+}
+
+fn signal(pid: u32, sig: &str) {
+    let ok = Command::new("kill")
+        .args([sig, &pid.to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+}
+
+/// The daemon binary serves, reloads on SIGHUP and exits 0 on SIGTERM.
+#[cfg(unix)]
+#[test]
+fn daemon_signals() {
+    use std::time::{Duration, Instant};
+    let port = free_tcp_port();
+    let t = "[[target]]\nname = \"one\"\nprotocol = \"samp\"\naddress = \"127.0.0.1:1\"\n";
+    let p = temp("daemon.toml", t);
+    let mut child = exe()
+        .arg("--config")
+        .arg(&p)
+        .args([
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+            "--log-format",
+            "json",
+        ])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let body = loop {
+        if let Some(b) = http_get(port, "/metrics") {
+            break b;
+        }
+        assert!(Instant::now() < deadline, "daemon did not come up");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(body.contains("gameserver_targets{protocol=\"samp\"} 1"));
+    std::fs::write(&p, format!("{t}{}", t.replace("one", "two"))).unwrap();
+    signal(child.id(), "-HUP");
+    loop {
+        let b = http_get(port, "/metrics").unwrap_or_default();
+        if b.contains("gameserver_targets{protocol=\"samp\"} 2") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "SIGHUP did not reload:\n{b}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    signal(child.id(), "-TERM");
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    let mut logs = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut logs).unwrap();
+    assert!(
+        logs.contains("\"message\":\"configuration reloaded\""),
+        "{logs}"
+    );
+    let _ = std::fs::remove_file(p);
+}
