@@ -29,7 +29,7 @@ use crate::protocol::minecraft::legacy::{self, LegacyStatus, Variant};
 use crate::protocol::minecraft::motd::{plain_text, strip_codes};
 use crate::protocol::minecraft::slp::{self, ServerStatus};
 use crate::protocol::minecraft::varint::{decode_frame, Frame, MAX_VARINT_LEN};
-use crate::protocol::{DecodeError, Protocol};
+use crate::protocol::Protocol;
 use crate::status::{Failure, Player, Reason, Status};
 
 /// The longest we wait for a pong, as a cap on a quarter of the remaining time.
@@ -83,14 +83,7 @@ async fn modern(
 
     let mut buf = Vec::new();
     let read = tcp::read_frame(&mut stream, &mut buf, deadline, read_cap, |b: &[u8]| {
-        if b.first() == Some(&0xff) {
-            // An FF kick: a pre-1.7 server answering in its own protocol.
-            return Err(DecodeError::UnexpectedType {
-                what: "legacy kick in reply to a 1.7 handshake",
-                found: 0xff,
-            });
-        }
-        decode_frame(b, max_frame)
+        slp::decode_reply_frame(b, max_frame)
     })
     .await;
     let frame = match read {

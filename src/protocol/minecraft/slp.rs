@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use super::varint::{
-    encode_frame, encode_string, encode_varint, read_string, read_string_bytes, read_varint, Frame,
+    decode_frame, encode_frame, encode_string, encode_varint, read_string, read_string_bytes,
+    read_varint, Frame,
 };
 use crate::protocol::{DecodeError, Reader};
 
@@ -124,6 +125,24 @@ pub fn decode_ping(frame: &Frame) -> Result<i64, DecodeError> {
         });
     }
     Reader::new(&frame.body).i64_be()
+}
+
+/// Decodes the first reply frame to a handshake, telling a pre-1.7 server's `FF` kick apart.
+///
+/// A kick is `FF`, then a u16 character count (below 256 in practice, so `00`). As a VarInt
+/// `FF 00` would be 127 in a non-minimal two bytes, which no server writes, while a lone `FF`
+/// may well start a real frame of 255 bytes or more.
+pub fn decode_reply_frame(
+    buf: &[u8],
+    max_len: usize,
+) -> Result<Option<(Frame, usize)>, DecodeError> {
+    if buf.starts_with(&[0xff, 0x00]) {
+        return Err(DecodeError::UnexpectedType {
+            what: "legacy kick in reply to a 1.7 handshake",
+            found: 0xff,
+        });
+    }
+    decode_frame(buf, max_len)
 }
 
 /// Checks that a pong echoes the ping we sent.
@@ -357,6 +376,24 @@ mod tests {
             decode_pong(&frame, 5),
             Err(DecodeError::Mismatch("pong payload differs from ping"))
         );
+    }
+
+    /// A frame whose length starts with `FF` is a frame; `FF 00` is a legacy kick.
+    #[test]
+    fn reply_frame_vs_kick() {
+        let mut wire = Vec::new();
+        encode_status_response(
+            &format!("{{\"description\":\"{}\"}}", "x".repeat(234)),
+            &mut wire,
+        );
+        assert_eq!(wire[0], 0xff);
+        let (frame, used) = decode_reply_frame(&wire, 1024).unwrap().unwrap();
+        assert_eq!((frame.id, used), (0, wire.len()));
+        assert!(matches!(
+            decode_reply_frame(&[0xff, 0x00, 0x17, 0x00, 0x41], 1024),
+            Err(DecodeError::UnexpectedType { found: 0xff, .. })
+        ));
+        assert_eq!(decode_reply_frame(&[0xff], 1024), Ok(None));
     }
 
     /// A string length beyond its frame is rejected.
