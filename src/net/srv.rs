@@ -279,6 +279,100 @@ mod tests {
         assert_eq!(normalize_target("."), ".");
     }
 
+    /// A resolver that asks only the fake name server at `ns` (loopback, port 0).
+    fn resolver_for(ns: std::net::SocketAddr) -> TokioResolver {
+        use hickory_resolver::config::{
+            ConnectionConfig, NameServerConfig, ResolverConfig, ResolverOpts,
+        };
+        use hickory_resolver::net::runtime::TokioRuntimeProvider;
+        let mut conn = ConnectionConfig::udp();
+        conn.port = ns.port();
+        let config = ResolverConfig::from_parts(
+            None,
+            vec![],
+            vec![NameServerConfig::new(ns.ip(), true, vec![conn])],
+        );
+        let mut opts = ResolverOpts::default();
+        opts.timeout = Duration::from_millis(300);
+        opts.attempts = 1;
+        TokioResolver::builder_with_config(config, TokioRuntimeProvider::default())
+            .with_options(opts)
+            .build()
+            .unwrap()
+    }
+
+    /// A fake DNS server on 127.0.0.1 answering every SRV question with `answers`
+    /// (priority, weight, port, target) and everything else with no records.
+    async fn fake_dns(answers: Vec<(u16, u16, u16, &'static str)>) -> std::net::SocketAddr {
+        use hickory_resolver::proto::op::{Message, OpCode};
+        use hickory_resolver::proto::rr::{rdata::SRV, Name, Record, RecordType};
+        let socket = tokio::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+        let addr = socket.local_addr().unwrap();
+        tokio::spawn(async move {
+            let mut buf = [0u8; 512];
+            while let Ok((n, from)) = socket.recv_from(&mut buf).await {
+                let Ok(query) = Message::from_vec(&buf[..n]) else {
+                    continue;
+                };
+                let mut reply = Message::response(query.metadata.id, OpCode::Query);
+                reply.metadata.recursion_desired = query.metadata.recursion_desired;
+                reply.metadata.recursion_available = true;
+                for q in &query.queries {
+                    reply.add_query(q.clone());
+                    if q.query_type() != RecordType::SRV {
+                        continue;
+                    }
+                    for (priority, weight, port, target) in &answers {
+                        let target = Name::from_ascii(target).unwrap();
+                        let srv = SRV::new(*priority, *weight, *port, target);
+                        reply.add_answer(Record::from_rdata(q.name().clone(), 60, RData::SRV(srv)));
+                    }
+                }
+                let _ = socket.send_to(&reply.to_vec().unwrap(), from).await;
+            }
+        });
+        addr
+    }
+
+    /// The SRV record's target and port are used; the target is resolved with A/AAAA.
+    #[tokio::test]
+    async fn srv_record_followed() {
+        let ns = fake_dns(vec![(10, 5, 25599, "localhost."), (20, 5, 1, "localhost.")]).await;
+        let resolver = resolver_for(ns);
+        let deadline = Instant::now() + Duration::from_secs(2);
+        let a = Address::parse("mc.example.test").unwrap();
+        let got = resolve_minecraft_with(Some(&resolver), &a, 25565, deadline)
+            .await
+            .unwrap();
+        assert_eq!(got, "127.0.0.1:25599".parse().unwrap());
+    }
+
+    /// An empty SRV answer falls back to the name itself on the default port.
+    #[tokio::test]
+    async fn srv_empty_falls_back() {
+        let ns = fake_dns(vec![]).await;
+        let resolver = resolver_for(ns);
+        let deadline = Instant::now() + Duration::from_secs(2);
+        let a = Address::parse("localhost").unwrap();
+        let got = resolve_minecraft_with(Some(&resolver), &a, 25565, deadline)
+            .await
+            .unwrap();
+        assert_eq!(got, "127.0.0.1:25565".parse().unwrap());
+    }
+
+    /// A lone `.` target is a DNS failure: the service is decidedly not there.
+    #[tokio::test]
+    async fn srv_dot_is_dns_failure() {
+        let ns = fake_dns(vec![(0, 0, 0, ".")]).await;
+        let resolver = resolver_for(ns);
+        let deadline = Instant::now() + Duration::from_secs(2);
+        let a = Address::parse("mc.example.test").unwrap();
+        let err = resolve_minecraft_with(Some(&resolver), &a, 25565, deadline)
+            .await
+            .unwrap_err();
+        assert!(matches!(err, NetError::Dns { .. }), "{err:?}");
+    }
+
     /// An IP literal and an explicit port never consult DNS (no resolver is even given).
     #[tokio::test]
     async fn literals_and_ports_skip_srv() {
