@@ -22,13 +22,30 @@ pub struct Demo {
     pub servers: Vec<(Protocol, World, SimServer)>,
 }
 
+/// The world a simulator starts from; most `spawn_demo`s dress their own, the Minecraft one
+/// serves whatever it is given.
+fn demo_world(protocol: Protocol) -> WorldState {
+    match protocol {
+        Protocol::Minecraft => WorldState {
+            name: "A Demo Minecraft Server".into(),
+            map: "world".into(),
+            game: "Minecraft".into(),
+            version: "1.21.4".into(),
+            max: 20,
+            rules: Vec::new(),
+            ..WorldState::default()
+        },
+        _ => WorldState::default(),
+    }
+}
+
 /// Starts one simulator per protocol, each with its own world (each simulator's
 /// `spawn_demo` dresses its world as a typical server of its kind). A simulator that cannot
 /// start is reported and left out, so the others still demo.
 pub async fn spawn_all() -> std::io::Result<Demo> {
     let mut servers = Vec::new();
     for p in Protocol::ALL {
-        let world = World::default();
+        let world = World::new(demo_world(p));
         let server = match p {
             Protocol::A2s => simulate::a2s::spawn_demo(world.clone()).await,
             Protocol::Minecraft => simulate::minecraft::spawn_demo(world.clone()).await,

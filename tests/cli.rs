@@ -123,6 +123,12 @@ fn query_simulators_json() {
                     .await
                     .unwrap(),
             ),
+            (
+                "minecraft",
+                simulate::minecraft::spawn(World::new(world()), Default::default())
+                    .await
+                    .unwrap(),
+            ),
         ]
     });
     for (protocol, server) in &servers {

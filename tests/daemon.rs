@@ -483,14 +483,18 @@ async fn real_simulators() {
     let mcq = simulate::mcquery::spawn(World::new(world()), Default::default())
         .await
         .unwrap();
+    let mc = simulate::minecraft::spawn(World::new(world()), Default::default())
+        .await
+        .unwrap();
     let text = format!(
-        "[exporter]\ninterval = \"500ms\"\ntimeout = \"400ms\"\n{}{}{}",
+        "[exporter]\ninterval = \"500ms\"\ntimeout = \"400ms\"\n{}{}{}{}",
         target("a2s", "a2s", &a2s.addr.to_string(), ""),
         target("samp", "samp", &samp.addr.to_string(), ""),
         target("mcq", "minecraft-query", &mcq.addr.to_string(), ""),
+        target("mc", "minecraft", &mc.addr.to_string(), ""),
     );
     let d = start(&text, Arc::new(QueryProber)).await;
-    let body = metrics_until(d.addr, |b| lines(b, "gameserver_up{").len() == 3).await;
+    let body = metrics_until(d.addr, |b| lines(b, "gameserver_up{").len() == 4).await;
     let expect = [
         // A2S counts bots among players online and reports them separately.
         "gameserver_up{target=\"a2s\",protocol=\"a2s\"} 1",
@@ -504,13 +508,20 @@ async fn real_simulators() {
         "gameserver_up{target=\"mcq\",protocol=\"minecraft-query\"} 1",
         "gameserver_players_online{target=\"mcq\",protocol=\"minecraft-query\"} 2",
         "gameserver_players_max{target=\"mcq\",protocol=\"minecraft-query\"} 24",
+        "gameserver_up{target=\"mc\",protocol=\"minecraft\"} 1",
+        "gameserver_players_online{target=\"mc\",protocol=\"minecraft\"} 2",
+        "gameserver_players_max{target=\"mc\",protocol=\"minecraft\"} 24",
+        // Each protocol carries its own subset of name, map, game and version.
+        r#"gameserver_info{target="mc",protocol="minecraft",name="a\"b\\c\nd",map="",game="",version="2.0.0.1"} 1"#,
+        r#"gameserver_info{target="mcq",protocol="minecraft-query",name="a\"b\\c\nd",map="dm_lockdown",game="Half-Life 2: Deathmatch",version=""} 1"#,
+        r#"gameserver_info{target="samp",protocol="samp",name="a\"b\\c\nd",map="",game="Half-Life 2: Deathmatch",version=""} 1"#,
     ];
     for line in expect {
         assert!(body.lines().any(|l| l == line), "missing {line}\n{body}");
     }
     // Bots only where the protocol reports them.
     assert_eq!(lines(&body, "gameserver_players_bots{").len(), 1);
-    assert_eq!(lines(&body, "gameserver_info{").len(), 3);
+    assert_eq!(lines(&body, "gameserver_info{").len(), 4);
     assert_eq!(get(d.addr, "/-/ready").await.status, 200);
     // A stopped server goes down: players, latency and info vanish.
     drop(samp);

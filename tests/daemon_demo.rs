@@ -1,4 +1,4 @@
-//! `demo`: every simulator that exists comes up and is polled within 10 s of start.
+//! `demo`: every protocol's simulator comes up and is polled within 10 s of start.
 
 use std::time::{Duration, Instant};
 
