@@ -2,6 +2,12 @@
 //! landing page, on a hyper HTTP/1 server.
 //!
 //! Handlers are thin: parse, delegate to [`crate::metrics`] or the [`Daemon`], respond.
+//!
+//! `/probe` answers blackbox style with one fresh poll's gauges (no counters, and the shared
+//! state is left alone). An ad-hoc `/probe?protocol=P&address=A` is resolved once (A/AAAA,
+//! no Minecraft SRV) and the resulting IP polled only if it lies in
+//! `exporter.probe_allowed_networks`; a name that does not resolve answers `up 0` with the
+//! failure's timing, since no traffic reached any server.
 //! Hardening: headers must arrive within [`HEADER_READ_TIMEOUT`] and fit [`MAX_HEADER_BYTES`],
 //! at most [`MAX_CONNECTIONS`] connections are served at once (more are closed on accept),
 //! request bodies are never read, and a malformed query string is a 400.

@@ -209,9 +209,12 @@ async fn run_target(
     let mut session = Session::default();
     let mut ticker = tokio::time::interval_at(Instant::now() + offset, t.interval);
     ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
+    let mut was_up: Option<bool> = None;
     loop {
         ticker.tick().await;
         let (result, took) = poll_once(&*prober, &permits, &req, &mut session).await;
+        // Per-poll detail is debug; a change between up and down is worth an operator's eye.
+        let up = result.is_ok();
         match &result {
             Ok(s) => {
                 tracing::debug!(target_name = %t.name, online = s.online, max = s.max, "poll ok")
@@ -220,6 +223,14 @@ async fn run_target(
                 tracing::debug!(target_name = %t.name, reason = %f.reason, detail = %f.detail, "poll failed")
             }
         }
+        match (&result, was_up) {
+            (Ok(_), Some(false)) => tracing::info!(target_name = %t.name, "target is up again"),
+            (Err(f), Some(true) | None) => {
+                tracing::warn!(target_name = %t.name, reason = %f.reason, detail = %f.detail, "target is down")
+            }
+            _ => {}
+        }
+        was_up = Some(up);
         state.record(&meta, result, took, SystemTime::now());
     }
 }
