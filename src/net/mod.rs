@@ -5,6 +5,7 @@
 mod address;
 mod error;
 pub mod resolve;
+pub mod srv;
 pub mod tcp;
 pub mod udp;
 
