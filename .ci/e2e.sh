@@ -66,6 +66,7 @@ wait_http() {
 }
 dump_logs() {
     echo "--- exporter log (tail)"; tail -n 30 "$tmp/exporter.log" 2>/dev/null || true
+    echo "--- daemon log (tail)"; tail -n 30 "$tmp/daemon.log" 2>/dev/null || true
     echo "--- prometheus log (tail)"; tail -n 30 "$tmp/prometheus.log" 2>/dev/null || true
 }
 
@@ -89,8 +90,65 @@ else
 fi
 check "exporter /-/ready within 15s" wait_http "http://$exporter/-/ready" 15
 
-# Prometheus scraping /metrics (scheduled mode) and /probe via /sd (probe mode), evaluating
-# prometheus/alerts.yml, with its own port and throwaway storage.
+# A second exporter in daemon mode (--config): one target on the demo's A2S simulator with a
+# custom label, one on a closed loopback TCP port (so failure counters and a down target
+# exist), and probe_allowed_networks for the ad-hoc probes of the sharded setup.
+declare -A sim
+for _ in $(seq 20); do # the lines may trail the listener by a moment
+    (($(grep -cE '^ *[a-z0-9-]+ simulator on ' "$tmp/exporter.log") >= 4)) && break
+    sleep 0.25
+done
+while read -r proto _ _ addr; do
+    sim[$proto]=$addr
+done < <(grep -E '^ *[a-z0-9-]+ simulator on 127\.0\.0\.1:[0-9]+$' "$tmp/exporter.log")
+if ((${#sim[@]} == 4)); then
+    pass "demo printed the addresses of 4 simulators (${!sim[*]})"
+else
+    fail "demo printed the addresses of 4 simulators (${!sim[*]})"
+    dump_logs
+    echo "$passed passed, $failed failed"
+    exit 1
+fi
+closed_port=$(free_port) # free now, and nothing here binds it
+daemon_port=$(free_port)
+daemon=127.0.0.1:$daemon_port
+cat >"$tmp/exporter.toml" <<TOML
+[exporter]
+listen = "127.0.0.1:1"
+interval = "2s"
+timeout = "1s"
+probe_allowed_networks = ["127.0.0.0/8"]
+
+[[target]]
+name = "e2e-a2s"
+protocol = "a2s"
+address = "${sim[a2s]}"
+labels = { env = "e2e" }
+
+[[target]]
+name = "e2e-closed"
+protocol = "minecraft"
+address = "127.0.0.1:$closed_port"
+TOML
+check "check-config accepts the e2e config" "$bin" check-config "$tmp/exporter.toml"
+"$bin" --config "$tmp/exporter.toml" --listen "$daemon" --log-level warn >"$tmp/daemon.log" 2>&1 &
+pids+=($!)
+daemon_pid=$!
+check "daemon (--config, --listen overrides exporter.listen) answers /-/healthy" wait_http "http://$daemon/-/healthy" 20 "$daemon_pid"
+
+# Prometheus: /metrics of both exporters (scheduled mode), /probe via /sd (probe mode), and
+# ad-hoc probes of the simulators from file_sd (the sharded job of scrape-probe.yml, on one
+# replica); evaluating prometheus/alerts.yml, with its own port and throwaway storage.
+cat >"$tmp/gameservers.yml" <<YAML
+- targets: ["${sim[a2s]}"]
+  labels: {protocol: a2s}
+- targets: ["${sim[minecraft]}"]
+  labels: {protocol: minecraft}
+- targets: ["${sim[minecraft-query]}"]
+  labels: {protocol: minecraft-query}
+- targets: ["${sim[samp]}"]
+  labels: {protocol: samp}
+YAML
 prom_port=$(free_port)
 prom=127.0.0.1:$prom_port
 cat >"$tmp/prometheus.yml" <<YAML
@@ -104,6 +162,9 @@ scrape_configs:
   - job_name: gameserver
     static_configs:
       - targets: ["$exporter"]
+  - job_name: gameserver-daemon
+    static_configs:
+      - targets: ["$daemon"]
   - job_name: gameserver-probe
     metrics_path: /probe
     honor_labels: true
@@ -117,6 +178,27 @@ scrape_configs:
         target_label: instance
       - target_label: __address__
         replacement: $exporter
+  - job_name: gameserver-probe-adhoc
+    metrics_path: /probe
+    honor_labels: true
+    file_sd_configs:
+      - files: ["$tmp/gameservers.yml"]
+        refresh_interval: 5s
+    relabel_configs:
+      - source_labels: [__address__]
+        target_label: __param_address
+      - source_labels: [protocol]
+        target_label: __param_protocol
+      - source_labels: [__address__]
+        target_label: instance
+      - source_labels: [__address__]
+        modulus: 1
+        target_label: __tmp_shard
+        action: hashmod
+      - source_labels: [__tmp_shard]
+        regex: "0"
+        target_label: __address__
+        replacement: $daemon
 YAML
 check "promtool check config (e2e Prometheus config)" promtool check config "$tmp/prometheus.yml"
 prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/data" \
@@ -131,8 +213,32 @@ fi
 pass "prometheus $(prometheus --version 2>&1 | awk 'NR == 1 { print $3 }') ready on $prom"
 
 # What the exporter serves, checked directly.
+lint_metrics() {
+    local out rc
+    out=$(promtool check metrics <"$1" 2>&1) && rc=0 || rc=$?
+    echo "$out"
+    [[ $rc -eq 0 && -s $1 && -z $out ]]
+}
 curl -fsS --max-time 5 "http://$exporter/metrics" >"$tmp/metrics.txt" || true
-check "promtool check metrics on /metrics" bash -c 'out=$(promtool check metrics <"$1" 2>&1); rc=$?; echo "$out"; [[ $rc -eq 0 && -s $1 && -z $out ]]' _ "$tmp/metrics.txt"
+check "promtool check metrics on the demo's /metrics" lint_metrics "$tmp/metrics.txt"
+# Wait for the closed target's first failure so its failure counter is in the scrape.
+closed_target_failing() {
+    local _
+    for _ in $(seq 20); do
+        curl -fsS --max-time 2 "http://$daemon/metrics" >"$tmp/daemon-metrics.txt" 2>/dev/null || true
+        grep -q '^gameserver_query_failures_total{target="e2e-closed",protocol="minecraft",reason="refused"} [1-9]' "$tmp/daemon-metrics.txt" &&
+            grep -q '^gameserver_up{target="e2e-closed",protocol="minecraft"} 0$' "$tmp/daemon-metrics.txt" && return 0
+        sleep 0.5
+    done
+    grep e2e-closed "$tmp/daemon-metrics.txt"
+    return 1
+}
+check 'daemon reports e2e-closed down with reason="refused" within 10s' closed_target_failing
+check "promtool check metrics on the daemon's /metrics" lint_metrics "$tmp/daemon-metrics.txt"
+no_gauges_while_down() {
+    ! grep -E '^gameserver_(players_[a-z]+|latency_seconds|info)\{target="e2e-closed"' "$tmp/daemon-metrics.txt"
+}
+check "no players/latency/info series for the down target" no_gauges_while_down
 check "/metrics as OpenMetrics when asked" bash -c '
     ct=$(curl -fsS --max-time 5 -o "$2" -w "%{content_type}" -H "Accept: application/openmetrics-text;version=1.0.0" "$1")
     echo "content-type: $ct"; tail -n 1 "$2"
@@ -142,10 +248,36 @@ curl -fsS --max-time 5 "http://$exporter/sd" >"$tmp/sd.json" || true
 # Everything else goes through Prometheus's HTTP API, in Python.
 set +e
 python3 "$root/.ci/e2e_checks.py" --prometheus "http://$prom" --exporter "http://$exporter" \
-    --metrics "$tmp/metrics.txt" --sd "$tmp/sd.json" \
+    --metrics "$tmp/metrics.txt" --metrics "$tmp/daemon-metrics.txt" --sd "$tmp/sd.json" \
     --dashboard "$root/grafana/gameserver-exporter.json" --rules "$root/prometheus/alerts.yml" \
     | tee "$tmp/checks.out"
 set -e
+
+# Reloads, last because a failed one leaves its mark: POST /-/reload of a good file succeeds; a
+# broken file sent with SIGHUP is refused, and the exporter keeps serving the old targets.
+reload_status() {
+    curl -fsS --max-time 2 "http://$daemon/metrics" | awk '$1 == "gameserver_config_last_reload_successful" { print $2 }'
+}
+reload_good() {
+    curl -fsS --max-time 5 -X POST "http://$daemon/-/reload" && [[ $(reload_status) == 1 ]]
+}
+reload_broken() {
+    local _
+    kill -HUP "$daemon_pid"
+    for _ in $(seq 10); do
+        [[ $(reload_status) == 0 ]] && return 0
+        sleep 0.5
+    done
+    return 1
+}
+still_serving() {
+    kill -0 "$daemon_pid" && curl -fsS --max-time 2 "http://$daemon/metrics" | grep -q '^gameserver_up{target="e2e-a2s"'
+}
+check "POST /-/reload with a good config: reload successful" reload_good
+printf 'this is = not [valid toml\n' >>"$tmp/exporter.toml"
+check "SIGHUP with a broken config: gameserver_config_last_reload_successful 0 within 5s" reload_broken
+check "after the refused reload the daemon still serves its targets" still_serving
+
 py_passed=$(grep -c '^ok ' "$tmp/checks.out" || true)
 py_failed=$(grep -c '^FAIL ' "$tmp/checks.out" || true)
 if ! grep -q '^checks done$' "$tmp/checks.out"; then

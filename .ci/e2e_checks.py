@@ -225,7 +225,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--prometheus", required=True)
     ap.add_argument("--exporter", required=True)
-    ap.add_argument("--metrics", required=True, help="a scrape of the exporter's /metrics")
+    ap.add_argument("--metrics", required=True, action="append",
+                    help="a scrape of an exporter's /metrics (repeatable; names are pooled)")
     ap.add_argument("--sd", required=True, help="the exporter's /sd answer")
     ap.add_argument("--dashboard", required=True)
     ap.add_argument("--rules", required=True)
@@ -233,8 +234,10 @@ def main():
     prom = Prom(args.prometheus)
 
     # --- the exporter's own answers
-    with open(args.metrics, encoding="utf-8") as f:
-        exposed = exposed_metric_names(f.read())
+    exposed = set()
+    for path in args.metrics:
+        with open(path, encoding="utf-8") as f:
+            exposed |= exposed_metric_names(f.read())
     missing = [m for m in CONTRACT_METRICS if m not in exposed]
     report(not missing, f"/metrics has all {len(CONTRACT_METRICS)} contract metrics", f"missing: {missing}")
 
@@ -270,6 +273,19 @@ def main():
                    lambda: len(prom.instant('up{job="gameserver-probe"} == 1')) == want, 45)
         wait_until(f"probe mode: gameserver_up == 1 for all {want} targets",
                    lambda: len(prom.instant('gameserver_up{job="gameserver-probe"} == 1')) == want, 45)
+
+    # daemon mode (--config): custom labels, a down target, and ad-hoc probes
+    wait_until('daemon: gameserver_up{target="e2e-a2s", env="e2e"} == 1 (custom label kept)',
+               lambda: prom.instant('gameserver_up{job="gameserver-daemon", target="e2e-a2s", env="e2e"} == 1'), 30)
+    wait_until('daemon: gameserver_up{target="e2e-closed"} == 0',
+               lambda: prom.instant('gameserver_up{job="gameserver-daemon", target="e2e-closed"} == 0'), 30)
+    wait_until('GameServerDown is pending for e2e-closed (rule sees real exporter output)',
+               lambda: prom.instant('ALERTS{alertname="GameServerDown", target="e2e-closed", alertstate="pending"}'), 30)
+    wait_until("ad-hoc probes (sharded job shape): 4 simulators scraped with up == 1",
+               lambda: len(prom.instant('up{job="gameserver-probe-adhoc"} == 1')) == 4, 45)
+    wait_until("ad-hoc probes: gameserver_up == 1 for all 4, one per protocol",
+               lambda: sorted(s["metric"].get("protocol", "") for s in
+                              prom.instant('gameserver_up{job="gameserver-probe-adhoc"} == 1')) == sorted(PROTOCOLS), 45)
 
     # --- alert rules, as Prometheus loaded them from alerts.yml
     with open(args.rules, encoding="utf-8") as f:
