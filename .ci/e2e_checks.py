@@ -15,6 +15,9 @@ How expressions are checked:
   (and/or/unless) and comparisons (== != > < >= <=), parentheses around a whole operand are
   stripped and split again, and every operand that is not a number must return data. For
   `(time() - X > 900) and X > 0` that runs `time() - X` and `X`.
+- Data for failure series: the demo's servers never fail, and gameserver_query_failures_total
+  only appears once a failure happened, so e2e.sh also runs a --config exporter with one
+  target on a closed loopback port; its refused polls feed the failure panel and rules.
 - Metric names: every identifier used as a metric in the dashboard and the rules must appear
   in the exporter's /metrics (Prometheus's own `up` excepted).
 """
