@@ -438,4 +438,87 @@ mod tests {
             let _ = parse_status_json(text.as_bytes());
         }
     }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Any ping payload comes back from its frame, and the pong check accepts exactly it.
+        #[test]
+        fn ping_round_trip(payload in any::<i64>(), other in any::<i64>()) {
+            let mut wire = Vec::new();
+            encode_ping(payload, &mut wire);
+            let (frame, used) = decode_frame(&wire, 64).unwrap().unwrap();
+            prop_assert_eq!(used, wire.len());
+            prop_assert_eq!(decode_ping(&frame), Ok(payload));
+            prop_assert_eq!(decode_pong(&frame, payload), Ok(()));
+            prop_assert_eq!(decode_pong(&frame, other).is_ok(), other == payload);
+        }
+
+        /// The first write of a query is a status handshake for that host and port, then an
+        /// empty status request.
+        #[test]
+        fn status_query_round_trip(host in "[a-z0-9.-]{0,64}", port in any::<u16>()) {
+            let mut wire = Vec::new();
+            encode_status_query(&host, port, &mut wire);
+            let (handshake, used) = decode_frame(&wire, 1024).unwrap().unwrap();
+            prop_assert_eq!(decode_handshake(&handshake), Ok(Handshake {
+                protocol_version: PROTOCOL_VERSION_PING,
+                address: host,
+                port,
+                next_state: NEXT_STATE_STATUS,
+            }));
+            let (request, rest) = decode_frame(&wire[used..], 1024).unwrap().unwrap();
+            prop_assert_eq!(request, Frame { id: PACKET_STATUS, body: Vec::new() });
+            prop_assert_eq!(used + rest, wire.len());
+        }
+
+        /// A status response built from any values decodes back to them through the frame.
+        #[test]
+        fn status_response_round_trip(
+            name in "\\PC{0,24}",
+            protocol in any::<i32>(),
+            online in any::<u32>(),
+            max in any::<u32>(),
+            sample in proptest::collection::vec(("\\PC{0,16}", proptest::option::of("[0-9a-f]{32}")), 0..8),
+            motd in "\\PC{0,40}",
+            favicon in proptest::option::of("[A-Za-z0-9+/]{0,64}"),
+            mods in proptest::option::of(0usize..6),
+        ) {
+            let mut doc = json!({
+                "version": {"name": name, "protocol": protocol},
+                "players": {
+                    "online": online,
+                    "max": max,
+                    "sample": sample.iter().map(|(n, id)| match id {
+                        Some(id) => json!({"name": n, "id": id}),
+                        None => json!({"name": n}),
+                    }).collect::<Vec<_>>(),
+                },
+                "description": {"text": motd},
+            });
+            if let Some(f) = &favicon {
+                doc["favicon"] = json!(format!("data:image/png;base64,{f}"));
+            }
+            if let Some(n) = mods {
+                doc["forgeData"] = json!({"mods": vec![json!({"modId": "m"}); n], "channels": []});
+            }
+            let mut wire = Vec::new();
+            encode_status_response(&doc.to_string(), &mut wire);
+            let (frame, used) = decode_frame(&wire, 1 << 16).unwrap().unwrap();
+            prop_assert_eq!(used, wire.len());
+            let status = decode_status_response(&frame).unwrap();
+            prop_assert_eq!(status.version_name, Some(name));
+            prop_assert_eq!(status.version_protocol, Some(i64::from(protocol)));
+            prop_assert_eq!((status.online, status.max), (Some(online), Some(max)));
+            prop_assert_eq!(status.sample, sample);
+            prop_assert_eq!(status.description, Some(json!({"text": motd})));
+            prop_assert_eq!(status.favicon_bytes, favicon.map(|f| f.len() + 22));
+            prop_assert_eq!(status.forge_mods, mods);
+            prop_assert_eq!(status.forge_channels, mods.map(|_| 0));
+            if let Some(obj) = doc.as_object_mut() {
+                obj.remove("favicon");
+            }
+            prop_assert_eq!(status.raw, doc);
+        }
+    }
 }

@@ -337,4 +337,20 @@ mod tests {
             prop_assert_eq!(decode_ping(&out, &h, payload), Ok(()));
         }
     }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Every non-ping request, to any address and port, decodes to what was encoded,
+        /// with its exact 11-byte length.
+        #[test]
+        fn request_round_trip_any_header(op in 0usize..Opcode::ALL.len(), port in any::<u16>(), ip in any::<[u8; 4]>()) {
+            let op = Opcode::ALL[op];
+            prop_assume!(op != Opcode::Ping);
+            let h = Header { ip: Ipv4Addr::from(ip), port };
+            let mut out = Vec::new();
+            encode_request(&h, op, &mut out);
+            prop_assert_eq!(decode_request(&out), Ok(Request { header: h, opcode: op, payload: None, len: HEADER_LEN }));
+        }
+    }
 }

@@ -1,0 +1,355 @@
+//! Writes the seed corpus under `fuzz/corpus/<target>/`: the dumps from
+//! `shared/protocols/*.txt` and the bytes the unit tests and simulators build, through the
+//! crate's own encoders. Deterministic; run it again after a codec change and commit the diff:
+//!
+//! ```text
+//! cd fuzz && cargo run --example seed_corpus
+//! ```
+
+use std::fs;
+use std::net::Ipv4Addr;
+use std::path::Path;
+
+use encoding_rs::{WINDOWS_1251, WINDOWS_1252};
+use gameserver_exporter::protocol::a2s::split::{encode_split, Format, SplitOptions};
+use gameserver_exporter::protocol::a2s::{self, Engine, GoldSrcMod, Info, SourceTv, TheShip};
+use gameserver_exporter::protocol::minecraft::{legacy, query, slp, varint};
+use gameserver_exporter::protocol::samp::{self, Client, Detailed, Header, Opcode};
+use gameserver_exporter::simulate::minecraft::{status_text, McConfig, MotdStyle};
+use gameserver_exporter::simulate::WorldState;
+
+/// Bytes from a dump written as hex pairs separated by spaces.
+fn hex(text: &str) -> Vec<u8> {
+    text.split_whitespace()
+        .map(|h| u8::from_str_radix(h, 16).expect("hex pair"))
+        .collect()
+}
+
+fn build(f: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+    let mut out = Vec::new();
+    f(&mut out);
+    out
+}
+
+struct Corpus {
+    dir: std::path::PathBuf,
+}
+
+impl Corpus {
+    fn new(root: &Path, target: &str) -> Corpus {
+        let dir = root.join(target);
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).expect("create corpus dir");
+        Corpus { dir }
+    }
+
+    fn add(&self, name: &str, bytes: &[u8]) {
+        fs::write(self.dir.join(name), bytes).expect("write seed");
+    }
+}
+
+fn world() -> WorldState {
+    WorldState {
+        players: vec![
+            ("alice".into(), 12, 301.5),
+            ("bob".into(), -3, 12.0),
+        ],
+        rules: vec![
+            ("mp_friendlyfire".into(), "0".into()),
+            ("sv_gravity".into(), "800".into()),
+        ],
+        ..WorldState::default()
+    }
+}
+
+fn a2s_infos() -> Vec<(&'static str, Info)> {
+    let source = Info {
+        name: "Simulated Server".into(),
+        map: "de_dust2".into(),
+        folder: "cstrike".into(),
+        game: "Counter-Strike: Source".into(),
+        app_id: 240,
+        players: 2,
+        max_players: 32,
+        version: "1.0.0.0".into(),
+        ..Info::default()
+    };
+    let edf = Info {
+        game_port: Some(27015),
+        steam_id: Some(0x0110_0001_0000_0001),
+        sourcetv: Some(SourceTv {
+            port: 27020,
+            name: "SourceTV".into(),
+        }),
+        keywords: Some("alltalk,increased_maxplayers".into()),
+        game_id: Some(240),
+        ..source.clone()
+    };
+    let ship = Info {
+        app_id: a2s::THE_SHIP_APP_ID,
+        the_ship: Some(TheShip {
+            mode: 1,
+            witnesses: 3,
+            duration: 60,
+        }),
+        ..source.clone()
+    };
+    let goldsrc = Info {
+        engine: Engine::GoldSrc,
+        protocol: 47,
+        address: Some("127.0.0.1:27015".into()),
+        folder: "cstrike".into(),
+        game: "Counter-Strike".into(),
+        app_id: 0,
+        version: String::new(),
+        ..source.clone()
+    };
+    let goldsrc_mod = Info {
+        goldsrc_mod: Some(GoldSrcMod {
+            link: "http://example.invalid".into(),
+            download: String::new(),
+            version: 1,
+            size: 184_000_000,
+            kind: 1,
+            dll: 0,
+        }),
+        ..goldsrc.clone()
+    };
+    vec![
+        ("info_source", source),
+        ("info_source_edf", edf),
+        ("info_the_ship", ship),
+        ("info_goldsrc", goldsrc),
+        ("info_goldsrc_mod", goldsrc_mod),
+    ]
+}
+
+fn a2s_players() -> Vec<a2s::Player> {
+    world()
+        .players
+        .iter()
+        .enumerate()
+        .map(|(i, (name, score, duration))| a2s::Player {
+            index: i as u8,
+            name: name.clone(),
+            score: *score,
+            duration: *duration,
+        })
+        .collect()
+}
+
+fn a2s(root: &Path) {
+    let c = Corpus::new(root, "a2s_reply");
+    for (name, info) in a2s_infos() {
+        c.add(name, &build(|o| a2s::encode_info(&info, o)));
+    }
+    c.add("players", &build(|o| a2s::encode_players(&a2s_players(), o)));
+    c.add("players_empty", &build(|o| a2s::encode_players(&[], o)));
+    c.add("rules", &build(|o| a2s::encode_rules(&world().rules, o)));
+    // Dumps from valve-a2s.txt.
+    c.add("challenge_dump", &hex("FF FF FF FF 41 32 42 59 45"));
+    c.add("ping_goldsrc_dump", &hex("FF FF FF FF 6A 00"));
+    c.add(
+        "ping_source_dump",
+        &hex("FF FF FF FF 6A 30 30 30 30 30 30 30 30 30 30 30 30 30 30 00"),
+    );
+
+    let c = Corpus::new(root, "a2s_request");
+    c.add(
+        "info_dump",
+        &hex("FF FF FF FF 54 53 6F 75 72 63 65 20 45 6E 67 69 6E 65 20 51 75 65 72 79 00"),
+    );
+    c.add("info_challenge", &build(|o| a2s::encode_info_request(Some(*b"2BYE"), o)));
+    c.add("players_no_challenge", &build(|o| a2s::encode_player_request(a2s::NO_CHALLENGE, o)));
+    c.add("rules_challenge", &build(|o| a2s::encode_rules_request(*b"2BYE", o)));
+    c.add("getchallenge_dump", &hex("FF FF FF FF 57"));
+    c.add("ping_dump", &hex("FF FF FF FF 69"));
+
+    // a2s_split: a cap byte, then datagrams each behind a one-byte length.
+    let c = Corpus::new(root, "a2s_split");
+    let message = build(|o| a2s::encode_rules(&world().rules, o));
+    let mut long = world();
+    long.rules = (0..20).map(|i| (format!("rule_{i}"), format!("value {i}"))).collect();
+    let long_message = build(|o| a2s::encode_rules(&long.rules, o));
+    let layouts = [
+        ("goldsrc", Format::GoldSrc, false, &message),
+        ("source", Format::Source { size_field: true }, false, &message),
+        ("source_old", Format::Source { size_field: false }, false, &message),
+        ("source_bzip2", Format::Source { size_field: true }, true, &long_message),
+    ];
+    for (name, format, compress, msg) in layouts {
+        let opts = SplitOptions {
+            format,
+            fragment_size: 24,
+            compress,
+        };
+        let fragments = encode_split(msg, 0x1234, opts);
+        let mut input = vec![16u8];
+        // Reversed, with a duplicate: the reassembler must wait for packet 0.
+        for f in fragments.iter().rev().chain(fragments.first()) {
+            input.push(u8::try_from(f.len()).expect("fragment below 256 bytes"));
+            input.extend_from_slice(f);
+        }
+        c.add(name, &input);
+    }
+    let single = build(|o| a2s::encode_challenge(*b"2BYE", o));
+    let mut input = vec![4u8, single.len() as u8];
+    input.extend_from_slice(&single);
+    c.add("unsplit", &input);
+}
+
+fn samp(root: &Path) {
+    let c = Corpus::new(root, "samp_reply");
+    let h = Header {
+        ip: Ipv4Addr::new(127, 0, 0, 1),
+        port: 7777,
+    };
+    for op in Opcode::ALL {
+        if op != Opcode::Ping {
+            c.add(&format!("request_{}", op.byte() as char), &build(|o| samp::encode_request(&h, op, o)));
+        }
+    }
+    c.add("request_p", &build(|o| samp::encode_ping(&h, *b"ping", o)));
+    c.add("reply_p", &build(|o| samp::encode_ping_reply(&h, *b"ping", o)));
+    let w = world();
+    for (page, encoding, host) in [
+        ("1252", WINDOWS_1252, "Café Grove Street"),
+        ("1251", WINDOWS_1251, "Сервер Лос-Сантос"),
+    ] {
+        let info = samp::Info {
+            password: false,
+            players: 2,
+            max: 50,
+            hostname: host.into(),
+            gamemode: "Freeroam".into(),
+            language: "English".into(),
+        };
+        c.add(&format!("reply_i_{page}"), &build(|o| samp::encode_info(&h, &info, encoding, o)));
+        c.add(&format!("reply_r_{page}"), &build(|o| samp::encode_rules(&h, &w.rules, encoding, o)));
+        let clients: Vec<Client> = w
+            .players
+            .iter()
+            .map(|(n, s, _)| Client { name: n.clone(), score: *s })
+            .collect();
+        c.add(&format!("reply_c_{page}"), &build(|o| samp::encode_clients(&h, &clients, encoding, o)));
+        let detailed: Vec<Detailed> = w
+            .players
+            .iter()
+            .enumerate()
+            .map(|(i, (n, s, _))| Detailed { id: i as u8, name: n.clone(), score: *s, ping: 42 })
+            .collect();
+        c.add(&format!("reply_d_{page}"), &build(|o| samp::encode_detailed(&h, &detailed, encoding, o)));
+    }
+    let omp = samp::OpenMp {
+        discord: "discord.gg/example".into(),
+        light_banner: "https://example.invalid/light.png".into(),
+        dark_banner: String::new(),
+        logo: "https://example.invalid/logo.png".into(),
+    };
+    c.add("reply_o", &build(|o| samp::encode_open_mp(&h, &omp, WINDOWS_1252, o)));
+}
+
+fn minecraft(root: &Path) {
+    // mc_varint_frame: a cap byte (x4 bytes), then the stream.
+    let c = Corpus::new(root, "mc_varint_frame");
+    let mut query_bytes = vec![64u8];
+    slp::encode_status_query("localhost", 25565, &mut query_bytes);
+    c.add("handshake_and_status_request", &query_bytes);
+    let mut reply = vec![255u8];
+    slp::encode_status_response(r#"{"version":{"name":"1.20.1","protocol":763},"description":"hi"}"#, &mut reply);
+    slp::encode_ping(0x0102_0304_0506_0708, &mut reply);
+    c.add("status_response_and_pong", &reply);
+    for (name, v) in [("varint_minus_one", -1), ("varint_max", i32::MAX), ("varint_300", 300)] {
+        let mut bytes = vec![8u8];
+        varint::encode_varint(v, &mut bytes);
+        c.add(name, &bytes);
+    }
+    c.add("legacy_kick_prefix", &[16, 0xff, 0x00, 0x03, 0x00, 0x41]);
+
+    let c = Corpus::new(root, "mc_status_json");
+    c.add(
+        "document_example",
+        br#"{ "version": { "name": "1.7.2", "protocol": 4 }, "players": { "max": 100, "online": 5, "sample":[ {"name":"Thinkofdeath", "id":"4566e69fc90748ee8d71d7ba5aa00d20"} ] }, "description": {"text":"Hello world"}, "favicon": "data:image/png;base64,<data>" }"#,
+    );
+    for (name, style) in [
+        ("sim_plain", MotdStyle::Plain),
+        ("sim_component", MotdStyle::Component),
+        ("sim_array", MotdStyle::Array),
+    ] {
+        let config = McConfig {
+            motd: style,
+            trailing_data: style == MotdStyle::Array,
+            ..McConfig::default()
+        };
+        c.add(name, status_text(&world(), &config).as_bytes());
+    }
+    c.add(
+        "translate_with",
+        br#"{"description":{"translate":"%s and %2$s","with":["a",{"text":"b","extra":[{"keybind":"key.jump"}]}]},"players":{"online":"3","max":1.5e1}}"#,
+    );
+    c.add(
+        "forge",
+        br#"{"modinfo":{"type":"FML","modList":[{"modid":"a"}]},"forgeData":{"channels":[{}],"mods":[]},"description":"\u00a7aGreen \u00a7lbold"}"#,
+    );
+
+    let c = Corpus::new(root, "mc_legacy");
+    c.add("ping_16", &build(|o| legacy::encode_ping(legacy::Variant::V16, "localhost", 25565, o)));
+    c.add("ping_14", &build(|o| legacy::encode_ping(legacy::Variant::V14, "", 0, o)));
+    c.add("ping_beta", &build(|o| legacy::encode_ping(legacy::Variant::Beta, "", 0, o)));
+    let v16 = legacy::LegacyStatus {
+        protocol: Some(47),
+        version: Some("1.4.2".into()),
+        motd: "A Minecraft Server".into(),
+        online: 0,
+        max: 20,
+    };
+    let beta = legacy::LegacyStatus {
+        protocol: None,
+        version: None,
+        motd: "A §cMinecraft Server".into(),
+        online: 0,
+        max: 10,
+    };
+    for (name, s) in [("kick_16", &v16), ("kick_beta", &beta)] {
+        let text = legacy::encode_kick_text(s);
+        c.add(name, &build(|o| legacy::encode_kick(&text, o)));
+        c.add(&format!("{name}_text"), text.as_bytes());
+    }
+
+    let c = Corpus::new(root, "mcquery");
+    // Dumps from minecraft-query.txt.
+    c.add("handshake_request_dump", &hex("FE FD 09 00 00 00 01"));
+    c.add("handshake_reply_dump", &hex("09 00 00 00 01 39 35 31 33 33 30 37 00"));
+    c.add("basic_request_dump", &hex("FE FD 00 00 00 00 01 00 3A 0D 5F"));
+    c.add(
+        "basic_reply_dump",
+        &hex("00 00 00 00 01 41 20 4D 69 6E 65 63 72 61 66 74 20 53 65 72 76 65 72 00
+              53 4D 50 00 77 6F 72 6C 64 00 32 00 32 30 00 DD 63 31 32 37 2E 30 2E 30 2E 31 00"),
+    );
+    c.add("full_request_dump", &hex("FE FD 00 00 00 00 01 00 3A 0D 5F 00 00 00 00"));
+    let full = query::FullStat {
+        values: vec![
+            ("hostname".into(), "A Minecraft Server".into()),
+            ("gametype".into(), "SMP".into()),
+            ("numplayers".into(), "2".into()),
+            ("maxplayers".into(), "20".into()),
+        ],
+        players: vec!["barneygale".into(), "Vivalahelvig".into()],
+    };
+    c.add(
+        "full_reply_vanilla",
+        &build(|o| query::encode_full_stat_reply(1, &full, &query::VANILLA_PADDING, o)),
+    );
+    c.add(
+        "full_reply_geyser",
+        &build(|o| query::encode_full_stat_reply(1, &full, b"GeyserMC\0\0\0", o)),
+    );
+}
+
+fn main() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+    a2s(&root);
+    samp(&root);
+    minecraft(&root);
+    println!("seeds written under {}", root.display());
+}
