@@ -18,15 +18,25 @@
 //!   [`demo`] runs it against simulators of every protocol.
 //! - [`simulate`]: in-process servers for every protocol, used by `demo` and by the tests.
 
+#[cfg(feature = "daemon")]
 pub mod config;
+#[cfg(feature = "daemon")]
 pub mod daemon;
+#[cfg(feature = "daemon")]
 pub mod demo;
+#[cfg(feature = "daemon")]
 pub mod http;
+#[cfg(feature = "daemon")]
 pub mod metrics;
+#[cfg(feature = "daemon")]
 pub mod net;
 pub mod protocol;
+#[cfg(feature = "daemon")]
 pub mod query;
+#[cfg(feature = "daemon")]
 pub mod scheduler;
+#[cfg(feature = "daemon")]
 pub mod simulate;
+#[cfg(feature = "daemon")]
 pub mod state;
 pub mod status;

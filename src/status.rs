@@ -140,6 +140,7 @@ impl From<crate::protocol::DecodeError> for Failure {
     }
 }
 
+#[cfg(feature = "daemon")]
 impl From<crate::net::NetError> for Failure {
     fn from(e: crate::net::NetError) -> Self {
         Failure::new(e.reason(), e.to_string())

@@ -3,7 +3,7 @@
 //! crate's own encoders. Deterministic; run it again after a codec change and commit the diff:
 //!
 //! ```text
-//! cd fuzz && cargo run --example seed_corpus
+//! cd fuzz && cargo run --example seed_corpus --features seeds
 //! ```
 
 use std::fs;
