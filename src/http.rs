@@ -8,7 +8,7 @@
 //! no Minecraft SRV) and the resulting IP polled only if it lies in
 //! `exporter.probe_allowed_networks`; a name that does not resolve answers `up 0` with the
 //! failure's timing, since no traffic reached any server.
-//! Hardening: headers must arrive within [`HEADER_READ_TIMEOUT`] and fit [`MAX_HEADER_BYTES`],
+//! Hardening: headers must arrive within `exporter.http_header_timeout` and fit [`MAX_HEADER_BYTES`],
 //! at most [`MAX_CONNECTIONS`] connections are served at once (more are closed on accept),
 //! request bodies are never read, and a malformed query string is a 400.
 
@@ -40,7 +40,6 @@ use crate::scheduler::poll_once;
 use crate::state::{Entry, Outcome, TargetMeta};
 use crate::status::Failure;
 
-pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// hyper's smallest allowed read buffer; request lines and headers must fit in it.
 pub const MAX_HEADER_BYTES: usize = 8192;
 pub const MAX_CONNECTIONS: usize = 512;
@@ -60,7 +59,7 @@ pub async fn serve(
     let mut builder = http1::Builder::new();
     builder
         .timer(TokioTimer::new())
-        .header_read_timeout(HEADER_READ_TIMEOUT)
+        .header_read_timeout(daemon.config().exporter.http_header_timeout)
         .max_buf_size(MAX_HEADER_BYTES);
     tokio::pin!(shutdown);
     loop {
