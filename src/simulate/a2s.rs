@@ -111,6 +111,9 @@ pub struct A2sConfig {
     pub answer_ping: bool,
     /// EDF keywords (Source only).
     pub keywords: Option<String>,
+    /// Raw bytes sent as the server name in A2S_INFO instead of the world's name (Source
+    /// only): for names that are not UTF-8.
+    pub raw_name: Option<Vec<u8>>,
     pub misbehaviour: Misbehaviour,
     /// Shared with the test, which reads them.
     pub counters: Arc<Counters>,
@@ -132,6 +135,7 @@ impl Default for A2sConfig {
             answer_rules: true,
             answer_ping: true,
             keywords: None,
+            raw_name: None,
             misbehaviour: Misbehaviour::None,
             counters: Arc::default(),
         }
@@ -248,7 +252,12 @@ impl Server {
                 }
                 self.accepted();
                 let mut msg = Vec::new();
-                a2s::encode_info(&self.info(), &mut msg);
+                let info = self.info();
+                a2s::encode_info(&info, &mut msg);
+                if let Some(raw) = &self.config.raw_name {
+                    // Source layout: header (4), type, protocol, then the name.
+                    msg.splice(6..6 + info.name.len(), raw.iter().copied());
+                }
                 msg
             }
             Query::Players { challenge: c } => {
