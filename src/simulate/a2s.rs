@@ -150,11 +150,20 @@ pub async fn spawn(world: World, config: A2sConfig) -> io::Result<SimServer> {
     } else {
         None
     };
-    if config.misbehaviour == Misbehaviour::CompressionBombHuge {
-        // Compressing 256 MiB takes seconds: do it now, off the runtime, not inside a reply.
-        tokio::task::spawn_blocking(huge_bomb_stream)
-            .await
-            .map_err(io::Error::other)?;
+    // Compressing a bomb takes a while: do it now, off the runtime, not inside a reply that
+    // the client is timing.
+    match config.misbehaviour {
+        Misbehaviour::CompressionBombHuge => {
+            tokio::task::spawn_blocking(huge_bomb_stream)
+                .await
+                .map_err(io::Error::other)?;
+        }
+        Misbehaviour::CompressionBomb | Misbehaviour::CompressionBombUnderstated => {
+            tokio::task::spawn_blocking(bomb_stream)
+                .await
+                .map_err(io::Error::other)?;
+        }
+        _ => {}
     }
     let addr = socket.local_addr()?;
     let mut server = Server {
