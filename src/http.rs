@@ -217,7 +217,21 @@ fn get<'a>(q: &'a [(String, String)], key: &str) -> Option<&'a str> {
         .map(|(_, v)| v.as_str())
 }
 
+/// A /probe parameter given twice: a proxy or allow-list in front of the exporter may check
+/// one copy while we would use the other, so ambiguity is refused rather than resolved.
+fn repeated(q: &[(String, String)]) -> Option<&str> {
+    ["target", "protocol", "address"]
+        .into_iter()
+        .find(|key| q.iter().filter(|(k, _)| k == key).count() > 1)
+}
+
 async fn probe(daemon: &Daemon, q: &[(String, String)], format: Format) -> Response<Body> {
+    if let Some(key) = repeated(q) {
+        return text(
+            StatusCode::BAD_REQUEST,
+            format!("parameter {key:?} given more than once\n"),
+        );
+    }
     let config = daemon.config();
     let meta = match (get(q, "target"), get(q, "protocol"), get(q, "address")) {
         (Some(name), None, None) => {
@@ -405,6 +419,17 @@ mod tests {
         assert!(parse_query("target=%4").is_err());
         assert!(parse_query("target=%ff").is_err());
         assert!(parse_query("target=%").is_err());
+    }
+
+    /// A /probe parameter given twice is found; distinct ones are fine.
+    #[test]
+    fn repeated_parameters() {
+        let q = parse_query("target=a&x=1&x=2").unwrap();
+        assert_eq!(repeated(&q), None);
+        let q = parse_query("target=a&target=b").unwrap();
+        assert_eq!(repeated(&q), Some("target"));
+        let q = parse_query("protocol=samp&address=10.0.0.1&address=127.0.0.1").unwrap();
+        assert_eq!(repeated(&q), Some("address"));
     }
 
     /// Server strings in the landing page cannot inject markup.
