@@ -100,7 +100,11 @@ async fn spawn(
                 a2s::Misbehaviour::JunkFlood,
                 a2s::Misbehaviour::Zeros,
             ];
-            let m = if hostile { all[n % all.len()] } else { Default::default() };
+            let m = if hostile {
+                all[n % all.len()]
+            } else {
+                Default::default()
+            };
             let config = a2s::A2sConfig {
                 misbehaviour: m,
                 ..Default::default()
@@ -119,7 +123,11 @@ async fn spawn(
                 minecraft::Misbehaviour::LegacyOddSections,
                 minecraft::Misbehaviour::ResetMidReply,
             ];
-            let m = if hostile { all[n % all.len()] } else { Default::default() };
+            let m = if hostile {
+                all[n % all.len()]
+            } else {
+                Default::default()
+            };
             let config = minecraft::McConfig {
                 misbehaviour: m,
                 ..Default::default()
@@ -135,13 +143,21 @@ async fn spawn(
                 mcquery::Misbehaviour::WrongSession,
                 mcquery::Misbehaviour::JunkFlood,
             ];
-            let m = if hostile { all[n % all.len()] } else { Default::default() };
+            let m = if hostile {
+                all[n % all.len()]
+            } else {
+                Default::default()
+            };
             let config = mcquery::McQueryConfig {
                 misbehaviour: m,
                 ..Default::default()
             };
             let label = format!("{m:?}");
-            ("minecraft-query", label, mcquery::spawn(world, config).await?)
+            (
+                "minecraft-query",
+                label,
+                mcquery::spawn(world, config).await?,
+            )
         }
         _ => {
             let all = [
@@ -151,7 +167,11 @@ async fn spawn(
                 samp::Misbehaviour::WrongHeader,
                 samp::Misbehaviour::JunkFlood,
             ];
-            let m = if hostile { all[n % all.len()] } else { Default::default() };
+            let m = if hostile {
+                all[n % all.len()]
+            } else {
+                Default::default()
+            };
             let config = samp::SampConfig {
                 misbehaviour: m,
                 ..Default::default()

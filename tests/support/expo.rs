@@ -220,9 +220,7 @@ fn check_escapes(s: &str, quote: bool) -> Result<(), String> {
 }
 
 fn sample(line: &str) -> Result<Sample, String> {
-    let end = line
-        .find(['{', ' '])
-        .ok_or("sample without a value")?;
+    let end = line.find(['{', ' ']).ok_or("sample without a value")?;
     let name = &line[..end];
     if !metric_name(name) {
         return Err("bad metric name".into());
