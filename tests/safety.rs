@@ -467,3 +467,32 @@ async fn probe_respects_timeout() {
     assert!(started.elapsed() < Duration::from_secs(3));
     d.stop().await;
 }
+
+/// Idle connections cannot hold the connection slots: a keep-alive connection that sends
+/// nothing after its first request, and one that never sends a byte, are both closed by
+/// http_header_timeout.
+#[tokio::test]
+async fn idle_connections_are_closed() {
+    let text = format!("{IDLE}http_header_timeout = \"300ms\"\n");
+    let d = start(&text, Arc::new(Recorder::default())).await;
+    let mut keep = TcpStream::connect(d.addr).await.unwrap();
+    keep.write_all(b"GET /-/healthy HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    let mut silent = TcpStream::connect(d.addr).await.unwrap();
+    for (what, s, reply) in [
+        ("keep-alive", &mut keep, "HTTP/1.1 200"),
+        ("silent", &mut silent, ""),
+    ] {
+        let started = Instant::now();
+        let mut buf = Vec::new();
+        let r = tokio::time::timeout(Duration::from_secs(3), s.read_to_end(&mut buf)).await;
+        assert!(
+            r.is_ok(),
+            "{what} connection still open after {:?}",
+            started.elapsed()
+        );
+        assert!(String::from_utf8_lossy(&buf).starts_with(reply), "{what}");
+    }
+    d.stop().await;
+}
