@@ -77,8 +77,9 @@ fn published(s: &str) -> String {
 
 /// A name with everything that breaks naive exposition encoders, padded to `len` bytes.
 fn nasty(len: usize, nul: bool) -> String {
-    let mut s =
-        String::from("q\"uote back\\slash new\nline rtl\u{200F}mark\u{202E}over tab\tcr\r ");
+    let mut s = String::from(
+        "q\"uote back\\slash new\nline rtl\u{200F}mark\u{202E}over tab\tcr\r <script>&amp; ",
+    );
     if nul {
         s.push_str("nul\u{0}byte ");
     }
@@ -501,8 +502,12 @@ fn start_daemon(config_path: &std::path::Path) -> Daemon {
 }
 
 async fn scrape(addr: SocketAddr, accept: &str) -> (String, Vec<u8>) {
+    fetch(addr, "/metrics", accept).await
+}
+
+async fn fetch(addr: SocketAddr, path: &str, accept: &str) -> (String, Vec<u8>) {
     let mut s = TcpStream::connect(addr).await.unwrap();
-    let req = format!("GET /metrics HTTP/1.1\r\nHost: x\r\n{accept}Connection: close\r\n\r\n");
+    let req = format!("GET {path} HTTP/1.1\r\nHost: x\r\n{accept}Connection: close\r\n\r\n");
     s.write_all(req.as_bytes()).await.unwrap();
     let mut buf = Vec::new();
     tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut buf))
@@ -699,6 +704,32 @@ async fn hostile_fleet_on(
         assert!(started.elapsed() < Duration::from_secs(40), "polls stalled");
         tokio::time::sleep(Duration::from_millis(300)).await;
     }
+
+    // /probe renders the same hostile strings, in both formats; the landing page escapes
+    // them as HTML.
+    for t in fleet.targets.iter().filter(|t| t.name.starts_with("str-")) {
+        let path = format!("/probe?target={}", t.name);
+        let (_, om) = fetch(
+            daemon.addr,
+            &path,
+            "Accept: application/openmetrics-text;version=1.0.0\r\n",
+        )
+        .await;
+        let samples = expo::parse(&om, Format::OpenMetrics).unwrap();
+        assert_eq!(
+            value(&samples, "gameserver_up", &t.name),
+            Some(1.0),
+            "{}",
+            t.name
+        );
+        let (_, text) = fetch(daemon.addr, &path, "").await;
+        let samples = expo::parse(&text, Format::Text).unwrap();
+        assert_eq!(check(&samples, t), Ok(true));
+    }
+    let (_, page) = fetch(daemon.addr, "/", "").await;
+    let page = String::from_utf8(page).unwrap();
+    assert!(page.contains("&lt;script&gt;&amp;amp;"));
+    assert!(!page.contains("<script>"));
 
     let hwm = vm_hwm_kib(daemon.child.id());
     assert!(
