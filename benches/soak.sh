@@ -4,7 +4,7 @@
 # alternating two configurations that differ in a few targets. Samples the daemon's RSS and
 # open fds at start, periodically and at the end, and prints failures by reason from /metrics.
 #
-# Usage: benches/soak.sh [duration-seconds]   (env: TARGETS=1000 RELOAD_EVERY=30 SAMPLE_EVERY=60
+# Usage: benches/soak.sh [duration-seconds]  (default 600; builds the release binaries first)   (env: TARGETS=1000 RELOAD_EVERY=30 SAMPLE_EVERY=60
 #                                              INTERVAL=10s TIMEOUT=2s NO_BUILD=1 OUT=dir)
 # Exits non-zero if the daemon died, or fds at the end exceed fds at start by more than 64.
 set -euo pipefail
@@ -65,8 +65,13 @@ sample() { # sample LABEL
 }
 
 START=$SECONDS
-# The first polls start at random points of the interval: measure "start" after one interval.
-sleep "${INTERVAL%s}"
+# The first polls start at random points of the interval: measure "start" after one interval
+# (humantime units the soak needs: s or ms).
+case $INTERVAL in
+*ms) sleep "$(awk -v ms="${INTERVAL%ms}" 'BEGIN {print ms / 1000}')" ;;
+*s) sleep "${INTERVAL%s}" ;;
+*) echo "INTERVAL must be in s or ms" >&2; exit 2 ;;
+esac
 sample start
 RSS0=$(rss_kib)
 FDS0=$(fds)
