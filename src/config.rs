@@ -25,6 +25,10 @@ use crate::query::Limits;
 pub const DEFAULT_PATH: &str = "/etc/gameserver-exporter/exporter.toml";
 /// Our port from Prometheus' default-port allocations.
 pub const DEFAULT_LISTEN: &str = "0.0.0.0:10765";
+/// Default for `exporter.http_header_timeout`.
+pub const DEFAULT_HTTP_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+/// Highest `max_reply_bytes` accepted: one poll never holds more than this.
+const MAX_REPLY_BYTES_CAP: i64 = 64 * 1024 * 1024;
 
 /// Label names the exporter sets itself or Prometheus reserves; a target's own labels may not
 /// use them (nor anything starting with `__`).
@@ -49,6 +53,8 @@ pub struct Exporter {
     pub max_concurrent_polls: usize,
     pub limits: Limits,
     pub probe_allowed_networks: Vec<IpNet>,
+    /// Deadline for an HTTP client to finish sending its request headers.
+    pub http_header_timeout: Duration,
 }
 
 /// One `[[target]]`, with the exporter-wide defaults already applied: two targets compare equal
@@ -244,6 +250,8 @@ struct RawExporter {
     max_concurrent_polls: Option<Spanned<i64>>,
     max_reply_bytes: Option<Spanned<i64>>,
     max_split_packets: Option<Spanned<i64>>,
+    max_challenges: Option<Spanned<i64>>,
+    http_header_timeout: Option<Spanned<String>>,
     probe_allowed_networks: Option<Vec<Spanned<String>>>,
 }
 
@@ -256,6 +264,8 @@ struct RawTarget {
     interval: Option<Spanned<String>>,
     timeout: Option<Spanned<String>>,
     encoding: Option<Spanned<String>>,
+    max_reply_bytes: Option<Spanned<i64>>,
+    max_split_packets: Option<Spanned<i64>>,
     labels: Option<Spanned<BTreeMap<String, String>>>,
 }
 
@@ -336,12 +346,23 @@ fn validate(raw: RawFile, ctx: &Ctx) -> Result<Config, ConfigError> {
         None => 1024,
     };
     if let Some(v) = &ex.max_reply_bytes {
-        limits.max_reply_bytes =
-            int_in(ctx, v, "exporter.max_reply_bytes", 1024..=64 * 1024 * 1024)? as usize;
+        limits.max_reply_bytes = int_in(
+            ctx,
+            v,
+            "exporter.max_reply_bytes",
+            1024..=MAX_REPLY_BYTES_CAP,
+        )? as usize;
     }
     if let Some(v) = &ex.max_split_packets {
         limits.max_split_packets = int_in(ctx, v, "exporter.max_split_packets", 1..=255)? as u8;
     }
+    if let Some(v) = &ex.max_challenges {
+        limits.max_challenges = int_in(ctx, v, "exporter.max_challenges", 1..=16)? as u8;
+    }
+    let http_header_timeout = match &ex.http_header_timeout {
+        Some(v) => duration(ctx, v, "exporter.http_header_timeout")?,
+        None => DEFAULT_HTTP_HEADER_TIMEOUT,
+    };
     let mut probe_allowed_networks = Vec::new();
     for (i, v) in ex.probe_allowed_networks.iter().flatten().enumerate() {
         let net = IpNet::parse(v.get_ref()).ok_or_else(|| {
@@ -442,6 +463,14 @@ fn validate(raw: RawFile, ctx: &Ctx) -> Result<Config, ConfigError> {
             }
             None => BTreeMap::new(),
         };
+        let mut t_limits = limits;
+        if let Some(v) = &t.max_reply_bytes {
+            t_limits.max_reply_bytes =
+                int_in(ctx, v, &key("max_reply_bytes"), 1024..=MAX_REPLY_BYTES_CAP)? as usize;
+        }
+        if let Some(v) = &t.max_split_packets {
+            t_limits.max_split_packets = int_in(ctx, v, &key("max_split_packets"), 1..=255)? as u8;
+        }
         targets.push(Target {
             name,
             protocol,
@@ -450,7 +479,7 @@ fn validate(raw: RawFile, ctx: &Ctx) -> Result<Config, ConfigError> {
             timeout: t_timeout,
             encoding,
             labels,
-            limits,
+            limits: t_limits,
         });
     }
     Ok(Config {
@@ -461,6 +490,7 @@ fn validate(raw: RawFile, ctx: &Ctx) -> Result<Config, ConfigError> {
             max_concurrent_polls,
             limits,
             probe_allowed_networks,
+            http_header_timeout,
         },
         targets,
     })
@@ -505,6 +535,8 @@ mod tests {
         assert_eq!(c.exporter.timeout, Duration::from_secs(5));
         assert_eq!(c.exporter.max_concurrent_polls, 1024);
         assert_eq!(c.exporter.limits, Limits::default());
+        assert_eq!(c.exporter.limits.max_challenges, 3);
+        assert_eq!(c.exporter.http_header_timeout, Duration::from_secs(10));
         assert_eq!(c.targets.len(), 1);
         let t = &c.targets[0];
         assert_eq!(
@@ -528,6 +560,8 @@ timeout = "2s"
 max_concurrent_polls = 8
 max_reply_bytes = 65536
 max_split_packets = 4
+max_challenges = 5
+http_header_timeout = "3s"
 probe_allowed_networks = ["10.0.0.0/8", "::1"]
 
 [[target]]
@@ -537,7 +571,14 @@ address = "mc.example.org:25566"
 interval = "10s"
 timeout = "3s"
 encoding = "windows-1251"
+max_reply_bytes = 4194304
 labels = { region = "eu", tier = "1" }
+
+[[target]]
+name = "other"
+protocol = "a2s"
+address = "127.0.0.1"
+max_split_packets = 9
 "#,
         )
         .unwrap();
@@ -553,6 +594,39 @@ labels = { region = "eu", tier = "1" }
         assert_eq!(t.encoding, encoding_rs::WINDOWS_1251);
         assert_eq!(t.labels.get("region").map(String::as_str), Some("eu"));
         assert_eq!(t.limits.max_split_packets, 4);
+        assert_eq!(t.limits.max_reply_bytes, 4194304);
+        assert_eq!(t.limits.max_challenges, 5);
+        assert_eq!(c.exporter.limits.max_challenges, 5);
+        assert_eq!(c.exporter.http_header_timeout, Duration::from_secs(3));
+        // The other target keeps the [exporter] reply cap and overrides only its own key.
+        let o = &c.targets[1];
+        assert_eq!(o.limits.max_reply_bytes, 65536);
+        assert_eq!(o.limits.max_split_packets, 9);
+    }
+
+    /// Limits out of range are refused with the key that is wrong.
+    #[test]
+    fn limits_out_of_range() {
+        let e = err(&format!("[exporter]\nmax_challenges = 0\n{T}"));
+        assert!(
+            e.contains("exporter.max_challenges: 0 is out of range 1..=16"),
+            "{e}"
+        );
+        let e = err(&format!("{T}max_reply_bytes = 100000000\n"));
+        assert!(
+            e.contains("target[0].max_reply_bytes: 100000000 is out of range"),
+            "{e}"
+        );
+        let e = err(&format!("{T}max_split_packets = 256\n"));
+        assert!(
+            e.contains("target[0].max_split_packets: 256 is out of range 1..=255"),
+            "{e}"
+        );
+        let e = err(&format!("[exporter]\nhttp_header_timeout = \"0s\"\n{T}"));
+        assert!(
+            e.contains("exporter.http_header_timeout: must be greater than zero"),
+            "{e}"
+        );
     }
 
     /// An unknown key in [exporter] names the line and the key.
@@ -560,7 +634,7 @@ labels = { region = "eu", tier = "1" }
     fn unknown_exporter_key() {
         assert_eq!(
             err("[exporter]\ninterval = \"15s\"\nlisten_addr = \"x\"\n"),
-            "exporter.toml:3: exporter.listen_addr: unknown field `listen_addr`, expected one of `listen`, `interval`, `timeout`, `max_concurrent_polls`, `max_reply_bytes`, `max_split_packets`, `probe_allowed_networks`"
+            "exporter.toml:3: exporter.listen_addr: unknown field `listen_addr`, expected one of `listen`, `interval`, `timeout`, `max_concurrent_polls`, `max_reply_bytes`, `max_split_packets`, `max_challenges`, `http_header_timeout`, `probe_allowed_networks`"
         );
     }
 
@@ -569,7 +643,7 @@ labels = { region = "eu", tier = "1" }
     fn unknown_target_key() {
         assert_eq!(
             err(&format!("{T}{T}port = 1\n").replacen("\"a\"", "\"b\"", 1)),
-            "exporter.toml:9: target[1].port: unknown field `port`, expected one of `name`, `protocol`, `address`, `interval`, `timeout`, `encoding`, `labels`"
+            "exporter.toml:9: target[1].port: unknown field `port`, expected one of `name`, `protocol`, `address`, `interval`, `timeout`, `encoding`, `max_reply_bytes`, `max_split_packets`, `labels`"
         );
     }
 

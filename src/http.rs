@@ -8,7 +8,7 @@
 //! no Minecraft SRV) and the resulting IP polled only if it lies in
 //! `exporter.probe_allowed_networks`; a name that does not resolve answers `up 0` with the
 //! failure's timing, since no traffic reached any server.
-//! Hardening: headers must arrive within [`HEADER_READ_TIMEOUT`] and fit [`MAX_HEADER_BYTES`],
+//! Hardening: headers must arrive within `exporter.http_header_timeout` and fit [`MAX_HEADER_BYTES`],
 //! at most [`MAX_CONNECTIONS`] connections are served at once (more are closed on accept),
 //! request bodies are never read, and a malformed query string is a 400.
 
@@ -40,7 +40,6 @@ use crate::scheduler::poll_once;
 use crate::state::{Entry, Outcome, TargetMeta};
 use crate::status::Failure;
 
-pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// hyper's smallest allowed read buffer; request lines and headers must fit in it.
 pub const MAX_HEADER_BYTES: usize = 8192;
 pub const MAX_CONNECTIONS: usize = 512;
@@ -60,7 +59,7 @@ pub async fn serve(
     let mut builder = http1::Builder::new();
     builder
         .timer(TokioTimer::new())
-        .header_read_timeout(HEADER_READ_TIMEOUT)
+        .header_read_timeout(daemon.config().exporter.http_header_timeout)
         .max_buf_size(MAX_HEADER_BYTES);
     tokio::pin!(shutdown);
     loop {
@@ -218,7 +217,21 @@ fn get<'a>(q: &'a [(String, String)], key: &str) -> Option<&'a str> {
         .map(|(_, v)| v.as_str())
 }
 
+/// A /probe parameter given twice: a proxy or allow-list in front of the exporter may check
+/// one copy while we would use the other, so ambiguity is refused rather than resolved.
+fn repeated(q: &[(String, String)]) -> Option<&str> {
+    ["target", "protocol", "address"]
+        .into_iter()
+        .find(|key| q.iter().filter(|(k, _)| k == key).count() > 1)
+}
+
 async fn probe(daemon: &Daemon, q: &[(String, String)], format: Format) -> Response<Body> {
+    if let Some(key) = repeated(q) {
+        return text(
+            StatusCode::BAD_REQUEST,
+            format!("parameter {key:?} given more than once\n"),
+        );
+    }
     let config = daemon.config();
     let meta = match (get(q, "target"), get(q, "protocol"), get(q, "address")) {
         (Some(name), None, None) => {
@@ -406,6 +419,17 @@ mod tests {
         assert!(parse_query("target=%4").is_err());
         assert!(parse_query("target=%ff").is_err());
         assert!(parse_query("target=%").is_err());
+    }
+
+    /// A /probe parameter given twice is found; distinct ones are fine.
+    #[test]
+    fn repeated_parameters() {
+        let q = parse_query("target=a&x=1&x=2").unwrap();
+        assert_eq!(repeated(&q), None);
+        let q = parse_query("target=a&target=b").unwrap();
+        assert_eq!(repeated(&q), Some("target"));
+        let q = parse_query("protocol=samp&address=10.0.0.1&address=127.0.0.1").unwrap();
+        assert_eq!(repeated(&q), Some("address"));
     }
 
     /// Server strings in the landing page cannot inject markup.

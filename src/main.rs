@@ -189,6 +189,8 @@ async fn run_daemon(path: PathBuf, listen: Option<SocketAddr>) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // The bound address, so `--listen 127.0.0.1:0` (tests) logs the port it got.
+    let addr = listener.local_addr().unwrap_or(addr);
     tracing::info!(%addr, targets = config.targets.len(), "gameserver-exporter listening");
     let daemon = Daemon::start(config, Some(path), Arc::new(QueryProber));
     #[cfg(unix)]

@@ -19,6 +19,9 @@ pub const STEAM_ID: u64 = 0x0110_0000_1234_5678;
 pub const BOMB_INFLATED_BYTES: usize = 8 << 20;
 /// Size the compression bomb announces in packet 0.
 pub const BOMB_ANNOUNCED_BYTES: u32 = 512 << 20;
+/// Size [`Misbehaviour::CompressionBombHuge`] inflates to: far past any cap, and past what a
+/// decompressor that trusts the stream could hold without trouble.
+pub const HUGE_BOMB_INFLATED_BYTES: usize = 256 << 20;
 /// Junk datagrams sent per request by [`Misbehaviour::JunkFlood`].
 pub const JUNK_FLOOD: usize = 200;
 
@@ -53,6 +56,8 @@ pub enum Misbehaviour {
     CompressionBomb,
     /// A bzip2 split announcing 1000 bytes that inflates to [`BOMB_INFLATED_BYTES`].
     CompressionBombUnderstated,
+    /// A bzip2 split announcing 1000 bytes that inflates to [`HUGE_BOMB_INFLATED_BYTES`].
+    CompressionBombHuge,
     /// Every request is answered with a new challenge, forever.
     ChallengeLoop,
     /// Each request gets [`JUNK_FLOOD`] junk datagrams and nothing else.
@@ -106,6 +111,9 @@ pub struct A2sConfig {
     pub answer_ping: bool,
     /// EDF keywords (Source only).
     pub keywords: Option<String>,
+    /// Raw bytes sent as the server name in A2S_INFO instead of the world's name (Source
+    /// only): for names that are not UTF-8.
+    pub raw_name: Option<Vec<u8>>,
     pub misbehaviour: Misbehaviour,
     /// Shared with the test, which reads them.
     pub counters: Arc<Counters>,
@@ -127,6 +135,7 @@ impl Default for A2sConfig {
             answer_rules: true,
             answer_ping: true,
             keywords: None,
+            raw_name: None,
             misbehaviour: Misbehaviour::None,
             counters: Arc::default(),
         }
@@ -141,6 +150,21 @@ pub async fn spawn(world: World, config: A2sConfig) -> io::Result<SimServer> {
     } else {
         None
     };
+    // Compressing a bomb takes a while: do it now, off the runtime, not inside a reply that
+    // the client is timing.
+    match config.misbehaviour {
+        Misbehaviour::CompressionBombHuge => {
+            tokio::task::spawn_blocking(huge_bomb_stream)
+                .await
+                .map_err(io::Error::other)?;
+        }
+        Misbehaviour::CompressionBomb | Misbehaviour::CompressionBombUnderstated => {
+            tokio::task::spawn_blocking(bomb_stream)
+                .await
+                .map_err(io::Error::other)?;
+        }
+        _ => {}
+    }
     let addr = socket.local_addr()?;
     let mut server = Server {
         world,
@@ -222,6 +246,7 @@ impl Server {
             Misbehaviour::EndlessSplit => return self.endless_split(),
             Misbehaviour::CompressionBomb => return self.bomb(BOMB_ANNOUNCED_BYTES),
             Misbehaviour::CompressionBombUnderstated => return self.bomb(1000),
+            Misbehaviour::CompressionBombHuge => return self.huge_bomb(),
             Misbehaviour::ChallengeLoop => {
                 self.rotate();
                 return vec![challenge(self.current)];
@@ -236,7 +261,12 @@ impl Server {
                 }
                 self.accepted();
                 let mut msg = Vec::new();
-                a2s::encode_info(&self.info(), &mut msg);
+                let info = self.info();
+                a2s::encode_info(&info, &mut msg);
+                if let Some(raw) = &self.config.raw_name {
+                    // Source layout: header (4), type, protocol, then the name.
+                    msg.splice(6..6 + info.name.len(), raw.iter().copied());
+                }
                 msg
             }
             Query::Players { challenge: c } => {
@@ -420,6 +450,15 @@ impl Server {
 
     fn bomb(&mut self, announced: u32) -> Vec<Vec<u8>> {
         let (data, crc) = bomb_stream();
+        self.bomb_fragments(data, *crc, announced)
+    }
+
+    fn huge_bomb(&mut self) -> Vec<Vec<u8>> {
+        let (data, crc) = huge_bomb_stream();
+        self.bomb_fragments(data, *crc, 1000)
+    }
+
+    fn bomb_fragments(&mut self, data: &[u8], crc: u32, announced: u32) -> Vec<Vec<u8>> {
         let id = self.fresh_id() | COMPRESSED_BIT;
         let format = Format::Source { size_field: true };
         let chunks: Vec<&[u8]> = data.chunks(1200).collect();
@@ -429,7 +468,7 @@ impl Server {
             .enumerate()
             .map(|(n, c)| {
                 let mut out = Vec::new();
-                let head = (n == 0).then_some((announced, *crc));
+                let head = (n == 0).then_some((announced, crc));
                 split::encode_fragment(format, id, total, n as u8, head, c, &mut out);
                 out
             })
@@ -445,6 +484,26 @@ fn bomb_stream() -> &'static (Vec<u8>, u32) {
         plain[..4].copy_from_slice(&SINGLE_HEADER);
         plain[4] = b'I';
         (split::compress(&plain), 0)
+    })
+}
+
+/// The huge bomb's bzip2 stream, compressed from zeros fed in 1 MiB pieces so the simulator
+/// never holds the inflated size itself; built once per process.
+fn huge_bomb_stream() -> &'static (Vec<u8>, u32) {
+    use std::io::Write;
+    static BOMB: OnceLock<(Vec<u8>, u32)> = OnceLock::new();
+    BOMB.get_or_init(|| {
+        let mut enc = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
+        let mut piece = vec![0u8; 1 << 20];
+        piece[..4].copy_from_slice(&SINGLE_HEADER);
+        piece[4] = b'I';
+        // Writing into a Vec cannot fail.
+        enc.write_all(&piece).expect("write to Vec");
+        piece[..5].fill(0);
+        for _ in 1..HUGE_BOMB_INFLATED_BYTES >> 20 {
+            enc.write_all(&piece).expect("write to Vec");
+        }
+        (enc.finish().expect("finish into Vec"), 0)
     })
 }
 

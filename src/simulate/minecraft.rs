@@ -440,13 +440,17 @@ async fn misbehave(
             slp::encode_status_response(&json, &mut out);
         }
         Misbehaviour::HugeJson(bytes) => {
-            let json = json!({
-                "version": {"name": state.version, "protocol": config.protocol_version},
-                "players": {"max": state.max, "online": 0},
-                "description": "x".repeat(bytes),
-            });
+            // Spliced by hand: serialising megabytes through serde_json::Value per request
+            // takes a debug build longer than a poll's timeout.
+            let json = format!(
+                r#"{{"version":{{"name":{},"protocol":{}}},"players":{{"max":{},"online":0}},"description":"{}"}}"#,
+                Value::String(state.version.clone()),
+                config.protocol_version,
+                state.max,
+                "x".repeat(bytes)
+            );
             let mut body = Vec::new();
-            crate::protocol::minecraft::varint::encode_string(&json.to_string(), &mut body);
+            crate::protocol::minecraft::varint::encode_string(&json, &mut body);
             encode_frame(0x00, &body, &mut out);
         }
         Misbehaviour::LegacyOddSections => {
