@@ -1,0 +1,415 @@
+//! Load benchmark: the exporter's polling engine against N canned-reply targets on loopback,
+//! compared with a raw-socket floor measured in the same run.
+//!
+//! ```text
+//! cargo bench --bench load -- --a2s 10000 --minecraft 0 --samp 0 --interval 5s --seconds 30
+//! ```
+//!
+//! The responder runs in a child process (this binary re-executed with `--responder A M S`),
+//! so `getrusage(RUSAGE_SELF)` of this process counts only the exporter side. Each protocol
+//! gets its own steady-state window: one interval of warm-up (first polls, challenges), then
+//! `--seconds` of measurement. Prints CPU per successful poll and its ratio to the floor;
+//! ratios, never wall-clock thresholds, are what the results compare.
+
+mod responder;
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::SocketAddr;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use gameserver_exporter::net::Address;
+use gameserver_exporter::protocol::Protocol;
+use gameserver_exporter::query::{poll_with, Request, Session};
+use gameserver_exporter::status::Reason;
+use tokio::time::Instant;
+
+struct Args {
+    a2s: usize,
+    minecraft: usize,
+    samp: usize,
+    interval: Duration,
+    seconds: u64,
+    timeout: Duration,
+    floor_rounds: usize,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut a = Args {
+        a2s: 1000,
+        minecraft: 0,
+        samp: 0,
+        interval: Duration::from_secs(5),
+        seconds: 20,
+        timeout: Duration::from_secs(2),
+        floor_rounds: 20_000,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        // `cargo bench` passes `--bench` to every harness-less bench.
+        if flag == "--bench" {
+            continue;
+        }
+        let mut value = || it.next().ok_or(format!("{flag} needs a value"));
+        let num = |v: String| v.parse::<usize>().map_err(|e| format!("{flag}: {e}"));
+        let dur = |v: String| humantime::parse_duration(&v).map_err(|e| format!("{flag}: {e}"));
+        match flag.as_str() {
+            "--a2s" => a.a2s = num(value()?)?,
+            "--minecraft" => a.minecraft = num(value()?)?,
+            "--samp" => a.samp = num(value()?)?,
+            "--interval" => a.interval = dur(value()?)?,
+            "--seconds" => a.seconds = num(value()?)? as u64,
+            "--timeout" => a.timeout = dur(value()?)?,
+            "--floor-rounds" => a.floor_rounds = num(value()?)?,
+            other => return Err(format!("unknown argument {other}")),
+        }
+    }
+    Ok(a)
+}
+
+fn main() {
+    let argv: Vec<String> = std::env::args().collect();
+    if argv.get(1).map(String::as_str) == Some("--responder") {
+        let n = |i: usize| argv.get(i).and_then(|s| s.parse().ok()).unwrap_or(0);
+        raise_fd_limit();
+        if let Err(e) = responder::run_responder(n(2), n(3), n(4)) {
+            eprintln!("responder: {e}");
+            std::process::exit(1);
+        }
+        return;
+    }
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("load: {e}");
+            std::process::exit(2);
+        }
+    };
+    raise_fd_limit();
+    if let Err(e) = run(&args) {
+        eprintln!("load: {e}");
+        std::process::exit(1);
+    }
+}
+
+/// 10,000 targets need 10,000 responder sockets in the child and up to one socket per poll in
+/// flight here; the soft limit is often 1024.
+fn raise_fd_limit() {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: both calls only read or write the struct we own.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 {
+            lim.rlim_cur = lim.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+        }
+    }
+}
+
+struct Responder {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<std::process::ChildStdout>,
+    ports: [Vec<u16>; 3],
+}
+
+impl Responder {
+    fn start(a2s: usize, minecraft: usize, samp: usize) -> std::io::Result<Responder> {
+        let mut child = Command::new(std::env::current_exe()?)
+            .args(["--responder", &a2s.to_string(), &minecraft.to_string()])
+            .arg(samp.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()?;
+        let stdin = child.stdin.take();
+        let mut stdout = BufReader::new(child.stdout.take().ok_or_else(no_pipe)?);
+        let mut ports: [Vec<u16>; 3] = Default::default();
+        for p in &mut ports {
+            let mut line = String::new();
+            stdout.read_line(&mut line)?;
+            *p = line
+                .split_whitespace()
+                .skip(1)
+                .filter_map(|s| s.parse().ok())
+                .collect();
+        }
+        Ok(Responder {
+            child,
+            stdin,
+            stdout,
+            ports,
+        })
+    }
+
+    /// The responder's request counters: (A2S info requests, challenges issued, SA:MP `i`
+    /// requests, Minecraft connections).
+    fn counters(&mut self) -> std::io::Result<[u64; 4]> {
+        let stdin = self.stdin.as_mut().ok_or_else(no_pipe)?;
+        stdin.write_all(b"stats\n")?;
+        stdin.flush()?;
+        let mut line = String::new();
+        self.stdout.read_line(&mut line)?;
+        let mut out = [0u64; 4];
+        for (o, v) in out.iter_mut().zip(line.split_whitespace()) {
+            *o = v.parse().unwrap_or(0);
+        }
+        Ok(out)
+    }
+}
+
+impl Drop for Responder {
+    fn drop(&mut self) {
+        drop(self.stdin.take());
+        let _ = self.child.wait();
+    }
+}
+
+fn no_pipe() -> std::io::Error {
+    std::io::Error::other("responder pipe missing")
+}
+
+fn loopback(ports: &[u16]) -> Vec<SocketAddr> {
+    ports
+        .iter()
+        .map(|&p| SocketAddr::from(([127, 0, 0, 1], p)))
+        .collect()
+}
+
+#[derive(Default)]
+struct Stats {
+    ok: AtomicU64,
+    failed: AtomicU64,
+    by_reason: [AtomicU64; Reason::ALL.len()],
+}
+
+struct Window {
+    protocol: &'static str,
+    targets: usize,
+    polls_per_s: f64,
+    success: f64,
+    cpu_per_poll: Duration,
+    failures: Vec<(Reason, u64)>,
+}
+
+fn run(args: &Args) -> std::io::Result<()> {
+    let mut resp = Responder::start(args.a2s, args.minecraft, args.samp)?;
+    println!(
+        "# machine: {} cpu(s), {}",
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        cpu_model()
+    );
+    println!(
+        "# targets: a2s {} minecraft {} samp {}; interval {:?}, window {} s, poll timeout {:?}",
+        resp.ports[0].len(),
+        resp.ports[1].len(),
+        resp.ports[2].len(),
+        args.interval,
+        args.seconds,
+        args.timeout
+    );
+
+    let a2s = loopback(&resp.ports[0]);
+    let mc = loopback(&resp.ports[1]);
+    let samp = loopback(&resp.ports[2]);
+    let mut floors = [None, None, None];
+    if !a2s.is_empty() {
+        floors[0] = Some(responder::raw_udp_floor(
+            &a2s,
+            &responder::a2s_request(),
+            args.floor_rounds,
+        )?);
+    }
+    if !mc.is_empty() {
+        floors[1] = Some(responder::raw_tcp_floor(&mc, args.floor_rounds / 10)?);
+    }
+    if !samp.is_empty() {
+        floors[2] = Some(responder::raw_udp_floor(
+            &samp,
+            &responder::samp_request(),
+            args.floor_rounds,
+        )?);
+    }
+    for (name, f) in [
+        "a2s (UDP, info with challenge)",
+        "minecraft (TCP, status+ping)",
+        "samp (UDP, i)",
+    ]
+    .iter()
+    .zip(&floors)
+    {
+        if let Some((cpu, ok)) = f {
+            println!(
+                "floor {name}: {:.2} µs CPU per query ({ok} ok)",
+                micros(*cpu)
+            );
+        }
+    }
+
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let plan = [
+        (Protocol::A2s, "a2s", &a2s),
+        (Protocol::Minecraft, "minecraft", &mc),
+        (Protocol::Samp, "samp", &samp),
+    ];
+    let mut windows = Vec::new();
+    for (i, (protocol, name, addrs)) in plan.into_iter().enumerate() {
+        if addrs.is_empty() {
+            continue;
+        }
+        let before = resp.counters()?;
+        let w = rt.block_on(steady_state(protocol, name, addrs, args));
+        let after = resp.counters()?;
+        if protocol == Protocol::A2s {
+            let polls = (w.polls_per_s * args.seconds as f64).max(1.0);
+            println!(
+                "# a2s: responder saw {} info requests and issued {} challenges over the whole phase \
+                 ({} polls in the window): steady state is one round trip when requests ≈ polls",
+                after[0] - before[0],
+                after[1] - before[1],
+                polls as u64
+            );
+        }
+        let floor = floors[i].map(|f| f.0);
+        print_window(&w, floor);
+        windows.push(w);
+    }
+    drop(rt);
+    println!("peak RSS (VmHWM): {:.1} MiB", vm_hwm_kib() as f64 / 1024.0);
+    drop(resp);
+    let _ = windows;
+    Ok(())
+}
+
+fn print_window(w: &Window, floor: Option<Duration>) {
+    let ratio = floor
+        .filter(|f| !f.is_zero())
+        .map(|f| {
+            format!(
+                "{:.2}x floor",
+                w.cpu_per_poll.as_secs_f64() / f.as_secs_f64()
+            )
+        })
+        .unwrap_or_else(|| "no floor".into());
+    println!(
+        "{}: {} targets, {:.0} polls/s, success {:.4}, {:.2} µs CPU per successful poll ({ratio})",
+        w.protocol,
+        w.targets,
+        w.polls_per_s,
+        w.success,
+        micros(w.cpu_per_poll)
+    );
+    for (r, n) in &w.failures {
+        println!("  failures {r}: {n}");
+    }
+}
+
+/// One tokio task per target, each on its own phase of the interval (as a jittered scheduler
+/// spreads them), polling with a Session it keeps. Warm-up of one interval, then the window.
+async fn steady_state(
+    protocol: Protocol,
+    name: &'static str,
+    addrs: &[SocketAddr],
+    args: &Args,
+) -> Window {
+    let stats = Arc::new(Stats::default());
+    let n = addrs.len();
+    let start = Instant::now() + Duration::from_millis(50);
+    let window_start = start + args.interval;
+    let window_end = window_start + Duration::from_secs(args.seconds);
+    let mut tasks = Vec::with_capacity(n);
+    for (i, addr) in addrs.iter().enumerate() {
+        let mut req = Request::new(
+            protocol,
+            Address::parse(&addr.to_string()).expect("loopback"),
+        );
+        req.timeout = args.timeout;
+        let offset = args.interval.mul_f64(i as f64 / n as f64);
+        let stats = stats.clone();
+        let interval = args.interval;
+        tasks.push(tokio::spawn(async move {
+            let mut session = Session::default();
+            let mut next = start + offset;
+            while next < window_end {
+                tokio::time::sleep_until(next).await;
+                let result = poll_with(&req, &mut session).await;
+                match result {
+                    Ok(_) => stats.ok.fetch_add(1, Ordering::Relaxed),
+                    Err(f) => {
+                        let k = Reason::ALL.iter().position(|r| *r == f.reason).unwrap_or(0);
+                        stats.by_reason[k].fetch_add(1, Ordering::Relaxed);
+                        stats.failed.fetch_add(1, Ordering::Relaxed)
+                    }
+                };
+                next += interval;
+            }
+        }));
+    }
+    tokio::time::sleep_until(window_start).await;
+    let (cpu0, ok0, fail0) = (
+        responder::process_cpu(),
+        stats.ok.load(Ordering::Relaxed),
+        stats.failed.load(Ordering::Relaxed),
+    );
+    let reasons0: Vec<u64> = stats
+        .by_reason
+        .iter()
+        .map(|a| a.load(Ordering::Relaxed))
+        .collect();
+    tokio::time::sleep_until(window_end).await;
+    let (cpu1, ok1, fail1) = (
+        responder::process_cpu(),
+        stats.ok.load(Ordering::Relaxed),
+        stats.failed.load(Ordering::Relaxed),
+    );
+    for t in tasks {
+        let _ = t.await;
+    }
+    let ok = ok1 - ok0;
+    let failed = fail1 - fail0;
+    let failures = Reason::ALL
+        .iter()
+        .zip(stats.by_reason.iter().zip(reasons0))
+        .map(|(r, (a, b))| (*r, a.load(Ordering::Relaxed) - b))
+        .filter(|(_, n)| *n > 0)
+        .collect();
+    Window {
+        protocol: name,
+        targets: n,
+        polls_per_s: (ok + failed) as f64 / args.seconds as f64,
+        success: ok as f64 / (ok + failed).max(1) as f64,
+        cpu_per_poll: (cpu1 - cpu0) / ok.max(1) as u32,
+        failures,
+    }
+}
+
+fn micros(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
+
+fn vm_hwm_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("model name"))
+                .map(|v| v.trim_start_matches([' ', '\t', ':']).to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into())
+}
