@@ -1,1 +1,716 @@
-//! TODO: daemon (config).
+//! The TOML configuration: schema, defaults and validation.
+//!
+//! Decoding happens in two steps. serde reads the file into raw structs whose fields are
+//! [`toml::Spanned`], with `deny_unknown_fields` everywhere, so a typo is an error; then
+//! [`validate`] turns the raw structs into a [`Config`] and checks what serde cannot (durations,
+//! protocols, addresses, encodings, label names, duplicates, timeout < interval). Every error is
+//! one line naming the file, the line and the key, e.g.
+//! `exporter.toml:12: target[1].timeout: 20s must be shorter than interval 15s`.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::net::{IpAddr, SocketAddr};
+use std::ops::Range;
+use std::path::Path;
+use std::time::Duration;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::net::Address;
+use crate::protocol::Protocol;
+use crate::query::Limits;
+
+/// Where the daemon looks for its configuration unless told otherwise.
+pub const DEFAULT_PATH: &str = "/etc/gameserver-exporter/exporter.toml";
+/// Our port from Prometheus' default-port allocations.
+pub const DEFAULT_LISTEN: &str = "0.0.0.0:10765";
+
+/// Label names the exporter sets itself or Prometheus reserves; a target's own labels may not
+/// use them (nor anything starting with `__`).
+pub const RESERVED_LABELS: [&str; 11] = [
+    "target", "protocol", "name", "map", "game", "version", "reason", "job", "instance", "le",
+    "quantile",
+];
+
+/// A validated configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    pub exporter: Exporter,
+    pub targets: Vec<Target>,
+}
+
+/// The `[exporter]` table, defaults filled in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Exporter {
+    pub listen: SocketAddr,
+    pub interval: Duration,
+    pub timeout: Duration,
+    pub max_concurrent_polls: usize,
+    pub limits: Limits,
+    pub probe_allowed_networks: Vec<IpNet>,
+}
+
+/// One `[[target]]`, with the exporter-wide defaults already applied: two targets compare equal
+/// exactly when polling them is the same job, which is what reload-by-diff needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Target {
+    pub name: String,
+    pub protocol: Protocol,
+    pub address: Address,
+    pub interval: Duration,
+    pub timeout: Duration,
+    pub encoding: &'static encoding_rs::Encoding,
+    /// Extra labels on every series of this target, sorted by name.
+    pub labels: BTreeMap<String, String>,
+    pub limits: Limits,
+}
+
+impl Target {
+    /// The query request the scheduler and `/probe` send for this target.
+    pub fn request(&self) -> crate::query::Request {
+        let mut req = crate::query::Request::new(self.protocol, self.address.clone());
+        req.timeout = self.timeout;
+        req.encoding = self.encoding;
+        req.limits = self.limits;
+        req
+    }
+}
+
+/// An IPv4 or IPv6 network in CIDR notation (`10.0.0.0/8`, `::1/128`; a bare address is a
+/// single host).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IpNet {
+    pub addr: IpAddr,
+    pub prefix: u8,
+}
+
+impl IpNet {
+    pub fn parse(s: &str) -> Option<IpNet> {
+        let (addr, prefix) = match s.split_once('/') {
+            Some((a, p)) => (a.parse::<IpAddr>().ok()?, Some(p.parse::<u8>().ok()?)),
+            None => (s.parse::<IpAddr>().ok()?, None),
+        };
+        let max = if addr.is_ipv4() { 32 } else { 128 };
+        let prefix = prefix.unwrap_or(max);
+        (prefix <= max).then_some(IpNet { addr, prefix })
+    }
+
+    pub fn contains(&self, ip: IpAddr) -> bool {
+        // An IPv4-mapped IPv6 peer (::ffff:a.b.c.d) is the IPv4 host it wraps.
+        let ip = match ip {
+            IpAddr::V6(v6) => v6.to_ipv4_mapped().map(IpAddr::V4).unwrap_or(ip),
+            v4 => v4,
+        };
+        match (self.addr, ip) {
+            (IpAddr::V4(net), IpAddr::V4(ip)) => {
+                prefix_eq(&net.octets(), &ip.octets(), self.prefix)
+            }
+            (IpAddr::V6(net), IpAddr::V6(ip)) => {
+                prefix_eq(&net.octets(), &ip.octets(), self.prefix)
+            }
+            _ => false,
+        }
+    }
+}
+
+fn prefix_eq(a: &[u8], b: &[u8], prefix: u8) -> bool {
+    let full = usize::from(prefix / 8);
+    let rest = prefix % 8;
+    if a[..full] != b[..full] {
+        return false;
+    }
+    if rest == 0 {
+        return true;
+    }
+    let mask = 0xffu8 << (8 - rest);
+    a[full] & mask == b[full] & mask
+}
+
+impl fmt::Display for IpNet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.addr, self.prefix)
+    }
+}
+
+/// A configuration error, already formatted as `file:line: key: message`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError(pub String);
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// Reads and validates the file at `path`.
+pub fn load(path: &Path) -> Result<Config, ConfigError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| ConfigError(format!("{}: cannot read: {e}", path.display())))?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string());
+    parse(&name, &text)
+}
+
+/// Validates `text`; `file` names it in error messages.
+pub fn parse(file: &str, text: &str) -> Result<Config, ConfigError> {
+    let raw: RawFile = toml::from_str(text).map_err(|e| {
+        let span = e.span().unwrap_or(0..0);
+        let line = line_of(text, span.start);
+        let msg = e.message().trim_end();
+        match key_at(text, span.start) {
+            Some(key) => ConfigError(format!("{file}:{line}: {key}: {msg}")),
+            None => ConfigError(format!("{file}:{line}: {msg}")),
+        }
+    })?;
+    validate(raw, &Ctx { file, text })
+}
+
+struct Ctx<'a> {
+    file: &'a str,
+    text: &'a str,
+}
+
+impl Ctx<'_> {
+    fn err(&self, span: Range<usize>, key: &str, msg: impl fmt::Display) -> ConfigError {
+        ConfigError(format!(
+            "{}:{}: {key}: {msg}",
+            self.file,
+            line_of(self.text, span.start)
+        ))
+    }
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    let offset = offset.min(text.len());
+    text.as_bytes()[..offset]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// Names the key a parse error points into (`exporter.listen`, `target[2].foo`), from the
+/// table header above it and the `key =` on its line: toml's own messages name the problem
+/// but not where in our schema it sits.
+fn key_at(text: &str, offset: usize) -> Option<String> {
+    let offset = offset.min(text.len());
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[line_start..].lines().next().unwrap_or("").trim();
+    let mut table = None;
+    let mut targets = 0usize;
+    for l in text[..line_start].lines().chain(std::iter::once(line)) {
+        let l = l.trim();
+        if l.starts_with("[[target]]") {
+            targets += 1;
+            table = Some(format!("target[{}]", targets - 1));
+        } else if l.starts_with("[exporter]") {
+            table = Some("exporter".to_string());
+        } else if l.starts_with('[') {
+            table = None;
+        }
+    }
+    let key = (!line.starts_with('['))
+        .then(|| line.split_once('=').map(|(k, _)| k.trim().to_string()))
+        .flatten()
+        .filter(|k| !k.is_empty());
+    match (table, key) {
+        (Some(t), Some(k)) => Some(format!("{t}.{k}")),
+        (Some(t), None) => Some(t),
+        (None, Some(k)) => Some(k),
+        (None, None) => None,
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    #[serde(default)]
+    exporter: Option<RawExporter>,
+    #[serde(default)]
+    target: Vec<Spanned<RawTarget>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawExporter {
+    listen: Option<Spanned<String>>,
+    interval: Option<Spanned<String>>,
+    timeout: Option<Spanned<String>>,
+    max_concurrent_polls: Option<Spanned<i64>>,
+    max_reply_bytes: Option<Spanned<i64>>,
+    max_split_packets: Option<Spanned<i64>>,
+    probe_allowed_networks: Option<Vec<Spanned<String>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTarget {
+    name: Spanned<String>,
+    protocol: Spanned<String>,
+    address: Spanned<String>,
+    interval: Option<Spanned<String>>,
+    timeout: Option<Spanned<String>>,
+    encoding: Option<Spanned<String>>,
+    labels: Option<Spanned<BTreeMap<String, String>>>,
+}
+
+fn duration(ctx: &Ctx, v: &Spanned<String>, key: &str) -> Result<Duration, ConfigError> {
+    let d = humantime::parse_duration(v.get_ref()).map_err(|e| {
+        ctx.err(
+            v.span(),
+            key,
+            format!("invalid duration {:?}: {e}", v.get_ref()),
+        )
+    })?;
+    if d.is_zero() {
+        return Err(ctx.err(v.span(), key, "must be greater than zero"));
+    }
+    Ok(d)
+}
+
+fn int_in(
+    ctx: &Ctx,
+    v: &Spanned<i64>,
+    key: &str,
+    range: std::ops::RangeInclusive<i64>,
+) -> Result<i64, ConfigError> {
+    let n = *v.get_ref();
+    if !range.contains(&n) {
+        return Err(ctx.err(
+            v.span(),
+            key,
+            format!("{n} is out of range {}..={}", range.start(), range.end()),
+        ));
+    }
+    Ok(n)
+}
+
+fn show(d: Duration) -> humantime::FormattedDuration {
+    humantime::format_duration(d)
+}
+
+fn validate(raw: RawFile, ctx: &Ctx) -> Result<Config, ConfigError> {
+    let ex = raw.exporter.unwrap_or_default();
+    let listen = match &ex.listen {
+        Some(v) => v.get_ref().parse::<SocketAddr>().map_err(|_| {
+            ctx.err(
+                v.span(),
+                "exporter.listen",
+                format!("invalid socket address {:?} (want IP:PORT)", v.get_ref()),
+            )
+        })?,
+        None => DEFAULT_LISTEN.parse().expect("constant address parses"),
+    };
+    let interval = match &ex.interval {
+        Some(v) => duration(ctx, v, "exporter.interval")?,
+        None => Duration::from_secs(15),
+    };
+    let timeout = match &ex.timeout {
+        Some(v) => duration(ctx, v, "exporter.timeout")?,
+        None => Duration::from_secs(5),
+    };
+    if timeout >= interval {
+        let span = ex
+            .timeout
+            .as_ref()
+            .or(ex.interval.as_ref())
+            .map_or(0..0, |s| s.span());
+        return Err(ctx.err(
+            span,
+            "exporter.timeout",
+            format!(
+                "{} must be shorter than interval {}",
+                show(timeout),
+                show(interval)
+            ),
+        ));
+    }
+    let mut limits = Limits::default();
+    let max_concurrent_polls = match &ex.max_concurrent_polls {
+        Some(v) => int_in(ctx, v, "exporter.max_concurrent_polls", 1..=1_000_000)? as usize,
+        None => 1024,
+    };
+    if let Some(v) = &ex.max_reply_bytes {
+        limits.max_reply_bytes =
+            int_in(ctx, v, "exporter.max_reply_bytes", 1024..=64 * 1024 * 1024)? as usize;
+    }
+    if let Some(v) = &ex.max_split_packets {
+        limits.max_split_packets = int_in(ctx, v, "exporter.max_split_packets", 1..=255)? as u8;
+    }
+    let mut probe_allowed_networks = Vec::new();
+    for (i, v) in ex.probe_allowed_networks.iter().flatten().enumerate() {
+        let net = IpNet::parse(v.get_ref()).ok_or_else(|| {
+            ctx.err(
+                v.span(),
+                &format!("exporter.probe_allowed_networks[{i}]"),
+                format!(
+                    "invalid network {:?} (want CIDR like 10.0.0.0/8)",
+                    v.get_ref()
+                ),
+            )
+        })?;
+        probe_allowed_networks.push(net);
+    }
+
+    let mut targets: Vec<Target> = Vec::with_capacity(raw.target.len());
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    for (i, t) in raw.target.iter().enumerate() {
+        let t = t.get_ref();
+        let key = |k: &str| format!("target[{i}].{k}");
+        let name = t.name.get_ref().clone();
+        if name.is_empty() || name.chars().any(char::is_control) {
+            return Err(ctx.err(
+                t.name.span(),
+                &key("name"),
+                "must be non-empty and free of control characters",
+            ));
+        }
+        if let Some(first) = seen.get(&name) {
+            return Err(ctx.err(
+                t.name.span(),
+                &key("name"),
+                format!("duplicate name {name:?} (first used at line {first})"),
+            ));
+        }
+        seen.insert(name.clone(), line_of(ctx.text, t.name.span().start));
+        let protocol = Protocol::from_name(t.protocol.get_ref()).ok_or_else(|| {
+            ctx.err(
+                t.protocol.span(),
+                &key("protocol"),
+                format!(
+                    "unknown protocol {:?} (one of: a2s, minecraft, minecraft-query, samp)",
+                    t.protocol.get_ref()
+                ),
+            )
+        })?;
+        let address = Address::parse(t.address.get_ref()).map_err(|e| {
+            ctx.err(
+                t.address.span(),
+                &key("address"),
+                format!("invalid address {:?}: {e}", t.address.get_ref()),
+            )
+        })?;
+        let t_interval = match &t.interval {
+            Some(v) => duration(ctx, v, &key("interval"))?,
+            None => interval,
+        };
+        let t_timeout = match &t.timeout {
+            Some(v) => duration(ctx, v, &key("timeout"))?,
+            None => timeout,
+        };
+        if t_timeout >= t_interval {
+            let span = t
+                .timeout
+                .as_ref()
+                .or(t.interval.as_ref())
+                .map_or(0..0, |s| s.span());
+            return Err(ctx.err(
+                span,
+                &key("timeout"),
+                format!(
+                    "{} must be shorter than interval {}",
+                    show(t_timeout),
+                    show(t_interval)
+                ),
+            ));
+        }
+        let encoding = match &t.encoding {
+            Some(v) => {
+                encoding_rs::Encoding::for_label(v.get_ref().as_bytes()).ok_or_else(|| {
+                    ctx.err(
+                        v.span(),
+                        &key("encoding"),
+                        format!("unknown encoding {:?}", v.get_ref()),
+                    )
+                })?
+            }
+            None => encoding_rs::WINDOWS_1252,
+        };
+        let labels = match &t.labels {
+            Some(v) => {
+                for name in v.get_ref().keys() {
+                    if let Err(why) = check_label_name(name) {
+                        return Err(ctx.err(v.span(), &key(&format!("labels.{name}")), why));
+                    }
+                }
+                v.get_ref().clone()
+            }
+            None => BTreeMap::new(),
+        };
+        targets.push(Target {
+            name,
+            protocol,
+            address,
+            interval: t_interval,
+            timeout: t_timeout,
+            encoding,
+            labels,
+            limits,
+        });
+    }
+    Ok(Config {
+        exporter: Exporter {
+            listen,
+            interval,
+            timeout,
+            max_concurrent_polls,
+            limits,
+            probe_allowed_networks,
+        },
+        targets,
+    })
+}
+
+fn check_label_name(name: &str) -> Result<(), String> {
+    let mut chars = name.chars();
+    let valid = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !valid {
+        return Err(format!(
+            "invalid label name {name:?} (want [a-zA-Z_][a-zA-Z0-9_]*)"
+        ));
+    }
+    if name.starts_with("__") {
+        return Err(format!("label name {name:?} is reserved (starts with __)"));
+    }
+    if RESERVED_LABELS.contains(&name) {
+        return Err(format!("label name {name:?} is reserved"));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(text: &str) -> String {
+        parse("exporter.toml", text).unwrap_err().0
+    }
+
+    const T: &str = "[[target]]\nname = \"a\"\nprotocol = \"a2s\"\naddress = \"127.0.0.1\"\n";
+
+    /// A minimal file gets every documented default.
+    #[test]
+    fn defaults() {
+        let c = parse("x", T).unwrap();
+        assert_eq!(c.exporter.listen, "0.0.0.0:10765".parse().unwrap());
+        assert_eq!(c.exporter.interval, Duration::from_secs(15));
+        assert_eq!(c.exporter.timeout, Duration::from_secs(5));
+        assert_eq!(c.exporter.max_concurrent_polls, 1024);
+        assert_eq!(c.exporter.limits, Limits::default());
+        assert_eq!(c.targets.len(), 1);
+        let t = &c.targets[0];
+        assert_eq!(
+            (t.interval, t.timeout),
+            (c.exporter.interval, c.exporter.timeout)
+        );
+        assert_eq!(t.encoding, encoding_rs::WINDOWS_1252);
+        assert_eq!(t.address, Address::parse("127.0.0.1").unwrap());
+    }
+
+    /// Every key is read and per-target overrides win.
+    #[test]
+    fn full() {
+        let c = parse(
+            "x",
+            r#"
+[exporter]
+listen = "127.0.0.1:9999"
+interval = "1m"
+timeout = "2s"
+max_concurrent_polls = 8
+max_reply_bytes = 65536
+max_split_packets = 4
+probe_allowed_networks = ["10.0.0.0/8", "::1"]
+
+[[target]]
+name = "survival"
+protocol = "minecraft"
+address = "mc.example.org:25566"
+interval = "10s"
+timeout = "3s"
+encoding = "windows-1251"
+labels = { region = "eu", tier = "1" }
+"#,
+        )
+        .unwrap();
+        assert_eq!(c.exporter.interval, Duration::from_secs(60));
+        assert_eq!(c.exporter.max_concurrent_polls, 8);
+        assert_eq!(c.exporter.limits.max_reply_bytes, 65536);
+        assert_eq!(c.exporter.limits.max_split_packets, 4);
+        assert_eq!(c.exporter.probe_allowed_networks.len(), 2);
+        let t = &c.targets[0];
+        assert_eq!(t.protocol, Protocol::Minecraft);
+        assert_eq!(t.interval, Duration::from_secs(10));
+        assert_eq!(t.timeout, Duration::from_secs(3));
+        assert_eq!(t.encoding, encoding_rs::WINDOWS_1251);
+        assert_eq!(t.labels.get("region").map(String::as_str), Some("eu"));
+        assert_eq!(t.limits.max_split_packets, 4);
+    }
+
+    /// An unknown key in [exporter] names the line and the key.
+    #[test]
+    fn unknown_exporter_key() {
+        assert_eq!(
+            err("[exporter]\ninterval = \"15s\"\nlisten_addr = \"x\"\n"),
+            "exporter.toml:3: exporter.listen_addr: unknown field `listen_addr`, expected one of `listen`, `interval`, `timeout`, `max_concurrent_polls`, `max_reply_bytes`, `max_split_packets`, `probe_allowed_networks`"
+        );
+    }
+
+    /// An unknown key in a target names the target by index.
+    #[test]
+    fn unknown_target_key() {
+        assert_eq!(
+            err(&format!("{T}{T}port = 1\n").replacen("\"a\"", "\"b\"", 1)),
+            "exporter.toml:9: target[1].port: unknown field `port`, expected one of `name`, `protocol`, `address`, `interval`, `timeout`, `encoding`, `labels`"
+        );
+    }
+
+    /// An unknown top-level table is refused.
+    #[test]
+    fn unknown_table() {
+        assert_eq!(
+            err("[exportr]\n"),
+            "exporter.toml:1: unknown field `exportr`, expected `exporter` or `target`"
+        );
+    }
+
+    /// A missing required key names the target.
+    #[test]
+    fn missing_key() {
+        assert_eq!(
+            err("[[target]]\nname = \"a\"\nprotocol = \"a2s\"\n"),
+            "exporter.toml:1: target[0]: missing field `address`"
+        );
+    }
+
+    /// A wrongly typed value names its key.
+    #[test]
+    fn wrong_type() {
+        assert_eq!(
+            err("[exporter]\nmax_concurrent_polls = \"many\"\n"),
+            "exporter.toml:2: exporter.max_concurrent_polls: invalid type: string \"many\", expected i64"
+        );
+    }
+
+    /// Two targets with one name are refused, pointing at the second.
+    #[test]
+    fn duplicate_name() {
+        assert_eq!(
+            err(&format!("{T}{T}")),
+            "exporter.toml:6: target[1].name: duplicate name \"a\" (first used at line 2)"
+        );
+    }
+
+    /// A duration humantime cannot read is refused.
+    #[test]
+    fn bad_duration() {
+        assert_eq!(
+            err("[exporter]\ninterval = \"15 parsecs\"\n"),
+            "exporter.toml:2: exporter.interval: invalid duration \"15 parsecs\": unknown time unit \"parsecs\", supported units: ns, us/µs, ms, sec, min, hours, days, weeks, months, years (and few variations)"
+        );
+        assert_eq!(
+            err("[exporter]\ntimeout = \"0s\"\n"),
+            "exporter.toml:2: exporter.timeout: must be greater than zero"
+        );
+    }
+
+    /// A timeout not shorter than the interval is refused, per target and globally.
+    #[test]
+    fn timeout_not_shorter() {
+        assert_eq!(
+            err(&format!("{T}{T}timeout = \"20s\"\n").replacen("\"a\"", "\"b\"", 1)),
+            "exporter.toml:9: target[1].timeout: 20s must be shorter than interval 15s"
+        );
+        assert_eq!(
+            err("[exporter]\ninterval = \"5s\"\ntimeout = \"5s\"\n"),
+            "exporter.toml:3: exporter.timeout: 5s must be shorter than interval 5s"
+        );
+    }
+
+    /// An unknown protocol lists the known ones.
+    #[test]
+    fn unknown_protocol() {
+        assert_eq!(
+            err(&T.replace("a2s", "quake3")),
+            "exporter.toml:3: target[0].protocol: unknown protocol \"quake3\" (one of: a2s, minecraft, minecraft-query, samp)"
+        );
+    }
+
+    /// A bad address is refused with the reason.
+    #[test]
+    fn bad_address() {
+        assert_eq!(
+            err(&T.replace("127.0.0.1", "host:99999")),
+            "exporter.toml:4: target[0].address: invalid address \"host:99999\": invalid port \"99999\""
+        );
+    }
+
+    /// An encoding encoding_rs does not know is refused.
+    #[test]
+    fn bad_encoding() {
+        assert_eq!(
+            err(&format!("{T}encoding = \"klingon\"\n")),
+            "exporter.toml:5: target[0].encoding: unknown encoding \"klingon\""
+        );
+    }
+
+    /// Invalid, reserved and `__` label names are refused.
+    #[test]
+    fn bad_labels() {
+        assert_eq!(
+            err(&format!("{T}labels = {{ \"1x\" = \"v\" }}\n")),
+            "exporter.toml:5: target[0].labels.1x: invalid label name \"1x\" (want [a-zA-Z_][a-zA-Z0-9_]*)"
+        );
+        assert_eq!(
+            err(&format!("{T}labels = {{ job = \"v\" }}\n")),
+            "exporter.toml:5: target[0].labels.job: label name \"job\" is reserved"
+        );
+        assert_eq!(
+            err(&format!("{T}labels = {{ __x = \"v\" }}\n")),
+            "exporter.toml:5: target[0].labels.__x: label name \"__x\" is reserved (starts with __)"
+        );
+    }
+
+    /// Bad listen addresses, networks and out-of-range numbers are refused.
+    #[test]
+    fn bad_exporter_values() {
+        assert_eq!(
+            err("[exporter]\nlisten = \"localhost\"\n"),
+            "exporter.toml:2: exporter.listen: invalid socket address \"localhost\" (want IP:PORT)"
+        );
+        assert_eq!(
+            err("[exporter]\nprobe_allowed_networks = [\"10.0.0.0/33\"]\n"),
+            "exporter.toml:2: exporter.probe_allowed_networks[0]: invalid network \"10.0.0.0/33\" (want CIDR like 10.0.0.0/8)"
+        );
+        assert_eq!(
+            err("[exporter]\nmax_split_packets = 300\n"),
+            "exporter.toml:2: exporter.max_split_packets: 300 is out of range 1..=255"
+        );
+    }
+
+    /// CIDR membership, including IPv4-mapped IPv6 peers.
+    #[test]
+    fn ipnet_contains() {
+        let n = IpNet::parse("10.1.0.0/16").unwrap();
+        assert!(n.contains("10.1.2.3".parse().unwrap()));
+        assert!(!n.contains("10.2.0.1".parse().unwrap()));
+        assert!(n.contains("::ffff:10.1.0.9".parse().unwrap()));
+        let n = IpNet::parse("127.0.0.1").unwrap();
+        assert!(n.contains("127.0.0.1".parse().unwrap()));
+        assert!(!n.contains("127.0.0.2".parse().unwrap()));
+        let n = IpNet::parse("fd00::/7").unwrap();
+        assert!(n.contains("fdab::1".parse().unwrap()));
+        assert!(!n.contains("fe80::1".parse().unwrap()));
+        assert!(IpNet::parse("0.0.0.0/0")
+            .unwrap()
+            .contains("8.8.8.8".parse().unwrap()));
+    }
+}

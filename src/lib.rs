@@ -14,10 +14,13 @@
 //! - [`net`]: the thin async layer: connected UDP, framed TCP reads, name and SRV resolution.
 //! - [`query`]: each protocol's dialogue (challenges, splits, fallbacks) producing one
 //!   normalized [`status::Status`] or a [`status::Failure`] with a closed [`status::Reason`].
-//! - [`config`], [`scheduler`], [`state`], [`metrics`], [`http`]: the daemon.
+//! - [`config`], [`scheduler`], [`state`], [`metrics`], [`http`], [`daemon`]: the daemon;
+//!   [`demo`] runs it against simulators of every protocol.
 //! - [`simulate`]: in-process servers for every protocol, used by `demo` and by the tests.
 
 pub mod config;
+pub mod daemon;
+pub mod demo;
 pub mod http;
 pub mod metrics;
 pub mod net;

@@ -1,3 +1,323 @@
-fn main() {
-    println!("gameserver-exporter: not implemented yet");
+//! The command line: run the daemon (default), `check-config`, `query` and `demo`.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use gameserver_exporter::config;
+use gameserver_exporter::daemon::Daemon;
+use gameserver_exporter::net::Address;
+use gameserver_exporter::protocol::Protocol;
+use gameserver_exporter::query::{self, Request};
+use gameserver_exporter::scheduler::QueryProber;
+use gameserver_exporter::status::Status;
+
+#[derive(Parser)]
+#[command(version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    /// Configuration file.
+    #[arg(long, default_value = config::DEFAULT_PATH)]
+    config: PathBuf,
+    /// Listen address; overrides exporter.listen.
+    #[arg(long)]
+    listen: Option<SocketAddr>,
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
+    /// Log filter: a level (info, debug...) or tracing env-filter directives.
+    #[arg(long, default_value = "info")]
+    log_level: String,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum LogFormat {
+    Text,
+    Json,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Validate a configuration file and exit.
+    CheckConfig { path: PathBuf },
+    /// Poll one server once and print what it says.
+    Query {
+        /// a2s, minecraft, minecraft-query or samp.
+        protocol: String,
+        /// host[:port]
+        address: String,
+        /// Print one JSON document with every field.
+        #[arg(long)]
+        json: bool,
+        #[arg(long, default_value = "3s", value_parser = humantime::parse_duration)]
+        timeout: Duration,
+        /// Code page of the server's strings (SA:MP), e.g. windows-1251.
+        #[arg(long)]
+        encoding: Option<String>,
+        /// Also fetch the player list.
+        #[arg(long)]
+        players: bool,
+        /// Also fetch the server's rules.
+        #[arg(long)]
+        rules: bool,
+    },
+    /// Run simulators of every protocol on 127.0.0.1 and the exporter polling them.
+    Demo {
+        #[arg(long, default_value = "127.0.0.1:10765")]
+        listen: SocketAddr,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Some(Command::CheckConfig { path }) => check_config(&path),
+        Some(Command::Query {
+            protocol,
+            address,
+            json,
+            timeout,
+            encoding,
+            players,
+            rules,
+        }) => {
+            let args = QueryArgs {
+                protocol,
+                address,
+                json,
+                timeout,
+                encoding,
+                players,
+                rules,
+            };
+            runtime().block_on(run_query(args))
+        }
+        Some(Command::Demo { listen }) => {
+            init_logs(cli.log_format, &cli.log_level);
+            match runtime().block_on(gameserver_exporter::demo::run(listen, terminate())) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        None => {
+            init_logs(cli.log_format, &cli.log_level);
+            runtime().block_on(run_daemon(cli.config, cli.listen))
+        }
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| {
+            eprintln!("error: cannot start the runtime: {e}");
+            std::process::exit(1)
+        })
+}
+
+fn init_logs(format: LogFormat, level: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_new(level).unwrap_or_else(|e| {
+        eprintln!("error: --log-level {level:?}: {e}");
+        std::process::exit(2)
+    });
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    match format {
+        LogFormat::Text => builder.init(),
+        LogFormat::Json => builder.json().init(),
+    }
+}
+
+fn check_config(path: &std::path::Path) -> ExitCode {
+    match config::load(path) {
+        Ok(c) => {
+            println!("{}: OK ({} targets)", path.display(), c.targets.len());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            println!("{e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Resolves on SIGTERM or SIGINT (Ctrl-C elsewhere).
+async fn terminate() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+    tracing::info!("shutting down");
+}
+
+async fn run_daemon(path: PathBuf, listen: Option<SocketAddr>) -> ExitCode {
+    let config = match config::load(&path) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let addr = listen.unwrap_or(config.exporter.listen);
+    let listener = match tokio::net::TcpListener::bind(addr).await {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("error: cannot listen on {addr}: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    tracing::info!(%addr, targets = config.targets.len(), "gameserver-exporter listening");
+    let daemon = Daemon::start(config, Some(path), Arc::new(QueryProber));
+    #[cfg(unix)]
+    let hup = {
+        use tokio::signal::unix::{signal, SignalKind};
+        let d = daemon.clone();
+        match signal(SignalKind::hangup()) {
+            Ok(mut s) => Some(tokio::spawn(async move {
+                while s.recv().await.is_some() {
+                    tracing::info!("SIGHUP: reloading configuration");
+                    let _ = d.reload();
+                }
+            })),
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot watch SIGHUP; reload over HTTP only");
+                None
+            }
+        }
+    };
+    let result = gameserver_exporter::http::serve(daemon.clone(), listener, terminate()).await;
+    #[cfg(unix)]
+    if let Some(h) = hup {
+        h.abort();
+    }
+    daemon.shutdown();
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+struct QueryArgs {
+    protocol: String,
+    address: String,
+    json: bool,
+    timeout: Duration,
+    encoding: Option<String>,
+    players: bool,
+    rules: bool,
+}
+
+fn fail(msg: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: {msg}");
+    ExitCode::FAILURE
+}
+
+async fn run_query(a: QueryArgs) -> ExitCode {
+    let Some(protocol) = Protocol::from_name(&a.protocol) else {
+        return fail(format!(
+            "unknown protocol {:?} (one of: a2s, minecraft, minecraft-query, samp)",
+            a.protocol
+        ));
+    };
+    let address = match Address::parse(&a.address) {
+        Ok(x) => x,
+        Err(e) => return fail(format!("invalid address {:?}: {e}", a.address)),
+    };
+    let mut req = Request::new(protocol, address);
+    req.timeout = a.timeout;
+    req.players = a.players;
+    req.rules = a.rules;
+    req.detail = true;
+    if let Some(label) = &a.encoding {
+        match encoding_rs::Encoding::for_label(label.as_bytes()) {
+            Some(enc) => req.encoding = enc,
+            None => return fail(format!("unknown encoding {label:?}")),
+        }
+    }
+    match query::poll(&req).await {
+        Ok(status) => {
+            if a.json {
+                match serde_json::to_string_pretty(&status) {
+                    Ok(s) => println!("{s}"),
+                    Err(e) => return fail(e),
+                }
+            } else {
+                print!("{}", summary(&status));
+            }
+            ExitCode::SUCCESS
+        }
+        Err(f) => fail(f),
+    }
+}
+
+fn summary(s: &Status) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let _ = writeln!(out, "name:     {}", s.name);
+    let bots = s.bots.map(|b| format!(" ({b} bots)")).unwrap_or_default();
+    let _ = writeln!(out, "players:  {}/{}{bots}", s.online, s.max);
+    for (label, v) in [("map", &s.map), ("game", &s.game), ("version", &s.version)] {
+        if let Some(v) = v {
+            let _ = writeln!(out, "{label:<9} {v}", label = format!("{label}:"));
+        }
+    }
+    if let Some(p) = s.password {
+        let _ = writeln!(out, "password: {}", if p { "yes" } else { "no" });
+    }
+    let _ = writeln!(out, "latency:  {:.1} ms", s.latency.as_secs_f64() * 1000.0);
+    if let Some(players) = &s.players {
+        let _ = writeln!(out, "player list ({}):", players.len());
+        for p in players {
+            let _ = write!(out, "  {}", p.name);
+            if let Some(score) = p.score {
+                let _ = write!(out, "  score {score}");
+            }
+            if let Some(d) = p.duration {
+                let _ = write!(out, "  {d:.0}s");
+            }
+            if let Some(ping) = p.ping {
+                let _ = write!(out, "  {ping} ms");
+            }
+            out.push('\n');
+        }
+    }
+    if let Some(rules) = &s.rules {
+        let _ = writeln!(out, "rules ({}):", rules.len());
+        for (k, v) in rules {
+            let _ = writeln!(out, "  {k} = {v}");
+        }
+    }
+    if !s.extras.is_empty() {
+        let _ = writeln!(out, "extras:");
+        for (k, v) in &s.extras {
+            let _ = writeln!(out, "  {k}: {v}");
+        }
+    }
+    out
 }

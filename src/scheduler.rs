@@ -1,1 +1,430 @@
-//! TODO: daemon (scheduler).
+//! One lightweight tokio task per target, polling on the target's interval.
+//!
+//! - Between polls a task holds no socket and no thread: it sleeps on a timer.
+//! - Each task starts at a pseudo-random offset within its interval (a hash of its name with a
+//!   per-process seed), so 10,000 targets configured at once do not poll in the same instant.
+//! - A task awaits its own poll, so polls of one target never overlap; if a poll (or the wait
+//!   for a permit) runs past the next tick, that tick is delayed, not doubled.
+//! - A global [`Semaphore`] caps the polls in flight across all targets.
+//! - Each task keeps its [`Session`] (A2S challenge, Query token) between polls.
+//! - [`Scheduler::apply`] reloads by diff: unchanged targets keep their task, state and
+//!   counters; changed ones restart with fresh state; removed ones stop and lose their series.
+//!
+//! The poll itself is injected through [`Prober`], so tests can run the scheduler against a
+//! fake without sockets, under `tokio::time::pause`.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::hash::BuildHasher;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+use tokio::sync::Semaphore;
+use tokio::task::JoinHandle;
+use tokio::time::{Instant, MissedTickBehavior};
+
+use crate::config::Target;
+use crate::query::{Request, Session};
+use crate::state::{State, TargetMeta};
+use crate::status::{Failure, Reason, Status};
+
+pub type PollFuture<'a> = Pin<Box<dyn Future<Output = Result<Status, Failure>> + Send + 'a>>;
+
+/// Polls one server once. The real one is [`QueryProber`]; tests pass fakes.
+pub trait Prober: Send + Sync + 'static {
+    fn poll<'a>(&'a self, req: &'a Request, session: &'a mut Session) -> PollFuture<'a>;
+}
+
+/// The real prober: [`crate::query::poll_with`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct QueryProber;
+
+impl Prober for QueryProber {
+    fn poll<'a>(&'a self, req: &'a Request, session: &'a mut Session) -> PollFuture<'a> {
+        Box::pin(crate::query::poll_with(req, session))
+    }
+}
+
+/// Grace beyond a request's own timeout before the scheduler gives up on a poll: the dialogues
+/// honour their deadline, this only guards against a prober that does not.
+const POLL_GRACE: Duration = Duration::from_secs(1);
+
+/// The global cap on polls in flight, resizable on reload without restarting tasks.
+#[derive(Debug, Clone)]
+pub struct Permits(Arc<Mutex<(usize, Arc<Semaphore>)>>);
+
+impl Permits {
+    pub fn new(n: usize) -> Permits {
+        Permits(Arc::new(Mutex::new((n, Arc::new(Semaphore::new(n))))))
+    }
+
+    fn current(&self) -> Arc<Semaphore> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).1.clone()
+    }
+
+    /// A new cap takes effect for permits taken from now on; polls in flight finish on the old.
+    pub fn resize(&self, n: usize) {
+        let mut g = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if g.0 != n {
+            *g = (n, Arc::new(Semaphore::new(n)));
+        }
+    }
+}
+
+/// Runs one poll under the global cap: the result and its wall time (DNS and retries
+/// included, the wait for a permit excluded).
+pub async fn poll_once(
+    prober: &dyn Prober,
+    permits: &Permits,
+    req: &Request,
+    session: &mut Session,
+) -> (Result<Status, Failure>, Duration) {
+    let sem = permits.current();
+    let _permit = sem.acquire_owned().await;
+    let started = Instant::now();
+    let result =
+        match tokio::time::timeout(req.timeout + POLL_GRACE, prober.poll(req, session)).await {
+            Ok(r) => r,
+            Err(_) => Err(Failure::new(Reason::Timeout, "poll overran its deadline")),
+        };
+    (result, started.elapsed())
+}
+
+struct Running {
+    meta: Arc<TargetMeta>,
+    handle: JoinHandle<()>,
+}
+
+/// What a reload changed, by target name.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Diff {
+    pub added: Vec<String>,
+    pub changed: Vec<String>,
+    pub removed: Vec<String>,
+    pub kept: usize,
+}
+
+/// Owns the target tasks.
+pub struct Scheduler {
+    prober: Arc<dyn Prober>,
+    state: Arc<State>,
+    permits: Permits,
+    tasks: HashMap<String, Running>,
+    seed: std::collections::hash_map::RandomState,
+}
+
+impl Scheduler {
+    pub fn new(prober: Arc<dyn Prober>, state: Arc<State>, max_concurrent: usize) -> Scheduler {
+        Scheduler {
+            prober,
+            state,
+            permits: Permits::new(max_concurrent),
+            tasks: HashMap::new(),
+            seed: Default::default(),
+        }
+    }
+
+    pub fn prober(&self) -> Arc<dyn Prober> {
+        self.prober.clone()
+    }
+
+    pub fn permits(&self) -> Permits {
+        self.permits.clone()
+    }
+
+    /// Where in its interval a target polls first: stable for a name within one process.
+    pub fn offset(&self, name: &str, interval: Duration) -> Duration {
+        let h = self.seed.hash_one(name);
+        // 53 bits make an exact f64 fraction in [0, 1).
+        let frac = (h >> 11) as f64 / (1u64 << 53) as f64;
+        interval.mul_f64(frac)
+    }
+
+    /// Brings the running tasks in line with `targets`. Must run inside a tokio runtime.
+    pub fn apply(&mut self, targets: &[Target], max_concurrent: usize) -> Diff {
+        self.permits.resize(max_concurrent);
+        let mut diff = Diff::default();
+        let mut next: HashMap<String, Running> = HashMap::with_capacity(targets.len());
+        for t in targets {
+            if let Some(old) = self.tasks.remove(&t.name) {
+                if old.meta.target == *t {
+                    diff.kept += 1;
+                    next.insert(t.name.clone(), old);
+                    continue;
+                }
+                old.handle.abort();
+                diff.changed.push(t.name.clone());
+            } else {
+                diff.added.push(t.name.clone());
+            }
+            let meta = Arc::new(TargetMeta::new(t.clone()));
+            self.state.insert(meta.clone());
+            let handle = self.spawn(meta.clone());
+            next.insert(t.name.clone(), Running { meta, handle });
+        }
+        for (name, old) in self.tasks.drain() {
+            old.handle.abort();
+            self.state.remove(&name);
+            diff.removed.push(name);
+        }
+        self.tasks = next;
+        diff.added.sort();
+        diff.changed.sort();
+        diff.removed.sort();
+        diff
+    }
+
+    fn spawn(&self, meta: Arc<TargetMeta>) -> JoinHandle<()> {
+        let offset = self.offset(&meta.target.name, meta.target.interval);
+        let prober = self.prober.clone();
+        let state = self.state.clone();
+        let permits = self.permits.clone();
+        tokio::spawn(run_target(meta, prober, state, permits, offset))
+    }
+
+    /// Stops every task; their series stay in the state until it is dropped.
+    pub fn shutdown(&mut self) {
+        for (_, t) in self.tasks.drain() {
+            t.handle.abort();
+        }
+    }
+}
+
+impl Drop for Scheduler {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+async fn run_target(
+    meta: Arc<TargetMeta>,
+    prober: Arc<dyn Prober>,
+    state: Arc<State>,
+    permits: Permits,
+    offset: Duration,
+) {
+    let t = &meta.target;
+    let req = t.request();
+    let mut session = Session::default();
+    let mut ticker = tokio::time::interval_at(Instant::now() + offset, t.interval);
+    ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
+    let mut was_up: Option<bool> = None;
+    loop {
+        ticker.tick().await;
+        let (result, took) = poll_once(&*prober, &permits, &req, &mut session).await;
+        // Per-poll detail is debug; a change between up and down is worth an operator's eye.
+        let up = result.is_ok();
+        match &result {
+            Ok(s) => {
+                tracing::debug!(target_name = %t.name, online = s.online, max = s.max, "poll ok")
+            }
+            Err(f) => {
+                tracing::debug!(target_name = %t.name, reason = %f.reason, detail = %f.detail, "poll failed")
+            }
+        }
+        match (&result, was_up) {
+            (Ok(_), Some(false)) => tracing::info!(target_name = %t.name, "target is up again"),
+            (Err(f), Some(true) | None) => {
+                tracing::warn!(target_name = %t.name, reason = %f.reason, detail = %f.detail, "target is down")
+            }
+            _ => {}
+        }
+        was_up = Some(up);
+        state.record(&meta, result, took, SystemTime::now());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+    use crate::net::Address;
+    use crate::protocol::Protocol;
+
+    /// Counts polls per target and how many run at once; each poll takes `delay`.
+    #[derive(Default)]
+    struct Fake {
+        delay: Duration,
+        calls: Mutex<Vec<(String, Instant)>>,
+        in_flight: AtomicUsize,
+        max_in_flight: AtomicUsize,
+    }
+
+    impl Prober for Fake {
+        fn poll<'a>(&'a self, req: &'a Request, _s: &'a mut Session) -> PollFuture<'a> {
+            Box::pin(async move {
+                let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+                self.max_in_flight.fetch_max(now, Ordering::SeqCst);
+                self.calls
+                    .lock()
+                    .unwrap()
+                    .push((req.address.host.clone(), Instant::now()));
+                tokio::time::sleep(self.delay).await;
+                self.in_flight.fetch_sub(1, Ordering::SeqCst);
+                Ok(Status {
+                    online: 1,
+                    ..Default::default()
+                })
+            })
+        }
+    }
+
+    fn target(name: &str, interval: u64) -> Target {
+        Target {
+            name: name.into(),
+            protocol: Protocol::A2s,
+            address: Address::parse(name).unwrap(),
+            interval: Duration::from_secs(interval),
+            timeout: Duration::from_secs(interval) / 2,
+            encoding: encoding_rs::WINDOWS_1252,
+            labels: BTreeMap::new(),
+            limits: Default::default(),
+        }
+    }
+
+    fn calls_of(f: &Fake, name: &str) -> Vec<Instant> {
+        let calls = f.calls.lock().unwrap();
+        calls
+            .iter()
+            .filter(|(n, _)| n == name)
+            .map(|(_, t)| *t)
+            .collect()
+    }
+
+    /// Offsets are spread within the interval and stable per name.
+    #[test]
+    fn offsets_within_interval() {
+        let s = Scheduler::new(Arc::new(Fake::default()), Arc::default(), 1);
+        let i = Duration::from_secs(15);
+        let offs: Vec<Duration> = (0..100).map(|n| s.offset(&format!("t{n}"), i)).collect();
+        assert!(offs.iter().all(|o| *o < i));
+        assert_eq!(s.offset("t1", i), offs[1]);
+        let early = offs.iter().filter(|o| **o < i / 2).count();
+        assert!(
+            (20..=80).contains(&early),
+            "{early} of 100 in the first half"
+        );
+    }
+
+    /// The first poll waits for the offset, later ones follow the interval.
+    #[tokio::test(start_paused = true)]
+    async fn polls_on_interval_after_offset() {
+        let fake = Arc::new(Fake::default());
+        let state: Arc<State> = Arc::default();
+        let mut s = Scheduler::new(fake.clone(), state.clone(), 4);
+        let start = Instant::now();
+        let offset = s.offset("a", Duration::from_secs(10));
+        s.apply(&[target("a", 10)], 4);
+        tokio::time::sleep(Duration::from_secs(35)).await;
+        let calls = calls_of(&fake, "a");
+        let want: Vec<Instant> = (0..4)
+            .map(|k| start + offset + Duration::from_secs(10 * k))
+            .filter(|t| *t <= start + Duration::from_secs(35))
+            .collect();
+        // tokio timers fire on whole milliseconds.
+        assert_eq!(calls.len(), want.len());
+        for (got, want) in calls.iter().zip(&want) {
+            assert!(*got >= *want && *got - *want < Duration::from_millis(2));
+        }
+        assert_eq!(state.get("a").unwrap().queries, want.len() as u64);
+    }
+
+    /// A poll longer than the interval delays the next one instead of overlapping it.
+    #[tokio::test(start_paused = true)]
+    async fn never_overlaps_itself() {
+        let fake = Arc::new(Fake {
+            delay: Duration::from_secs(25),
+            ..Default::default()
+        });
+        let mut s = Scheduler::new(fake.clone(), Arc::default(), 4);
+        // timeout 5s + grace would cut a 25s poll; give this target a long timeout.
+        let mut t = target("a", 10);
+        t.timeout = Duration::from_secs(60);
+        s.apply(&[t], 4);
+        tokio::time::sleep(Duration::from_secs(100)).await;
+        let calls = calls_of(&fake, "a");
+        assert!(calls.len() >= 3);
+        for w in calls.windows(2) {
+            assert!(w[1] - w[0] >= Duration::from_secs(25));
+        }
+        assert_eq!(fake.max_in_flight.load(Ordering::SeqCst), 1);
+    }
+
+    /// The global cap bounds polls in flight across targets.
+    #[tokio::test(start_paused = true)]
+    async fn global_cap() {
+        let fake = Arc::new(Fake {
+            delay: Duration::from_secs(4),
+            ..Default::default()
+        });
+        let mut s = Scheduler::new(fake.clone(), Arc::default(), 2);
+        let targets: Vec<Target> = (0..20).map(|n| target(&format!("t{n}"), 10)).collect();
+        s.apply(&targets, 2);
+        tokio::time::sleep(Duration::from_secs(60)).await;
+        assert_eq!(fake.max_in_flight.load(Ordering::SeqCst), 2);
+        assert!(fake.calls.lock().unwrap().len() >= 20);
+    }
+
+    /// A prober ignoring its deadline is cut off as a timeout.
+    #[tokio::test(start_paused = true)]
+    async fn overrun_is_timeout() {
+        let fake = Arc::new(Fake {
+            delay: Duration::from_secs(1000),
+            ..Default::default()
+        });
+        let state: Arc<State> = Arc::default();
+        let mut s = Scheduler::new(fake.clone(), state.clone(), 2);
+        s.apply(&[target("a", 10)], 2);
+        tokio::time::sleep(Duration::from_secs(20)).await;
+        let e = state.get("a").unwrap();
+        assert!(e.queries >= 1);
+        assert_eq!(e.failures[0], e.queries);
+        assert_eq!(e.last_duration, Duration::from_secs(6));
+    }
+
+    /// Reload by diff: kept targets keep counters, changed ones restart, removed ones vanish.
+    #[tokio::test(start_paused = true)]
+    async fn reload_by_diff() {
+        let fake = Arc::new(Fake::default());
+        let state: Arc<State> = Arc::default();
+        let mut s = Scheduler::new(fake.clone(), state.clone(), 4);
+        s.apply(&[target("a", 10), target("b", 10), target("c", 10)], 4);
+        tokio::time::sleep(Duration::from_secs(25)).await;
+        let before_a = state.get("a").unwrap().queries;
+        assert!(before_a >= 2);
+        let mut b2 = target("b", 10);
+        b2.labels.insert("region".into(), "eu".into());
+        let diff = s.apply(&[target("a", 10), b2, target("d", 10)], 4);
+        assert_eq!(
+            diff,
+            Diff {
+                added: vec!["d".into()],
+                changed: vec!["b".into()],
+                removed: vec!["c".into()],
+                kept: 1,
+            }
+        );
+        assert_eq!(state.get("a").unwrap().queries, before_a);
+        assert_eq!(state.get("b").unwrap().queries, 0);
+        assert!(state
+            .get("b")
+            .unwrap()
+            .meta
+            .labels
+            .contains("region=\"eu\""));
+        assert!(state.get("c").is_none());
+        let c_calls = calls_of(&fake, "c").len();
+        tokio::time::sleep(Duration::from_secs(25)).await;
+        assert!(state.get("a").unwrap().queries >= before_a + 2);
+        assert!(state.get("b").unwrap().queries >= 2);
+        assert!(state.get("d").unwrap().queries >= 2);
+        assert_eq!(
+            calls_of(&fake, "c").len(),
+            c_calls,
+            "removed target stopped"
+        );
+    }
+}

@@ -1,1 +1,267 @@
-//! TODO: daemon (state).
+//! The latest result of every configured target, shared between the target tasks (writers)
+//! and the renderer (reader).
+//!
+//! Writers hold the lock for one map update; the renderer takes a [`State::snapshot`], which
+//! copies reference-counted pointers only, and encodes outside the lock. A task writes only
+//! while its own [`TargetMeta`] is still the current one, so a poll that was in flight while a
+//! reload replaced its target cannot leak into the new target's series.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, SystemTime};
+
+use crate::config::Target;
+use crate::metrics::encode::push_label_value;
+use crate::status::{Failure, Reason, Status};
+
+/// A configured target plus its label set pre-encoded for the exposition formats, built once
+/// per config load so a scrape does not re-escape 10,000 label sets.
+#[derive(Debug, PartialEq)]
+pub struct TargetMeta {
+    pub target: Target,
+    /// `target="…",protocol="…",extra="…"`, escaped, without braces.
+    pub labels: String,
+}
+
+impl TargetMeta {
+    pub fn new(target: Target) -> TargetMeta {
+        let mut labels = String::with_capacity(64);
+        labels.push_str("target=\"");
+        push_label_value(&mut labels, &target.name);
+        labels.push_str("\",protocol=\"");
+        labels.push_str(target.protocol.as_str());
+        labels.push('"');
+        for (k, v) in &target.labels {
+            labels.push(',');
+            labels.push_str(k);
+            labels.push_str("=\"");
+            push_label_value(&mut labels, v);
+            labels.push('"');
+        }
+        TargetMeta { target, labels }
+    }
+}
+
+/// What the last poll of a target gave.
+#[derive(Debug, Clone)]
+pub enum Outcome {
+    Up(Arc<Status>),
+    Down(Arc<Failure>),
+}
+
+/// Everything published about one target.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub meta: Arc<TargetMeta>,
+    /// `None` until the first poll finishes.
+    pub last: Option<Outcome>,
+    pub queries: u64,
+    /// Failures per reason, indexed like [`Reason::ALL`].
+    pub failures: [u64; Reason::ALL.len()],
+    pub last_success: Option<SystemTime>,
+    /// Wall time of the last poll, DNS and retries included.
+    pub last_duration: Duration,
+}
+
+impl Entry {
+    pub fn new(meta: Arc<TargetMeta>) -> Entry {
+        Entry {
+            meta,
+            last: None,
+            queries: 0,
+            failures: [0; Reason::ALL.len()],
+            last_success: None,
+            last_duration: Duration::ZERO,
+        }
+    }
+
+    /// Folds one poll result in.
+    pub fn record(&mut self, result: Result<Status, Failure>, took: Duration, now: SystemTime) {
+        self.queries += 1;
+        self.last_duration = took;
+        self.last = Some(match result {
+            Ok(status) => {
+                self.last_success = Some(now);
+                Outcome::Up(Arc::new(status))
+            }
+            Err(failure) => {
+                if let Some(i) = Reason::ALL.iter().position(|r| *r == failure.reason) {
+                    self.failures[i] += 1;
+                }
+                Outcome::Down(Arc::new(failure))
+            }
+        });
+    }
+}
+
+/// Facts about the configuration itself, published as exporter self-metrics.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ReloadInfo {
+    pub successful: bool,
+    pub last_success: SystemTime,
+}
+
+/// The shared table of targets, sorted by name so the exposition order is stable.
+#[derive(Debug)]
+pub struct State {
+    targets: Mutex<BTreeMap<String, Entry>>,
+    reload: Mutex<ReloadInfo>,
+    ready: AtomicBool,
+}
+
+impl Default for State {
+    fn default() -> Self {
+        State {
+            targets: Mutex::new(BTreeMap::new()),
+            reload: Mutex::new(ReloadInfo {
+                successful: true,
+                last_success: SystemTime::now(),
+            }),
+            ready: AtomicBool::new(false),
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Every critical section here is a plain map or field update that cannot be left
+    // half-done by a panic, so a poisoned lock still holds consistent data.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl State {
+    /// Starts publishing `meta` with a fresh entry, replacing any previous one of that name.
+    pub fn insert(&self, meta: Arc<TargetMeta>) {
+        let name = meta.target.name.clone();
+        lock(&self.targets).insert(name, Entry::new(meta));
+    }
+
+    /// Stops publishing a target: all its series disappear.
+    pub fn remove(&self, name: &str) {
+        lock(&self.targets).remove(name);
+    }
+
+    /// Records a poll of `meta`, unless a reload has replaced or removed it meanwhile.
+    pub fn record(
+        &self,
+        meta: &Arc<TargetMeta>,
+        result: Result<Status, Failure>,
+        took: Duration,
+        now: SystemTime,
+    ) {
+        let mut targets = lock(&self.targets);
+        if let Some(e) = targets.get_mut(&meta.target.name) {
+            if Arc::ptr_eq(&e.meta, meta) {
+                e.record(result, took, now);
+            }
+        }
+    }
+
+    /// A copy of every entry, cheap: statuses and failures are shared, not cloned.
+    pub fn snapshot(&self) -> Vec<Entry> {
+        lock(&self.targets).values().cloned().collect()
+    }
+
+    /// The entry of one target, if configured.
+    pub fn get(&self, name: &str) -> Option<Entry> {
+        lock(&self.targets).get(name).cloned()
+    }
+
+    pub fn set_reload(&self, successful: bool, now: SystemTime) {
+        let mut r = lock(&self.reload);
+        r.successful = successful;
+        if successful {
+            r.last_success = now;
+        }
+    }
+
+    pub fn reload_info(&self) -> ReloadInfo {
+        *lock(&self.reload)
+    }
+
+    /// True once every target has finished at least one poll. Latched: targets added by a
+    /// later reload do not make a running exporter unready (that would pull it out of a load
+    /// balancer for a config change).
+    pub fn ready(&self) -> bool {
+        if self.ready.load(Ordering::Relaxed) {
+            return true;
+        }
+        let all = lock(&self.targets).values().all(|e| e.last.is_some());
+        if all {
+            self.ready.store(true, Ordering::Relaxed);
+        }
+        all
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::Address;
+    use crate::protocol::Protocol;
+
+    pub(crate) fn target(name: &str) -> Target {
+        Target {
+            name: name.into(),
+            protocol: Protocol::A2s,
+            address: Address::parse("127.0.0.1:1").unwrap(),
+            interval: Duration::from_secs(15),
+            timeout: Duration::from_secs(5),
+            encoding: encoding_rs::WINDOWS_1252,
+            labels: BTreeMap::from([("region".to_string(), "e\"u".to_string())]),
+            limits: Default::default(),
+        }
+    }
+
+    /// The label set is escaped once, target and protocol first, extra labels sorted.
+    #[test]
+    fn pre_encoded_labels() {
+        let m = TargetMeta::new(target("a\\b"));
+        assert_eq!(m.labels, r#"target="a\\b",protocol="a2s",region="e\"u""#);
+    }
+
+    /// Success and failure update counters, the last outcome and the success time.
+    #[test]
+    fn record_counts() {
+        let s = State::default();
+        let meta = Arc::new(TargetMeta::new(target("a")));
+        s.insert(meta.clone());
+        assert!(!s.ready());
+        let t0 = SystemTime::UNIX_EPOCH + Duration::from_secs(100);
+        s.record(&meta, Ok(Status::default()), Duration::from_millis(5), t0);
+        let later = t0 + Duration::from_secs(10);
+        let fail = Failure::new(Reason::Timeout, "x");
+        s.record(&meta, Err(fail), Duration::from_secs(5), later);
+        let e = s.get("a").unwrap();
+        assert_eq!(e.queries, 2);
+        assert_eq!(e.failures[0], 1);
+        assert_eq!(e.last_success, Some(t0));
+        assert_eq!(e.last_duration, Duration::from_secs(5));
+        assert!(matches!(e.last, Some(Outcome::Down(_))));
+        assert!(s.ready());
+    }
+
+    /// A poll finishing after its target was replaced by a reload is dropped.
+    #[test]
+    fn stale_writer_ignored() {
+        let s = State::default();
+        let old = Arc::new(TargetMeta::new(target("a")));
+        s.insert(old.clone());
+        s.insert(Arc::new(TargetMeta::new(target("a"))));
+        s.record(
+            &old,
+            Ok(Status::default()),
+            Duration::ZERO,
+            SystemTime::now(),
+        );
+        assert_eq!(s.get("a").unwrap().queries, 0);
+        s.remove("a");
+        s.record(
+            &old,
+            Ok(Status::default()),
+            Duration::ZERO,
+            SystemTime::now(),
+        );
+        assert!(s.snapshot().is_empty());
+    }
+}

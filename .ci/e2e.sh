@@ -1,0 +1,293 @@
+#!/usr/bin/env bash
+# End-to-end check: `gameserver-exporter demo` scraped by a real Prometheus, then the
+# dashboard, the alert rules and the example configs are checked against what arrives.
+#
+# Needs (installed by the caller, see .ci/run): prometheus + promtool, curl, python3.
+# Uses target/debug/gameserver-exporter (built if missing), or $GSE_BIN.
+# Every listener binds 127.0.0.1 on a port the OS hands out; nothing leaves loopback.
+# Ends with "N passed, N failed"; exits non-zero if any check failed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+bin=${GSE_BIN:-$root/target/debug/gameserver-exporter}
+if [[ -z ${GSE_BIN:-} && ! -x $bin ]]; then
+    cargo build --locked --bin gameserver-exporter
+fi
+for tool in prometheus promtool curl python3; do
+    command -v "$tool" >/dev/null || { echo "e2e: $tool not found (.ci/run installs it)" >&2; exit 1; }
+done
+
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+    local pid
+    for pid in "${pids[@]}"; do
+        kill "$pid" 2>/dev/null || true
+    done
+    for pid in "${pids[@]}"; do
+        wait "$pid" 2>/dev/null || true
+    done
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); echo "ok    $*"; }
+fail() { failed=$((failed + 1)); echo "FAIL  $*"; }
+# check NAME COMMAND...: runs the command, output shown only when it fails.
+check() {
+    local name=$1 out
+    shift
+    if out=$("$@" 2>&1); then
+        pass "$name"
+    else
+        fail "$name"
+        sed 's/^/      /' <<<"$out"
+    fi
+}
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+# wait_http URL SECONDS [PID]: polls until URL answers 2xx; gives up at the deadline or
+# as soon as PID (the server expected to answer) has exited.
+wait_http() {
+    local url=$1 deadline=$((SECONDS + $2)) pid=${3:-}
+    until curl -fsS -o /dev/null --max-time 2 "$url" 2>/dev/null; do
+        ((SECONDS < deadline)) || return 1
+        if [[ -n $pid ]] && ! kill -0 "$pid" 2>/dev/null; then
+            echo "process $pid exited" >&2
+            return 1
+        fi
+        sleep 0.5
+    done
+}
+dump_logs() {
+    echo "--- exporter log (tail)"; tail -n 30 "$tmp/exporter.log" 2>/dev/null || true
+    echo "--- daemon log (tail)"; tail -n 30 "$tmp/daemon.log" 2>/dev/null || true
+    echo "--- prometheus log (tail)"; tail -n 30 "$tmp/prometheus.log" 2>/dev/null || true
+}
+
+# Static checks first: they need nothing running.
+check "promtool check config prometheus/scrape-scheduled.yml" promtool check config prometheus/scrape-scheduled.yml
+check "promtool check config prometheus/scrape-probe.yml" promtool check config prometheus/scrape-probe.yml
+check "promtool test rules prometheus/alerts_test.yml" promtool test rules prometheus/alerts_test.yml
+
+# The exporter, in demo mode: simulated servers of every protocol on 127.0.0.1.
+exporter_port=$(free_port)
+exporter=127.0.0.1:$exporter_port
+"$bin" demo --listen "$exporter" >"$tmp/exporter.log" 2>&1 &
+pids+=($!)
+if wait_http "http://$exporter/-/healthy" 20 "${pids[-1]}"; then
+    pass "exporter demo answers /-/healthy on $exporter"
+else
+    fail "exporter demo answers /-/healthy on $exporter"
+    dump_logs
+    echo "$passed passed, $failed failed"
+    exit 1
+fi
+check "exporter /-/ready within 15s" wait_http "http://$exporter/-/ready" 15
+
+# A second exporter in daemon mode (--config): one target on the demo's A2S simulator with a
+# custom label, one on a closed loopback TCP port (so failure counters and a down target
+# exist), and probe_allowed_networks for the ad-hoc probes of the sharded setup.
+declare -A sim
+for _ in $(seq 20); do # the lines may trail the listener by a moment
+    (($(grep -cE '^ *[a-z0-9-]+ simulator on ' "$tmp/exporter.log") >= 4)) && break
+    sleep 0.25
+done
+while read -r proto _ _ addr; do
+    sim[$proto]=$addr
+done < <(grep -E '^ *[a-z0-9-]+ simulator on 127\.0\.0\.1:[0-9]+$' "$tmp/exporter.log")
+if ((${#sim[@]} == 4)); then
+    pass "demo printed the addresses of 4 simulators (${!sim[*]})"
+else
+    fail "demo printed the addresses of 4 simulators (${!sim[*]})"
+    dump_logs
+    echo "$passed passed, $failed failed"
+    exit 1
+fi
+closed_port=$(free_port) # free now, and nothing here binds it
+daemon_port=$(free_port)
+daemon=127.0.0.1:$daemon_port
+cat >"$tmp/exporter.toml" <<TOML
+[exporter]
+listen = "127.0.0.1:1"
+interval = "2s"
+timeout = "1s"
+probe_allowed_networks = ["127.0.0.0/8"]
+
+[[target]]
+name = "e2e-a2s"
+protocol = "a2s"
+address = "${sim[a2s]}"
+labels = { env = "e2e" }
+
+[[target]]
+name = "e2e-closed"
+protocol = "minecraft"
+address = "127.0.0.1:$closed_port"
+TOML
+check "check-config accepts the e2e config" "$bin" check-config "$tmp/exporter.toml"
+"$bin" --config "$tmp/exporter.toml" --listen "$daemon" --log-level warn >"$tmp/daemon.log" 2>&1 &
+pids+=($!)
+daemon_pid=$!
+check "daemon (--config, --listen overrides exporter.listen) answers /-/healthy" wait_http "http://$daemon/-/healthy" 20 "$daemon_pid"
+
+# Prometheus: /metrics of both exporters (scheduled mode), /probe via /sd (probe mode), and
+# ad-hoc probes of the simulators from file_sd (the sharded job of scrape-probe.yml, on one
+# replica); evaluating prometheus/alerts.yml, with its own port and throwaway storage.
+cat >"$tmp/gameservers.yml" <<YAML
+- targets: ["${sim[a2s]}"]
+  labels: {protocol: a2s}
+- targets: ["${sim[minecraft]}"]
+  labels: {protocol: minecraft}
+- targets: ["${sim[minecraft-query]}"]
+  labels: {protocol: minecraft-query}
+- targets: ["${sim[samp]}"]
+  labels: {protocol: samp}
+YAML
+prom_port=$(free_port)
+prom=127.0.0.1:$prom_port
+cat >"$tmp/prometheus.yml" <<YAML
+global:
+  scrape_interval: 2s
+  scrape_timeout: 2s
+  evaluation_interval: 2s
+rule_files:
+  - $root/prometheus/alerts.yml
+scrape_configs:
+  - job_name: gameserver
+    static_configs:
+      - targets: ["$exporter"]
+  - job_name: gameserver-daemon
+    static_configs:
+      - targets: ["$daemon"]
+  - job_name: gameserver-probe
+    metrics_path: /probe
+    honor_labels: true
+    http_sd_configs:
+      - url: http://$exporter/sd
+        refresh_interval: 5s
+    relabel_configs:
+      - source_labels: [__address__]
+        target_label: __param_target
+      - source_labels: [__param_target]
+        target_label: instance
+      - target_label: __address__
+        replacement: $exporter
+  - job_name: gameserver-probe-adhoc
+    metrics_path: /probe
+    honor_labels: true
+    file_sd_configs:
+      - files: ["$tmp/gameservers.yml"]
+        refresh_interval: 5s
+    relabel_configs:
+      - source_labels: [__address__]
+        target_label: __param_address
+      - source_labels: [protocol]
+        target_label: __param_protocol
+      - source_labels: [__address__]
+        target_label: instance
+      - source_labels: [__address__]
+        modulus: 1
+        target_label: __tmp_shard
+        action: hashmod
+      - source_labels: [__tmp_shard]
+        regex: "0"
+        target_label: __address__
+        replacement: $daemon
+YAML
+check "promtool check config (e2e Prometheus config)" promtool check config "$tmp/prometheus.yml"
+prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/data" \
+    --web.listen-address="$prom" --log.level=warn >"$tmp/prometheus.log" 2>&1 &
+pids+=($!)
+if ! wait_http "http://$prom/-/ready" 30 "${pids[-1]}"; then
+    fail "prometheus ready on $prom"
+    dump_logs
+    echo "$passed passed, $failed failed"
+    exit 1
+fi
+pass "prometheus $(prometheus --version 2>&1 | awk 'NR == 1 { print $3 }') ready on $prom"
+
+# What the exporter serves, checked directly.
+lint_metrics() {
+    local out rc
+    out=$(promtool check metrics <"$1" 2>&1) && rc=0 || rc=$?
+    echo "$out"
+    [[ $rc -eq 0 && -s $1 && -z $out ]]
+}
+curl -fsS --max-time 5 "http://$exporter/metrics" >"$tmp/metrics.txt" || true
+check "promtool check metrics on the demo's /metrics" lint_metrics "$tmp/metrics.txt"
+# Wait for the closed target's first failure so its failure counter is in the scrape.
+closed_target_failing() {
+    local _
+    for _ in $(seq 20); do
+        curl -fsS --max-time 2 "http://$daemon/metrics" >"$tmp/daemon-metrics.txt" 2>/dev/null || true
+        grep -q '^gameserver_query_failures_total{target="e2e-closed",protocol="minecraft",reason="refused"} [1-9]' "$tmp/daemon-metrics.txt" &&
+            grep -q '^gameserver_up{target="e2e-closed",protocol="minecraft"} 0$' "$tmp/daemon-metrics.txt" && return 0
+        sleep 0.5
+    done
+    grep e2e-closed "$tmp/daemon-metrics.txt"
+    return 1
+}
+check 'daemon reports e2e-closed down with reason="refused" within 10s' closed_target_failing
+check "promtool check metrics on the daemon's /metrics" lint_metrics "$tmp/daemon-metrics.txt"
+no_gauges_while_down() {
+    ! grep -E '^gameserver_(players_[a-z]+|latency_seconds|info)\{target="e2e-closed"' "$tmp/daemon-metrics.txt"
+}
+check "no players/latency/info series for the down target" no_gauges_while_down
+check "/metrics as OpenMetrics when asked" bash -c '
+    ct=$(curl -fsS --max-time 5 -o "$2" -w "%{content_type}" -H "Accept: application/openmetrics-text;version=1.0.0" "$1")
+    echo "content-type: $ct"; tail -n 1 "$2"
+    [[ $ct == application/openmetrics-text* ]] && [[ $(tail -n 1 "$2") == "# EOF" ]]' _ "http://$exporter/metrics" "$tmp/openmetrics.txt"
+curl -fsS --max-time 5 "http://$exporter/sd" >"$tmp/sd.json" || true
+
+# Everything else goes through Prometheus's HTTP API, in Python.
+set +e
+python3 "$root/.ci/e2e_checks.py" --prometheus "http://$prom" --exporter "http://$exporter" \
+    --metrics "$tmp/metrics.txt" --metrics "$tmp/daemon-metrics.txt" --sd "$tmp/sd.json" \
+    --dashboard "$root/grafana/gameserver-exporter.json" --rules "$root/prometheus/alerts.yml" \
+    | tee "$tmp/checks.out"
+set -e
+
+# Reloads, last because a failed one leaves its mark: POST /-/reload of a good file succeeds; a
+# broken file sent with SIGHUP is refused, and the exporter keeps serving the old targets.
+reload_status() {
+    curl -fsS --max-time 2 "http://$daemon/metrics" | awk '$1 == "gameserver_config_last_reload_successful" { print $2 }'
+}
+reload_good() {
+    curl -fsS --max-time 5 -X POST "http://$daemon/-/reload" && [[ $(reload_status) == 1 ]]
+}
+reload_broken() {
+    local _
+    kill -HUP "$daemon_pid"
+    for _ in $(seq 10); do
+        [[ $(reload_status) == 0 ]] && return 0
+        sleep 0.5
+    done
+    return 1
+}
+still_serving() {
+    kill -0 "$daemon_pid" && curl -fsS --max-time 2 "http://$daemon/metrics" | grep -q '^gameserver_up{target="e2e-a2s"'
+}
+check "POST /-/reload with a good config: reload successful" reload_good
+printf 'this is = not [valid toml\n' >>"$tmp/exporter.toml"
+check "SIGHUP with a broken config: gameserver_config_last_reload_successful 0 within 5s" reload_broken
+check "after the refused reload the daemon still serves its targets" still_serving
+
+py_passed=$(grep -c '^ok ' "$tmp/checks.out" || true)
+py_failed=$(grep -c '^FAIL ' "$tmp/checks.out" || true)
+if ! grep -q '^checks done$' "$tmp/checks.out"; then
+    fail "e2e_checks.py ran to completion"
+fi
+passed=$((passed + py_passed))
+failed=$((failed + py_failed))
+
+if ((failed > 0)); then
+    dump_logs
+fi
+echo "$passed passed, $failed failed"
+((failed == 0))

@@ -1,0 +1,182 @@
+//! `gameserver-exporter demo`: simulators of every protocol on 127.0.0.1, players coming and
+//! going so graphs move, and the exporter polling them every 5 s.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+
+use crate::config::{self, Config};
+use crate::net::Address;
+use crate::protocol::Protocol;
+use crate::simulate::{self, SimServer, World, WorldState};
+
+/// How often the demo polls its simulators.
+pub const DEMO_INTERVAL: Duration = Duration::from_secs(5);
+/// How often a player joins or leaves.
+const CHURN_EVERY: Duration = Duration::from_secs(2);
+
+/// The simulators of one demo, with the worlds that drive them.
+pub struct Demo {
+    pub servers: Vec<(Protocol, World, SimServer)>,
+}
+
+/// The world a simulator starts from; most `spawn_demo`s dress their own, the Minecraft one
+/// serves whatever it is given.
+fn demo_world(protocol: Protocol) -> WorldState {
+    match protocol {
+        Protocol::Minecraft => WorldState {
+            name: "A Demo Minecraft Server".into(),
+            map: "world".into(),
+            game: "Minecraft".into(),
+            version: "1.21.4".into(),
+            max: 20,
+            rules: Vec::new(),
+            ..WorldState::default()
+        },
+        _ => WorldState::default(),
+    }
+}
+
+/// Starts one simulator per protocol, each with its own world (each simulator's
+/// `spawn_demo` dresses its world as a typical server of its kind). A simulator that cannot
+/// start is reported and left out, so the others still demo.
+pub async fn spawn_all() -> std::io::Result<Demo> {
+    let mut servers = Vec::new();
+    for p in Protocol::ALL {
+        let world = World::new(demo_world(p));
+        let server = match p {
+            Protocol::A2s => simulate::a2s::spawn_demo(world.clone()).await,
+            Protocol::Minecraft => simulate::minecraft::spawn_demo(world.clone()).await,
+            Protocol::MinecraftQuery => simulate::mcquery::spawn_demo(world.clone()).await,
+            Protocol::Samp => simulate::samp::spawn_demo(world.clone()).await,
+        };
+        match server {
+            Ok(server) => servers.push((p, world, server)),
+            Err(e) => {
+                tracing::warn!(protocol = %p, error = %e, "simulator did not start; left out")
+            }
+        }
+    }
+    if servers.is_empty() {
+        return Err(std::io::Error::other("no simulator could start"));
+    }
+    Ok(Demo { servers })
+}
+
+impl Demo {
+    /// The exporter configuration polling these simulators.
+    pub fn config(&self, listen: SocketAddr) -> Config {
+        let mut c = config::parse("demo", "").expect("the empty configuration is valid");
+        c.exporter.listen = listen;
+        c.exporter.interval = DEMO_INTERVAL;
+        c.exporter.timeout = Duration::from_secs(2);
+        for (p, _, server) in &self.servers {
+            c.targets.push(config::Target {
+                name: format!("demo-{p}"),
+                protocol: *p,
+                address: Address {
+                    host: server.addr.ip().to_string(),
+                    port: Some(server.addr.port()),
+                },
+                interval: DEMO_INTERVAL,
+                timeout: Duration::from_secs(2),
+                encoding: encoding_rs::WINDOWS_1252,
+                labels: [("env".to_string(), "demo".to_string())].into(),
+                limits: c.exporter.limits,
+            });
+        }
+        c
+    }
+
+    /// Players join and leave every couple of seconds, between 0 and the world's capacity.
+    pub fn churn(&self) -> tokio::task::JoinHandle<()> {
+        let worlds: Vec<World> = self.servers.iter().map(|(_, w, _)| w.clone()).collect();
+        tokio::spawn(async move {
+            let mut tick = 0u64;
+            let mut ticker = tokio::time::interval(CHURN_EVERY);
+            loop {
+                ticker.tick().await;
+                tick += 1;
+                for (i, w) in worlds.iter().enumerate() {
+                    w.update(|s| churn_step(s, tick + i as u64 * 7));
+                }
+            }
+        })
+    }
+}
+
+/// One step of a deterministic wave: mostly joins while rising, mostly leaves while falling.
+pub fn churn_step(s: &mut WorldState, tick: u64) {
+    let cap = s.max.saturating_sub(s.bots).min(24) as usize;
+    let rising = (tick / 15).is_multiple_of(2);
+    let n = s.players.len();
+    if (rising && n < cap) || n == 0 {
+        let id = tick % 1000;
+        s.players
+            .push((format!("player{id}"), (tick % 50) as i32, 0.0));
+    } else if n > 0 {
+        s.players.remove((tick as usize) % n);
+    }
+    for p in &mut s.players {
+        p.2 += CHURN_EVERY.as_secs_f32();
+        p.1 += (tick % 3) as i32;
+    }
+}
+
+/// Runs the demo on `listen` until `shutdown` resolves. Prints the metrics URL once listening.
+pub async fn run(
+    listen: SocketAddr,
+    shutdown: impl std::future::Future<Output = ()>,
+) -> std::io::Result<()> {
+    let listener = TcpListener::bind(listen).await?;
+    run_on(listener, shutdown).await
+}
+
+/// [`run`] on a listener the caller bound (tests use port 0).
+pub async fn run_on(
+    listener: TcpListener,
+    shutdown: impl std::future::Future<Output = ()>,
+) -> std::io::Result<()> {
+    let demo = spawn_all().await?;
+    let local = listener.local_addr()?;
+    let config = demo.config(local);
+    for (p, _, s) in &demo.servers {
+        println!("{p:>16} simulator on {}", s.addr);
+    }
+    println!("metrics: http://{local}/metrics");
+    let churn = demo.churn();
+    let result = crate::daemon::run(
+        config,
+        None,
+        Arc::new(crate::scheduler::QueryProber),
+        listener,
+        shutdown,
+    )
+    .await;
+    churn.abort();
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The player count rises to the cap, then falls, and never exceeds capacity.
+    #[test]
+    fn churn_moves_within_bounds() {
+        let mut w = WorldState {
+            max: 50,
+            ..WorldState::default()
+        };
+        let mut counts = Vec::new();
+        for tick in 0..60 {
+            churn_step(&mut w, tick);
+            counts.push(w.players.len());
+        }
+        assert!(counts.iter().all(|&n| n <= 24));
+        assert_eq!(counts[14], 15);
+        assert!(counts[29] < counts[14]);
+    }
+}

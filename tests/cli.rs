@@ -1,0 +1,246 @@
+//! The binary's command line: check-config and query, run as a child process.
+
+use std::process::{Command, Output};
+
+use gameserver_exporter::simulate::{self, World, WorldState};
+
+fn exe() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_gameserver-exporter"))
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn temp(name: &str, content: &str) -> std::path::PathBuf {
+    let p = std::env::temp_dir().join(format!("gse-cli-{}-{name}", std::process::id()));
+    std::fs::write(&p, content).unwrap();
+    p
+}
+
+/// The shipped example configuration is valid and has four targets.
+#[test]
+fn example_config_passes() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/exporter.example.toml");
+    let out = exe().args(["check-config", path]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stdout));
+    assert_eq!(text(&out.stdout), format!("{path}: OK (4 targets)\n"));
+}
+
+/// A bad file prints its error (file, line, key) and exits 1.
+#[test]
+fn bad_config_fails() {
+    let p = temp(
+        "bad.toml",
+        "[exporter]\ninterval = \"15s\"\ntimeout = \"20s\"\n",
+    );
+    let out = exe().arg("check-config").arg(&p).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let name = p.file_name().unwrap().to_string_lossy();
+    assert_eq!(
+        text(&out.stdout),
+        format!("{name}:3: exporter.timeout: 20s must be shorter than interval 15s\n")
+    );
+    let _ = std::fs::remove_file(p);
+}
+
+fn closed_udp_port() -> u16 {
+    // Bind, note the port, release it: nothing listens there afterwards.
+    let s = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    s.local_addr().unwrap().port()
+}
+
+/// Querying a closed port exits 1 with a one-line reason on stderr.
+#[test]
+fn query_closed_port() {
+    let port = closed_udp_port();
+    let out: Output = exe()
+        .args([
+            "query",
+            "samp",
+            &format!("127.0.0.1:{port}"),
+            "--timeout",
+            "500ms",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.starts_with("error: refused: ") || err.starts_with("error: timeout: "),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1);
+}
+
+/// Unknown protocol and encoding names are clear errors.
+#[test]
+fn query_bad_names() {
+    let out = exe().args(["query", "doom", "127.0.0.1"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        "error: unknown protocol \"doom\" (one of: a2s, minecraft, minecraft-query, samp)\n"
+    );
+    let out = exe()
+        .args(["query", "samp", "127.0.0.1", "--encoding", "klingon"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(text(&out.stderr), "error: unknown encoding \"klingon\"\n");
+}
+
+fn world() -> WorldState {
+    WorldState {
+        name: "CLI Test".into(),
+        max: 10,
+        players: vec![("alice".into(), 5, 10.0)],
+        ..WorldState::default()
+    }
+}
+
+/// `query --json` against each landed simulator prints every Status field.
+#[test]
+fn query_simulators_json() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let servers = rt.block_on(async {
+        vec![
+            (
+                "a2s",
+                simulate::a2s::spawn(World::new(world()), Default::default())
+                    .await
+                    .unwrap(),
+            ),
+            (
+                "samp",
+                simulate::samp::spawn(World::new(world()), Default::default())
+                    .await
+                    .unwrap(),
+            ),
+            (
+                "minecraft-query",
+                simulate::mcquery::spawn(World::new(world()), Default::default())
+                    .await
+                    .unwrap(),
+            ),
+            (
+                "minecraft",
+                simulate::minecraft::spawn(World::new(world()), Default::default())
+                    .await
+                    .unwrap(),
+            ),
+        ]
+    });
+    for (protocol, server) in &servers {
+        let out = exe()
+            .args([
+                "query",
+                protocol,
+                &server.addr.to_string(),
+                "--json",
+                "--players",
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{protocol}: {}", text(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["name"], "CLI Test", "{protocol}");
+        assert_eq!(v["max"], 10, "{protocol}");
+        assert_eq!(v["players"][0]["name"], "alice", "{protocol}");
+        for key in [
+            "online", "max", "bots", "name", "map", "game", "version", "password", "latency",
+            "players", "rules", "extras",
+        ] {
+            assert!(v.get(key).is_some(), "{protocol}: {key} missing");
+        }
+        // The readable summary names the server and the player count.
+        let out = exe()
+            .args(["query", protocol, &server.addr.to_string()])
+            .output()
+            .unwrap();
+        let s = text(&out.stdout);
+        assert!(s.contains("name:     CLI Test\n"), "{s}");
+        assert!(s.contains("latency:  "), "{s}");
+    }
+    drop(servers);
+}
+
+fn free_tcp_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn http_get(port: u16, path: &str) -> Option<String> {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
+    s.set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .ok()?;
+    let req = format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    s.write_all(req.as_bytes()).ok()?;
+    let mut out = String::new();
+    s.read_to_string(&mut out).ok()?;
+    Some(out)
+}
+
+fn signal(pid: u32, sig: &str) {
+    let ok = Command::new("kill")
+        .args([sig, &pid.to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+}
+
+/// The daemon binary serves, reloads on SIGHUP and exits 0 on SIGTERM.
+#[cfg(unix)]
+#[test]
+fn daemon_signals() {
+    use std::time::{Duration, Instant};
+    let port = free_tcp_port();
+    let t = "[[target]]\nname = \"one\"\nprotocol = \"samp\"\naddress = \"127.0.0.1:1\"\n";
+    let p = temp("daemon.toml", t);
+    let mut child = exe()
+        .arg("--config")
+        .arg(&p)
+        .args([
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+            "--log-format",
+            "json",
+        ])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let body = loop {
+        if let Some(b) = http_get(port, "/metrics") {
+            break b;
+        }
+        assert!(Instant::now() < deadline, "daemon did not come up");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(body.contains("gameserver_targets{protocol=\"samp\"} 1"));
+    std::fs::write(&p, format!("{t}{}", t.replace("one", "two"))).unwrap();
+    signal(child.id(), "-HUP");
+    loop {
+        let b = http_get(port, "/metrics").unwrap_or_default();
+        if b.contains("gameserver_targets{protocol=\"samp\"} 2") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "SIGHUP did not reload:\n{b}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    signal(child.id(), "-TERM");
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    let mut logs = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut logs).unwrap();
+    assert!(
+        logs.contains("\"message\":\"configuration reloaded\""),
+        "{logs}"
+    );
+    let _ = std::fs::remove_file(p);
+}

@@ -1,0 +1,65 @@
+//! `demo`: every protocol's simulator comes up and is polled within 10 s of start.
+
+use std::time::{Duration, Instant};
+
+use gameserver_exporter::demo;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+async fn metrics(addr: std::net::SocketAddr) -> String {
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let mut buf = Vec::new();
+    s.read_to_end(&mut buf).await.unwrap();
+    String::from_utf8(buf).unwrap()
+}
+
+/// Within 10 s every started simulator is up, with players online.
+#[tokio::test]
+async fn demo_up_within_ten_seconds() {
+    let started = Instant::now();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(demo::run_on(listener, async {
+        let _ = rx.await;
+    }));
+    // Which simulators exist is visible from the configured target counts.
+    let expected = loop {
+        let body = metrics(addr).await;
+        if body.contains("gameserver_targets") {
+            let n: u32 = body
+                .lines()
+                .filter(|l| l.starts_with("gameserver_targets{"))
+                .map(|l| l.rsplit(' ').next().unwrap().parse::<u32>().unwrap())
+                .sum();
+            break n;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(
+        expected >= 3,
+        "at least the landed simulators run: {expected}"
+    );
+    loop {
+        let body = metrics(addr).await;
+        let up = body
+            .lines()
+            .filter(|l| l.starts_with("gameserver_up{") && l.ends_with(" 1"))
+            .count() as u32;
+        if up == expected {
+            assert!(body.contains("env=\"demo\""));
+            assert!(body.contains("gameserver_players_online{"));
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "only {up} of {expected} up after 10 s:\n{body}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let _ = tx.send(());
+    task.await.unwrap().unwrap();
+}
