@@ -3,7 +3,13 @@
 //!
 //! ```text
 //! cargo bench --bench load -- --a2s 10000 --minecraft 0 --samp 0 --interval 5s --seconds 30
+//! cargo bench --bench load -- --engine raw ...   # query::poll_with in a plain loop per target
 //! ```
+//!
+//! `--engine daemon` (the default) runs the real daemon in-process (config parsed from TOML,
+//! scheduler, state) and also reports time to the first complete round, a one-target reload,
+//! and `/metrics` rendering (wall time and allocations per render, counted by a wrapping
+//! global allocator).
 //!
 //! The responder runs in a child process (this binary re-executed with `--responder A M S`),
 //! so `getrusage(RUSAGE_SELF)` of this process counts only the exporter side. Each protocol
@@ -13,6 +19,8 @@
 
 mod responder;
 
+use std::alloc::{GlobalAlloc, Layout, System};
+
 use std::io::{BufRead, BufReader, Write};
 use std::net::SocketAddr;
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -20,13 +28,46 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use gameserver_exporter::config;
+use gameserver_exporter::daemon::Daemon;
+use gameserver_exporter::metrics::{self, encode::Format, Globals};
 use gameserver_exporter::net::Address;
 use gameserver_exporter::protocol::Protocol;
 use gameserver_exporter::query::{poll_with, Request, Session};
+use gameserver_exporter::scheduler::QueryProber;
 use gameserver_exporter::status::Reason;
 use tokio::time::Instant;
 
+/// Counts allocations, so the render report can say how many a scrape makes.
+struct Counting;
+
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+
+// SAFETY: forwards every call to the system allocator unchanged; only counts.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        System.alloc(layout)
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout)
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        System.alloc_zeroed(layout)
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        System.realloc(ptr, layout, new_size)
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
 struct Args {
+    /// Drive the real daemon (true) or a plain poll loop per target.
+    daemon: bool,
     a2s: usize,
     minecraft: usize,
     samp: usize,
@@ -42,6 +83,7 @@ struct Args {
 
 fn parse_args() -> Result<Args, String> {
     let mut a = Args {
+        daemon: true,
         a2s: 1000,
         minecraft: 0,
         samp: 0,
@@ -62,6 +104,13 @@ fn parse_args() -> Result<Args, String> {
         let num = |v: String| v.parse::<usize>().map_err(|e| format!("{flag}: {e}"));
         let dur = |v: String| humantime::parse_duration(&v).map_err(|e| format!("{flag}: {e}"));
         match flag.as_str() {
+            "--engine" => {
+                a.daemon = match value()?.as_str() {
+                    "daemon" => true,
+                    "raw" => false,
+                    other => return Err(format!("--engine: daemon or raw, not {other}")),
+                }
+            }
             "--a2s" => a.a2s = num(value()?)?,
             "--minecraft" => a.minecraft = num(value()?)?,
             "--samp" => a.samp = num(value()?)?,
@@ -211,7 +260,8 @@ fn run(args: &Args) -> std::io::Result<()> {
         cpu_model()
     );
     println!(
-        "# targets: a2s {} minecraft {} samp {}; interval {:?}, window {} s, poll timeout {:?}",
+        "# engine: {}; targets: a2s {} minecraft {} samp {}; interval {:?}, window {} s, poll timeout {:?}",
+        if args.daemon { "daemon (scheduler + state)" } else { "raw poll loop" },
         resp.ports[0].len(),
         resp.ports[1].len(),
         resp.ports[2].len(),
@@ -261,7 +311,8 @@ fn run(args: &Args) -> std::io::Result<()> {
     if args.workers > 0 {
         builder.worker_threads(args.workers);
     }
-    let rt = builder.enable_all().build()?;
+    // Named, so a profile tells the exporter's threads from the responder's.
+    let rt = builder.thread_name("exporter").enable_all().build()?;
     let plan = [
         (Protocol::A2s, "a2s", &a2s),
         (Protocol::Minecraft, "minecraft", &mc),
@@ -273,7 +324,11 @@ fn run(args: &Args) -> std::io::Result<()> {
             continue;
         }
         let before = resp.counters()?;
-        let w = rt.block_on(steady_state(protocol, name, addrs, args));
+        let w = if args.daemon {
+            rt.block_on(daemon_steady_state(protocol, name, addrs, args))
+        } else {
+            rt.block_on(steady_state(protocol, name, addrs, args))
+        };
         let after = resp.counters()?;
         if protocol == Protocol::A2s {
             let polls = (w.polls_per_s * args.seconds as f64).max(1.0);
@@ -411,6 +466,147 @@ async fn steady_state(
         cpu_per_poll: (cpu1 - cpu0) / ok.max(1) as u32,
         failures,
     }
+}
+
+/// The daemon's config for these targets, as an operator would write it.
+fn config_text(protocol: Protocol, name: &str, addrs: &[SocketAddr], args: &Args) -> String {
+    let mut t = format!(
+        "[exporter]\ninterval = \"{}\"\ntimeout = \"{}\"\nmax_concurrent_polls = {}\n",
+        humantime::format_duration(args.interval),
+        humantime::format_duration(args.timeout),
+        addrs.len().max(1)
+    );
+    for (i, a) in addrs.iter().enumerate() {
+        t.push_str(&format!(
+            "[[target]]\nname = \"{name}-{i}\"\nprotocol = \"{}\"\naddress = \"{a}\"\n",
+            protocol.as_str()
+        ));
+    }
+    t
+}
+
+/// Sums (successful polls, failed polls, failures per reason) over the daemon's state.
+fn daemon_counts(d: &Daemon) -> (u64, u64, [u64; Reason::ALL.len()]) {
+    let (mut queries, mut reasons) = (0, [0u64; Reason::ALL.len()]);
+    for e in d.state().snapshot() {
+        queries += e.queries;
+        for (r, f) in reasons.iter_mut().zip(e.failures) {
+            *r += f;
+        }
+    }
+    let failed: u64 = reasons.iter().sum();
+    (queries - failed, failed, reasons)
+}
+
+/// The real daemon (config from TOML, scheduler, state) against the responder; then a
+/// one-target reload and `/metrics` renders.
+async fn daemon_steady_state(
+    protocol: Protocol,
+    name: &'static str,
+    addrs: &[SocketAddr],
+    args: &Args,
+) -> Window {
+    let text = config_text(protocol, name, addrs, args);
+    let cfg = match config::parse("load.toml", &text) {
+        Ok(c) => c,
+        Err(e) => panic!("generated config does not parse: {e}"),
+    };
+    let started = Instant::now();
+    let daemon = Daemon::start(cfg.clone(), None, Arc::new(QueryProber));
+    while !daemon.state().ready() && started.elapsed() < args.interval * 3 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    println!(
+        "# {name}: first complete round after {:.2} s (interval {:?}, ready: {})",
+        started.elapsed().as_secs_f64(),
+        args.interval,
+        daemon.state().ready()
+    );
+    tokio::time::sleep_until(started + args.interval).await;
+    let (cpu0, (ok0, fail0, reasons0)) = (responder::process_cpu(), daemon_counts(&daemon));
+    tokio::time::sleep(Duration::from_secs(args.seconds)).await;
+    let (cpu1, (ok1, fail1, reasons1)) = (responder::process_cpu(), daemon_counts(&daemon));
+
+    // Reload with one target changed: the other targets keep their tasks and counters.
+    let mut changed = cfg.clone();
+    if let Some(t) = changed.targets.first_mut() {
+        t.interval += Duration::from_secs(1);
+    }
+    let before: Vec<u64> = daemon
+        .state()
+        .snapshot()
+        .iter()
+        .map(|e| e.queries)
+        .collect();
+    let diff = daemon.apply(changed);
+    let after: Vec<u64> = daemon
+        .state()
+        .snapshot()
+        .iter()
+        .map(|e| e.queries)
+        .collect();
+    let kept_counters = before
+        .iter()
+        .zip(&after)
+        .filter(|(b, a)| a >= b && **a > 0)
+        .count();
+    println!(
+        "# {name}: reload changing one target: kept {}, changed {}, added {}, removed {}; \
+         {kept_counters} targets kept their counters",
+        diff.kept,
+        diff.changed.len(),
+        diff.added.len(),
+        diff.removed.len()
+    );
+
+    render_report(&daemon, name);
+    drop(daemon);
+
+    let (ok, failed) = (ok1 - ok0, fail1 - fail0);
+    Window {
+        protocol: name,
+        targets: addrs.len(),
+        polls_per_s: (ok + failed) as f64 / args.seconds as f64,
+        success: ok as f64 / (ok + failed).max(1) as f64,
+        cpu_per_poll: (cpu1 - cpu0) / ok.max(1) as u32,
+        failures: Reason::ALL
+            .iter()
+            .zip(reasons1.iter().zip(reasons0))
+            .map(|(r, (a, b))| (*r, a - b))
+            .filter(|(_, n)| *n > 0)
+            .collect(),
+    }
+}
+
+/// Renders `/metrics` as the HTTP handler does (snapshot, process stats, render), several
+/// times, and prints the median wall time and the allocations per render.
+fn render_report(daemon: &Daemon, name: &str) {
+    let mut times = Vec::new();
+    let (mut allocs, mut bytes) = (0, 0);
+    const RENDERS: u64 = 11;
+    for _ in 0..RENDERS {
+        let a0 = ALLOCATIONS.load(Ordering::Relaxed);
+        let t = std::time::Instant::now();
+        let entries = daemon.state().snapshot();
+        let globals = Globals {
+            reload: daemon.state().reload_info(),
+            process: metrics::process::read(),
+        };
+        let body = metrics::render(Format::Text, &entries, &globals);
+        times.push(t.elapsed());
+        bytes = body.len();
+        drop((body, entries));
+        allocs += ALLOCATIONS.load(Ordering::Relaxed) - a0;
+    }
+    times.sort();
+    println!(
+        "{name}: /metrics render for {} targets: median {:.2} ms, max {:.2} ms, {} bytes, {} allocations per render",
+        daemon.state().snapshot().len(),
+        times[times.len() / 2].as_secs_f64() * 1e3,
+        times[times.len() - 1].as_secs_f64() * 1e3,
+        bytes,
+        allocs / RENDERS
+    );
 }
 
 fn micros(d: Duration) -> f64 {
