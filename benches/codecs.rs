@@ -10,9 +10,16 @@ use std::hint::black_box;
 use std::net::Ipv4Addr;
 use std::time::{Duration, Instant};
 
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use gameserver_exporter::config;
+use gameserver_exporter::metrics::{self, encode::Format, Globals};
 use gameserver_exporter::protocol::a2s::{self, split};
 use gameserver_exporter::protocol::minecraft::{legacy, query, slp, varint};
 use gameserver_exporter::protocol::samp;
+use gameserver_exporter::state::{State, TargetMeta};
+use gameserver_exporter::status::Status;
 
 /// Runs `f` for about `budget` after a short warm-up and prints ns per call.
 fn bench(filter: &[String], name: &str, mut f: impl FnMut()) {
@@ -199,4 +206,57 @@ fn main() {
     bench(&filter, "mcquery_full_stat", || {
         black_box(query::decode_full_stat(black_box(&full), 1).ok());
     });
+
+    if filter.is_empty()
+        || filter
+            .iter()
+            .any(|p| "metrics_render_10000".contains(p.as_str()))
+    {
+        let state = state_of(10_000);
+        let globals = Globals {
+            reload: state.reload_info(),
+            process: None,
+        };
+        bench(&filter, "metrics_render_10000", || {
+            let entries = state.snapshot();
+            black_box(metrics::render(Format::Text, &entries, &globals));
+        });
+    }
+}
+
+/// A state of `n` A2S targets, each with one successful poll recorded.
+fn state_of(n: usize) -> State {
+    let mut text = String::from("[exporter]\ninterval = \"15s\"\n");
+    for i in 0..n {
+        text.push_str(&format!(
+            "[[target]]\nname = \"server-{i}\"\nprotocol = \"a2s\"\naddress = \"10.0.{}.{}:27015\"\n",
+            i / 250,
+            i % 250 + 1
+        ));
+    }
+    let cfg = config::parse("bench.toml", &text).expect("generated config parses");
+    let state = State::default();
+    let status = Status {
+        online: 17,
+        max: 32,
+        bots: Some(2),
+        name: "A friendly Counter-Strike 2 server".into(),
+        map: Some("de_dust2".into()),
+        game: Some("Counter-Strike 2".into()),
+        version: Some("1.40.2.1".into()),
+        password: Some(false),
+        latency: Duration::from_micros(850),
+        ..Status::default()
+    };
+    for t in cfg.targets {
+        let meta = Arc::new(TargetMeta::new(t));
+        state.insert(meta.clone());
+        state.record(
+            &meta,
+            Ok(status.clone()),
+            Duration::from_millis(1),
+            SystemTime::now(),
+        );
+    }
+    state
 }
