@@ -318,7 +318,6 @@ fn run(args: &Args) -> std::io::Result<()> {
         (Protocol::Minecraft, "minecraft", &mc),
         (Protocol::Samp, "samp", &samp),
     ];
-    let mut windows = Vec::new();
     for (i, (protocol, name, addrs)) in plan.into_iter().enumerate() {
         if addrs.is_empty() {
             continue;
@@ -342,12 +341,10 @@ fn run(args: &Args) -> std::io::Result<()> {
         }
         let floor = floors[i].map(|f| f.0);
         print_window(&w, floor);
-        windows.push(w);
     }
     drop(rt);
     println!("peak RSS (VmHWM): {:.1} MiB", vm_hwm_kib() as f64 / 1024.0);
     drop(resp);
-    let _ = windows;
     Ok(())
 }
 
