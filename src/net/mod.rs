@@ -3,6 +3,7 @@
 //! deadline; nothing waits forever.
 
 mod address;
+pub mod buffer;
 mod error;
 pub mod resolve;
 pub mod srv;

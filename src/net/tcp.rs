@@ -44,6 +44,34 @@ pub async fn write_all(
 /// # Returns
 /// The decoded value, or a [`Failure`]: `timeout`, `incomplete` (closed early), `too_large`,
 /// or the decoder's own reason.
+/// Bytes asked of the kernel per read. Reads go straight into the caller's buffer: a stack
+/// array would live inside every poll's future (the scheduler keeps one per target in flight),
+/// and copying out of it costs a pass over the bytes.
+const READ_CHUNK: usize = 8 * 1024;
+
+/// Reads at most `room` more bytes onto the end of `buf`. The buffer never keeps the zeroed
+/// room, whatever the outcome, even when the deadline cancels the read.
+async fn read_more(
+    stream: &mut TcpStream,
+    buf: &mut Vec<u8>,
+    room: usize,
+    deadline: Instant,
+) -> Result<usize, NetError> {
+    let old = buf.len();
+    buf.resize(old + room.min(READ_CHUNK), 0);
+    let read = tokio::time::timeout_at(deadline, stream.read(&mut buf[old..])).await;
+    let n = match &read {
+        Ok(Ok(n)) => *n,
+        _ => 0,
+    };
+    buf.truncate(old + n);
+    match read {
+        Ok(Ok(n)) => Ok(n),
+        Ok(Err(e)) => Err(e.into()),
+        Err(_) => Err(NetError::Timeout),
+    }
+}
+
 pub async fn read_frame<T>(
     stream: &mut TcpStream,
     buf: &mut Vec<u8>,
@@ -51,7 +79,6 @@ pub async fn read_frame<T>(
     max_bytes: usize,
     mut decode: impl FnMut(&[u8]) -> Result<Option<(T, usize)>, DecodeError>,
 ) -> Result<T, Failure> {
-    let mut chunk = [0u8; 16 * 1024];
     loop {
         if let Some((value, used)) = decode(buf)? {
             buf.drain(..used.min(buf.len()));
@@ -60,19 +87,13 @@ pub async fn read_frame<T>(
         if buf.len() >= max_bytes {
             return Err(NetError::TooLarge { limit: max_bytes }.into());
         }
-        let room = (max_bytes - buf.len()).min(chunk.len());
-        let n = match tokio::time::timeout_at(deadline, stream.read(&mut chunk[..room])).await {
-            Ok(Ok(n)) => n,
-            Ok(Err(e)) => return Err(NetError::from(e).into()),
-            Err(_) => return Err(NetError::Timeout.into()),
-        };
+        let n = read_more(stream, buf, max_bytes - buf.len(), deadline).await?;
         if n == 0 {
             return Err(NetError::Closed {
                 received: buf.len(),
             }
             .into());
         }
-        buf.extend_from_slice(&chunk[..n]);
     }
 }
 
@@ -84,23 +105,24 @@ pub async fn read_to_close(
     max_bytes: usize,
 ) -> Result<Vec<u8>, NetError> {
     let mut out = Vec::new();
-    let mut chunk = [0u8; 4096];
     loop {
-        let n = match tokio::time::timeout_at(deadline, stream.read(&mut chunk)).await {
-            Ok(Ok(n)) => n,
+        // One byte past the cap tells a reply that is too large from one that just fits.
+        let room = (max_bytes + 1).saturating_sub(out.len());
+        let n = match read_more(stream, &mut out, room, deadline).await {
+            Ok(n) => n,
             // A reset after the reply was sent is how some servers close.
-            Ok(Err(e)) if !out.is_empty() && e.kind() == std::io::ErrorKind::ConnectionReset => {
+            Err(NetError::Io(e))
+                if !out.is_empty() && e.kind() == std::io::ErrorKind::ConnectionReset =>
+            {
                 return Ok(out)
             }
-            Ok(Err(e)) => return Err(e.into()),
-            Err(_) => return Err(NetError::Timeout),
+            Err(e) => return Err(e),
         };
         if n == 0 {
             return Ok(out);
         }
-        if out.len() + n > max_bytes {
+        if out.len() > max_bytes {
             return Err(NetError::TooLarge { limit: max_bytes });
         }
-        out.extend_from_slice(&chunk[..n]);
     }
 }

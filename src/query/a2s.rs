@@ -24,9 +24,10 @@ use serde_json::{json, Map, Value};
 use tokio::time::Instant;
 
 use super::{Limits, Request, Session};
+use crate::net::buffer::RecvBuf;
 use crate::net::resolve::resolve;
 use crate::net::udp::UdpChannel;
-use crate::net::{NetError, MAX_DATAGRAM};
+use crate::net::NetError;
 use crate::protocol::a2s::{self, split, Info, Reply, NO_CHALLENGE};
 use crate::protocol::{DecodeError, Protocol};
 use crate::status::{Failure, Player, Reason, Status};
@@ -199,7 +200,7 @@ async fn fetch_list(
 struct Link {
     channel: UdpChannel,
     reassembler: split::Reassembler,
-    buf: Vec<u8>,
+    buf: RecvBuf,
     last_garbage: Option<DecodeError>,
 }
 
@@ -211,7 +212,7 @@ impl Link {
                 max_packets: limits.max_split_packets,
                 max_bytes: limits.max_reply_bytes,
             }),
-            buf: vec![0; MAX_DATAGRAM],
+            buf: RecvBuf::take(),
             last_garbage: None,
         })
     }

@@ -11,8 +11,9 @@ use tokio::time::Instant;
 
 use super::samp::{exchange, random_u32};
 use super::{Request, Session};
+use crate::net;
+use crate::net::buffer::RecvBuf;
 use crate::net::udp::UdpChannel;
-use crate::net::{self, MAX_DATAGRAM};
 use crate::protocol::minecraft::query as mcq;
 use crate::protocol::{DecodeError, Protocol};
 use crate::status::{Failure, Player, Reason, Status};
@@ -34,7 +35,7 @@ pub(super) async fn poll(
     // Tokens are tied to our address and port: ask for the port the token was issued to.
     let chan = UdpChannel::connect_from(addr, session.query_local_port).await?;
     let local_port = chan.local_port();
-    let mut buf = vec![0u8; MAX_DATAGRAM];
+    let mut buf = RecvBuf::take();
     let full = req.players || req.rules || req.detail;
 
     let remembered = session.query_token.filter(|_| {

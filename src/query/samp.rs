@@ -10,8 +10,9 @@ use serde_json::{json, Map, Value};
 use tokio::time::Instant;
 
 use super::{Request, Session};
+use crate::net::buffer::RecvBuf;
 use crate::net::udp::UdpChannel;
-use crate::net::{self, NetError, MAX_DATAGRAM};
+use crate::net::{self, NetError};
 use crate::protocol::samp::{self, Header, Opcode};
 use crate::protocol::{DecodeError, Protocol};
 use crate::status::{Failure, Player, Reason, Status};
@@ -43,7 +44,7 @@ pub(super) async fn poll(
         port: addr.port(),
     };
     let chan = UdpChannel::connect(addr).await?;
-    let mut buf = vec![0u8; MAX_DATAGRAM];
+    let mut buf = RecvBuf::take();
     let enc = req.encoding;
 
     let mut out = Vec::new();

@@ -1,0 +1,80 @@
+//! Reusable receive buffers for UDP polls.
+//!
+//! A receive buffer must hold the largest datagram ([`MAX_DATAGRAM`], 64 KiB) or the kernel
+//! cuts the reply, yet a status reply is a few hundred bytes. Allocating and zeroing 64 KiB
+//! for every poll cost more CPU than the round trip itself, so buffers come from a small
+//! process-wide free list and go back to it when the poll ends. Only bytes a receive just
+//! wrote are ever read, so what a previous poll left in a buffer is never seen.
+
+use std::ops::{Deref, DerefMut};
+use std::sync::Mutex;
+
+use super::MAX_DATAGRAM;
+
+/// Free buffers kept for reuse: enough for the polls in flight at once on a busy exporter
+/// (each waits microseconds on a fast server); past this, buffers are freed, so a burst of
+/// slow servers does not pin memory (64 buffers = 4 MiB).
+const KEEP: usize = 64;
+
+static FREE: Mutex<Vec<Box<[u8]>>> = Mutex::new(Vec::new());
+
+/// A [`MAX_DATAGRAM`]-byte receive buffer, returned to the free list on drop.
+pub struct RecvBuf {
+    buf: Option<Box<[u8]>>,
+}
+
+impl RecvBuf {
+    /// A buffer from the free list, or a new one.
+    pub fn take() -> RecvBuf {
+        let reused = FREE.lock().ok().and_then(|mut free| free.pop());
+        let buf = reused.unwrap_or_else(|| vec![0u8; MAX_DATAGRAM].into_boxed_slice());
+        RecvBuf { buf: Some(buf) }
+    }
+}
+
+impl Deref for RecvBuf {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        self.buf.as_deref().unwrap_or(&[])
+    }
+}
+
+impl DerefMut for RecvBuf {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        self.buf.as_deref_mut().unwrap_or(&mut [])
+    }
+}
+
+impl Drop for RecvBuf {
+    fn drop(&mut self) {
+        if let (Some(buf), Ok(mut free)) = (self.buf.take(), FREE.lock()) {
+            if free.len() < KEEP {
+                free.push(buf);
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for RecvBuf {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RecvBuf")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A buffer always has room for the largest datagram, and one given back is reused.
+    #[test]
+    fn full_size_and_reused() {
+        let a = RecvBuf::take();
+        assert_eq!(a.len(), MAX_DATAGRAM);
+        let ptr = a.as_ptr();
+        drop(a);
+        // Other tests may take buffers concurrently, so look among a few.
+        let held: Vec<RecvBuf> = (0..KEEP).map(|_| RecvBuf::take()).collect();
+        assert!(held.iter().all(|b| b.len() == MAX_DATAGRAM));
+        assert!(held.iter().any(|b| b.as_ptr() == ptr));
+    }
+}
