@@ -1,29 +1,65 @@
-//! Connected UDP: the kernel drops datagrams from any address but the peer's, so a reply from
-//! a wrong source port never reaches a decoder.
+//! UDP channels for one poll: either a socket connected to the server for the length of the
+//! poll, or a registration on a shared [`UdpMux`] socket.
+//!
+//! - A connected socket: the kernel drops datagrams from any address but the peer's, so a
+//!   reply from a wrong source port never reaches a decoder, and an ICMP port unreachable is
+//!   reported (`refused`). It costs socket, bind, connect, epoll register/deregister and close
+//!   per poll.
+//! - The mux: a few long-lived unconnected sockets whose dispatcher task hands each datagram
+//!   to the poll registered for its exact source address and drops the rest, so the same
+//!   filtering holds without a socket per poll. Unconnected sockets get no ICMP errors, so a
+//!   server going down shows `timeout` instead of `refused`: callers use the mux only for a
+//!   target whose previous poll succeeded (see `query::Session::udp_shared_ok`).
 
+use std::collections::{HashMap, VecDeque};
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use tokio::net::UdpSocket;
+use tokio::sync::Notify;
+use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use super::NetError;
+use super::{NetError, MAX_DATAGRAM};
 
-/// A UDP socket connected to one server for the length of one poll.
+/// Datagrams queued for one poll that has not read them yet; more are dropped, so a peer
+/// flooding us costs at most this much memory per poll (a dialogue needs one to a few).
+pub const MUX_QUEUE: usize = 16;
+
+/// A UDP socket for one poll, talking to one server.
 #[derive(Debug)]
 pub struct UdpChannel {
-    socket: UdpSocket,
     peer: SocketAddr,
+    inner: Inner,
+}
+
+#[derive(Debug)]
+enum Inner {
+    Own(UdpSocket),
+    Shared(Registration),
 }
 
 impl UdpChannel {
     pub async fn connect(peer: SocketAddr) -> Result<UdpChannel, NetError> {
-        let local: SocketAddr = match peer {
-            SocketAddr::V4(_) => (Ipv4Addr::UNSPECIFIED, 0).into(),
-            SocketAddr::V6(_) => (Ipv6Addr::UNSPECIFIED, 0).into(),
-        };
-        let socket = UdpSocket::bind(local).await?;
+        let socket = UdpSocket::bind(unspecified(peer, 0)).await?;
         socket.connect(peer).await?;
-        Ok(UdpChannel { socket, peer })
+        Ok(UdpChannel {
+            peer,
+            inner: Inner::Own(socket),
+        })
+    }
+
+    /// A registration for `peer` on `mux` when there is one and it can take it (no other poll
+    /// of the same address in flight, socket bound), else a connected socket of its own.
+    pub async fn open(peer: SocketAddr, mux: Option<&UdpMux>) -> Result<UdpChannel, NetError> {
+        if let Some(reg) = mux.and_then(|m| m.register(peer)) {
+            return Ok(UdpChannel {
+                peer,
+                inner: Inner::Shared(reg),
+            });
+        }
+        UdpChannel::connect(peer).await
     }
 
     /// Like [`UdpChannel::connect`], but first tries to bind `local_port` again, falling back
@@ -33,43 +69,453 @@ impl UdpChannel {
         peer: SocketAddr,
         local_port: Option<u16>,
     ) -> Result<UdpChannel, NetError> {
-        let ip: std::net::IpAddr = match peer {
-            SocketAddr::V4(_) => Ipv4Addr::UNSPECIFIED.into(),
-            SocketAddr::V6(_) => Ipv6Addr::UNSPECIFIED.into(),
-        };
         let socket = match local_port {
-            Some(port) => match UdpSocket::bind((ip, port)).await {
+            Some(port) => match UdpSocket::bind(unspecified(peer, port)).await {
                 Ok(s) => s,
-                Err(_) => UdpSocket::bind((ip, 0)).await?,
+                Err(_) => UdpSocket::bind(unspecified(peer, 0)).await?,
             },
-            None => UdpSocket::bind((ip, 0)).await?,
+            None => UdpSocket::bind(unspecified(peer, 0)).await?,
         };
         socket.connect(peer).await?;
-        Ok(UdpChannel { socket, peer })
+        Ok(UdpChannel {
+            peer,
+            inner: Inner::Own(socket),
+        })
     }
 
     /// The local port, to ask for again with [`UdpChannel::connect_from`].
     pub fn local_port(&self) -> Option<u16> {
-        self.socket.local_addr().ok().map(|a| a.port())
+        let socket = match &self.inner {
+            Inner::Own(s) => s,
+            Inner::Shared(r) => &r.family.socket,
+        };
+        socket.local_addr().ok().map(|a| a.port())
     }
 
     pub fn peer(&self) -> SocketAddr {
         self.peer
     }
 
+    /// Whether this channel rides on a shared [`UdpMux`] socket.
+    pub fn is_shared(&self) -> bool {
+        matches!(self.inner, Inner::Shared(_))
+    }
+
     pub async fn send(&self, datagram: &[u8]) -> Result<(), NetError> {
-        self.socket.send(datagram).await?;
+        match &self.inner {
+            Inner::Own(s) => s.send(datagram).await?,
+            Inner::Shared(r) => r.family.socket.send_to(datagram, self.peer).await?,
+        };
         Ok(())
     }
 
     /// Waits for the next datagram from the peer until `deadline`. `buf` should hold
-    /// [`super::MAX_DATAGRAM`] bytes; a longer datagram is cut by the kernel, and decoders see
-    /// the truncation.
+    /// [`MAX_DATAGRAM`] bytes; a longer datagram is cut, and decoders see the truncation.
     pub async fn recv(&self, buf: &mut [u8], deadline: Instant) -> Result<usize, NetError> {
-        match tokio::time::timeout_at(deadline, self.socket.recv(buf)).await {
+        let result = match &self.inner {
+            Inner::Own(s) => tokio::time::timeout_at(deadline, s.recv(buf)).await,
+            Inner::Shared(r) => tokio::time::timeout_at(deadline, r.slot.recv(buf)).await,
+        };
+        match result {
             Ok(Ok(n)) => Ok(n),
             Ok(Err(e)) => Err(e.into()),
             Err(_) => Err(NetError::Timeout),
         }
+    }
+}
+
+fn unspecified(peer: SocketAddr, port: u16) -> SocketAddr {
+    match peer {
+        SocketAddr::V4(_) => (Ipv4Addr::UNSPECIFIED, port).into(),
+        SocketAddr::V6(_) => (Ipv6Addr::UNSPECIFIED, port).into(),
+    }
+}
+
+/// The map key for a source address: flow labels vary per packet and mean nothing here.
+fn key(addr: SocketAddr) -> SocketAddr {
+    match addr {
+        SocketAddr::V6(mut v6) => {
+            v6.set_flowinfo(0);
+            SocketAddr::V6(v6)
+        }
+        v4 => v4,
+    }
+}
+
+/// Shared unconnected UDP sockets, one per address family, bound on first use, each with a
+/// dispatcher task routing datagrams to the poll registered for their source address.
+///
+/// Dropping the mux stops its dispatchers; channels still registered then time out.
+#[derive(Debug, Default)]
+pub struct UdpMux {
+    v4: Mutex<Option<Dispatch>>,
+    v6: Mutex<Option<Dispatch>>,
+    shared: AtomicU64,
+}
+
+#[derive(Debug)]
+struct Dispatch {
+    family: Arc<Family>,
+    task: JoinHandle<()>,
+}
+
+/// One shared socket and the polls waiting on it.
+#[derive(Debug)]
+struct Family {
+    socket: UdpSocket,
+    waiters: Mutex<HashMap<SocketAddr, Arc<Slot>>>,
+}
+
+/// What one registered poll has received and not read yet.
+#[derive(Debug, Default)]
+struct Slot {
+    queue: Mutex<VecDeque<Vec<u8>>>,
+    ready: Notify,
+}
+
+impl Slot {
+    /// Queues a copy of `datagram` unless the queue is full; true when it was queued (the
+    /// caller then wakes the poll).
+    fn queue(&self, datagram: &[u8]) -> bool {
+        let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+        if q.len() >= MUX_QUEUE {
+            return false;
+        }
+        q.push_back(datagram.to_vec());
+        true
+    }
+
+    async fn recv(&self, buf: &mut [u8]) -> std::io::Result<usize> {
+        loop {
+            let next = self
+                .queue
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .pop_front();
+            if let Some(d) = next {
+                let n = d.len().min(buf.len());
+                buf[..n].copy_from_slice(&d[..n]);
+                return Ok(n);
+            }
+            // notify_one keeps a permit when nobody waits, so a push between the check above
+            // and this await is not lost.
+            self.ready.notified().await;
+        }
+    }
+}
+
+/// A poll's claim on its peer's datagrams; released on drop.
+#[derive(Debug)]
+struct Registration {
+    family: Arc<Family>,
+    slot: Arc<Slot>,
+    key: SocketAddr,
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        let mut waiters = self
+            .family
+            .waiters
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if waiters
+            .get(&self.key)
+            .is_some_and(|s| Arc::ptr_eq(s, &self.slot))
+        {
+            waiters.remove(&self.key);
+        }
+    }
+}
+
+impl UdpMux {
+    pub fn new() -> UdpMux {
+        UdpMux::default()
+    }
+
+    /// Claims `peer`'s datagrams, or `None` when another poll holds that address or the
+    /// shared socket cannot be bound: the caller then uses a socket of its own.
+    fn register(&self, peer: SocketAddr) -> Option<Registration> {
+        let family = self.family(peer)?;
+        let key = key(peer);
+        let slot = Arc::new(Slot::default());
+        {
+            let mut waiters = family.waiters.lock().unwrap_or_else(|e| e.into_inner());
+            if waiters.contains_key(&key) {
+                return None;
+            }
+            waiters.insert(key, slot.clone());
+        }
+        self.shared.fetch_add(1, Ordering::Relaxed);
+        Some(Registration { family, slot, key })
+    }
+
+    /// How many channels have been opened on the shared sockets so far.
+    pub fn shared_polls(&self) -> u64 {
+        self.shared.load(Ordering::Relaxed)
+    }
+
+    /// The shared socket for `peer`'s family, bound (and its dispatcher started) on first use.
+    /// Must run inside a tokio runtime.
+    fn family(&self, peer: SocketAddr) -> Option<Arc<Family>> {
+        let cell = match peer {
+            SocketAddr::V4(_) => &self.v4,
+            SocketAddr::V6(_) => &self.v6,
+        };
+        let mut cell = cell.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(d) = cell.as_ref() {
+            return Some(d.family.clone());
+        }
+        let socket = match bind_shared(peer) {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::warn!(error = %e, "udp mux: cannot bind a shared socket; polls use their own");
+                return None;
+            }
+        };
+        let family = Arc::new(Family {
+            socket,
+            waiters: Mutex::new(HashMap::new()),
+        });
+        let task = tokio::spawn(dispatch(family.clone()));
+        *cell = Some(Dispatch {
+            family: family.clone(),
+            task,
+        });
+        Some(family)
+    }
+
+    #[cfg(test)]
+    fn families(&self) -> Vec<std::sync::Weak<Family>> {
+        [&self.v4, &self.v6]
+            .iter()
+            .filter_map(|c| {
+                c.lock()
+                    .unwrap()
+                    .as_ref()
+                    .map(|d| Arc::downgrade(&d.family))
+            })
+            .collect()
+    }
+}
+
+impl Drop for UdpMux {
+    fn drop(&mut self) {
+        for cell in [&self.v4, &self.v6] {
+            if let Some(d) = cell.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                d.task.abort();
+            }
+        }
+    }
+}
+
+fn bind_shared(peer: SocketAddr) -> std::io::Result<UdpSocket> {
+    let socket = std::net::UdpSocket::bind(unspecified(peer, 0))?;
+    socket.set_nonblocking(true)?;
+    UdpSocket::from_std(socket)
+}
+
+/// Datagrams one dispatcher pass takes before waking their polls and looking again.
+const BATCH: usize = 256;
+
+/// Receives on the shared socket forever, handing each datagram to the poll registered for
+/// its source; datagrams from anyone else are dropped, as a connected socket would.
+///
+/// Everything that has arrived is queued before any poll is woken, so the polls of a batch
+/// are scheduled together (waking each as its datagram came cost extra worker wake-ups).
+async fn dispatch(family: Arc<Family>) {
+    let mut buf = vec![0u8; MAX_DATAGRAM];
+    let mut woken: Vec<Arc<Slot>> = Vec::new();
+    loop {
+        if let Err(e) = family.socket.readable().await {
+            tracing::warn!(error = %e, "udp mux: waiting for datagrams failed");
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            continue;
+        }
+        let mut failed = false;
+        for _ in 0..BATCH {
+            match family.socket.try_recv_from(&mut buf) {
+                Ok((n, from)) => {
+                    let slot = family
+                        .waiters
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .get(&key(from))
+                        .cloned();
+                    match slot {
+                        Some(slot) => {
+                            if slot.queue(&buf[..n]) {
+                                woken.push(slot);
+                            }
+                        }
+                        None => {
+                            tracing::trace!(%from, "udp mux: dropping a datagram nobody waits for")
+                        }
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                // Some stacks report an earlier send's ICMP error on a later receive.
+                Err(e) if is_transient(&e) => {}
+                Err(e) => {
+                    tracing::warn!(error = %e, "udp mux: receive failed");
+                    failed = true;
+                    break;
+                }
+            }
+        }
+        for slot in woken.drain(..) {
+            slot.ready.notify_one();
+        }
+        if failed {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    }
+}
+
+fn is_transient(e: &std::io::Error) -> bool {
+    use std::io::ErrorKind::*;
+    matches!(e.kind(), ConnectionRefused | ConnectionReset | Interrupted)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    async fn server() -> (UdpSocket, SocketAddr) {
+        let s = UdpSocket::bind("127.0.0.1:0").await.unwrap();
+        let a = s.local_addr().unwrap();
+        (s, a)
+    }
+
+    fn soon(ms: u64) -> Instant {
+        Instant::now() + Duration::from_millis(ms)
+    }
+
+    /// Answers one datagram with `reply`; returns where it came from.
+    async fn answer(s: &UdpSocket, reply: &[u8]) -> SocketAddr {
+        let mut buf = [0u8; 64];
+        let (_, from) = s.recv_from(&mut buf).await.unwrap();
+        s.send_to(reply, from).await.unwrap();
+        from
+    }
+
+    /// Two polls in flight at once to different peers on one shared socket each get their own
+    /// peer's reply, whatever order the replies come in.
+    #[tokio::test]
+    async fn replies_routed_to_their_waiter() {
+        let mux = UdpMux::new();
+        let (a, a_addr) = server().await;
+        let (b, b_addr) = server().await;
+        let ca = UdpChannel::open(a_addr, Some(&mux)).await.unwrap();
+        let cb = UdpChannel::open(b_addr, Some(&mux)).await.unwrap();
+        assert!(ca.is_shared() && cb.is_shared());
+        assert_eq!(ca.local_port(), cb.local_port());
+        ca.send(b"to a").await.unwrap();
+        cb.send(b"to b").await.unwrap();
+        answer(&b, b"from b").await;
+        answer(&a, b"from a").await;
+        let mut buf = vec![0u8; MAX_DATAGRAM];
+        let n = cb.recv(&mut buf, soon(1000)).await.unwrap();
+        assert_eq!(&buf[..n], b"from b");
+        let n = ca.recv(&mut buf, soon(1000)).await.unwrap();
+        assert_eq!(&buf[..n], b"from a");
+    }
+
+    /// A datagram from a source nobody registered (here: the right host, another port) is
+    /// dropped; the real reply still arrives, and nothing else does.
+    #[tokio::test]
+    async fn unregistered_source_dropped() {
+        let mux = UdpMux::new();
+        let (real, real_addr) = server().await;
+        let (decoy, _) = server().await;
+        let chan = UdpChannel::open(real_addr, Some(&mux)).await.unwrap();
+        chan.send(b"hello").await.unwrap();
+        let mut buf = [0u8; 64];
+        let (_, from) = real.recv_from(&mut buf).await.unwrap();
+        decoy.send_to(b"decoy", from).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        real.send_to(b"real", from).await.unwrap();
+        let mut buf = vec![0u8; MAX_DATAGRAM];
+        let n = chan.recv(&mut buf, soon(1000)).await.unwrap();
+        assert_eq!(&buf[..n], b"real");
+        assert!(matches!(
+            chan.recv(&mut buf, soon(100)).await,
+            Err(NetError::Timeout)
+        ));
+    }
+
+    /// A peer flooding a poll gets at most MUX_QUEUE datagrams queued for it.
+    #[tokio::test]
+    async fn queue_bounded_under_flood() {
+        let mux = UdpMux::new();
+        let (peer, peer_addr) = server().await;
+        let chan = UdpChannel::open(peer_addr, Some(&mux)).await.unwrap();
+        chan.send(b"go").await.unwrap();
+        let mut buf = [0u8; 64];
+        let (_, from) = peer.recv_from(&mut buf).await.unwrap();
+        for i in 0..(MUX_QUEUE as u32 * 4) {
+            peer.send_to(&i.to_be_bytes(), from).await.unwrap();
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let mut buf = vec![0u8; MAX_DATAGRAM];
+        let mut got = 0;
+        while chan.recv(&mut buf, soon(100)).await.is_ok() {
+            got += 1;
+        }
+        assert_eq!(got, MUX_QUEUE);
+    }
+
+    /// A second poll of an address already registered gets a connected socket of its own;
+    /// once the first ends, the address can be shared again.
+    #[tokio::test]
+    async fn same_peer_twice_falls_back() {
+        let mux = UdpMux::new();
+        let (_peer, peer_addr) = server().await;
+        let first = UdpChannel::open(peer_addr, Some(&mux)).await.unwrap();
+        let second = UdpChannel::open(peer_addr, Some(&mux)).await.unwrap();
+        assert!(first.is_shared());
+        assert!(!second.is_shared());
+        drop(first);
+        let third = UdpChannel::open(peer_addr, Some(&mux)).await.unwrap();
+        assert!(third.is_shared());
+        assert!(!UdpChannel::open(peer_addr, None).await.unwrap().is_shared());
+    }
+
+    /// Dropping the mux stops its dispatcher, which releases the shared socket.
+    #[tokio::test]
+    async fn dispatcher_stops_on_drop() {
+        let mux = UdpMux::new();
+        let (_peer, peer_addr) = server().await;
+        drop(UdpChannel::open(peer_addr, Some(&mux)).await.unwrap());
+        let families = mux.families();
+        assert_eq!(families.len(), 1);
+        assert!(families[0].upgrade().is_some());
+        drop(mux);
+        for _ in 0..100 {
+            if families[0].upgrade().is_none() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        panic!("dispatcher still holds the shared socket after the mux was dropped");
+    }
+
+    /// IPv6 peers get a shared socket of their own family.
+    #[tokio::test]
+    async fn ipv6_peer() {
+        let Ok(peer) = UdpSocket::bind("[::1]:0").await else {
+            return; // no IPv6 loopback on this host
+        };
+        let peer_addr = peer.local_addr().unwrap();
+        let mux = UdpMux::new();
+        let chan = UdpChannel::open(peer_addr, Some(&mux)).await.unwrap();
+        assert!(chan.is_shared());
+        chan.send(b"six").await.unwrap();
+        answer(&peer, b"back").await;
+        let mut buf = vec![0u8; MAX_DATAGRAM];
+        let n = chan.recv(&mut buf, soon(1000)).await.unwrap();
+        assert_eq!(&buf[..n], b"back");
     }
 }
