@@ -25,6 +25,7 @@ use tokio::task::JoinHandle;
 use tokio::time::{Instant, MissedTickBehavior};
 
 use crate::config::Target;
+use crate::net::udp::UdpMux;
 use crate::query::{Request, Session};
 use crate::state::{State, TargetMeta};
 use crate::status::{Failure, Reason, Status};
@@ -119,6 +120,9 @@ pub struct Scheduler {
     prober: Arc<dyn Prober>,
     state: Arc<State>,
     permits: Permits,
+    /// Shared UDP sockets for every target's steady-state polls; bound on first use, stopped
+    /// when the scheduler and its tasks are gone.
+    mux: Arc<UdpMux>,
     tasks: HashMap<String, Running>,
     seed: std::collections::hash_map::RandomState,
     /// What offsets count from, for every task: slots stay aligned across a whole config
@@ -132,6 +136,7 @@ impl Scheduler {
             prober,
             state,
             permits: Permits::new(max_concurrent),
+            mux: Arc::new(UdpMux::new()),
             tasks: HashMap::new(),
             seed: Default::default(),
             epoch: Instant::now(),
@@ -209,7 +214,8 @@ impl Scheduler {
         let prober = self.prober.clone();
         let state = self.state.clone();
         let permits = self.permits.clone();
-        tokio::spawn(run_target(meta, prober, state, permits, start))
+        let mux = self.mux.clone();
+        tokio::spawn(run_target(meta, prober, state, permits, mux, start))
     }
 
     /// Stops every task; their series stay in the state until it is dropped.
@@ -243,10 +249,12 @@ async fn run_target(
     prober: Arc<dyn Prober>,
     state: Arc<State>,
     permits: Permits,
+    mux: Arc<UdpMux>,
     start: Instant,
 ) {
     let t = &meta.target;
-    let req = t.request();
+    let mut req = t.request();
+    req.mux = Some(mux);
     let mut session = Session::default();
     let mut ticker = tokio::time::interval_at(start, t.interval);
     ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use gameserver_exporter::net::udp::UdpMux;
 use gameserver_exporter::net::Address;
 use gameserver_exporter::protocol::a2s::split::{Format, SplitOptions};
 use gameserver_exporter::protocol::a2s::Engine;
@@ -224,6 +225,53 @@ async fn decoy_from_wrong_port_ignored() {
     .await;
     let s = poll(&request(&sim, 2000)).await.unwrap();
     assert_eq!(s.name, "Test Server");
+}
+
+/// On the daemon's shared socket too, a decoy from another source port is ignored.
+#[tokio::test]
+async fn decoy_ignored_on_shared_socket() {
+    let sim = server(A2sConfig {
+        decoy: true,
+        ..A2sConfig::default()
+    })
+    .await;
+    let mux = Arc::new(UdpMux::new());
+    let mut req = request(&sim, 2000);
+    req.mux = Some(mux.clone());
+    let mut session = Session::default();
+    for _ in 0..3 {
+        let s = poll_with(&req, &mut session).await.unwrap();
+        assert_eq!(s.name, "Test Server");
+    }
+    assert_eq!(mux.shared_polls(), 2);
+}
+
+/// A target's first poll uses a socket of its own, later ones the shared socket; when the
+/// server goes away, the shared socket (no ICMP errors) reads `timeout` once, then the next
+/// poll, on its own connected socket again, reads `refused`.
+#[tokio::test]
+async fn shared_socket_only_after_success() {
+    let sim = server(A2sConfig::default()).await;
+    let mux = Arc::new(UdpMux::new());
+    let mut req = request(&sim, 300);
+    req.mux = Some(mux.clone());
+    let mut session = Session::default();
+    poll_with(&req, &mut session).await.unwrap();
+    assert_eq!(mux.shared_polls(), 0);
+    assert!(session.udp_shared_ok);
+    poll_with(&req, &mut session).await.unwrap();
+    assert_eq!(mux.shared_polls(), 1);
+
+    drop(sim);
+    // The simulator's tasks (and its socket) go away once the runtime runs them again.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let f = poll_with(&req, &mut session).await.unwrap_err();
+    assert_eq!(f.reason, Reason::Timeout);
+    assert_eq!(mux.shared_polls(), 2);
+    assert!(!session.udp_shared_ok);
+    let f = poll_with(&req, &mut session).await.unwrap_err();
+    assert_eq!(f.reason, Reason::Refused);
+    assert_eq!(mux.shared_polls(), 2);
 }
 
 /// Players (bots included) and rules are fetched with a challenge, and Rust-style keywords

@@ -1,11 +1,13 @@
 //! SA:MP / open.mp dialogue against the simulator on 127.0.0.1, with exact values.
 
+use std::sync::Arc;
 use std::time::Duration;
 
+use gameserver_exporter::net::udp::UdpMux;
 use gameserver_exporter::net::Address;
 use gameserver_exporter::protocol::samp::OpenMp;
 use gameserver_exporter::protocol::Protocol;
-use gameserver_exporter::query::{poll, Request};
+use gameserver_exporter::query::{poll, poll_with, Request, Session};
 use gameserver_exporter::simulate::samp::{spawn, Misbehaviour, SampConfig};
 use gameserver_exporter::simulate::{SimServer, World, WorldState};
 use gameserver_exporter::status::{Player, Reason};
@@ -47,6 +49,27 @@ async fn info_only() {
     assert_eq!(s.players, None);
     assert_eq!(s.extras.get("language"), Some(&json!("English")));
     assert!(s.latency > Duration::ZERO);
+}
+
+/// After a first poll on its own socket, a target's polls run on the shared socket, rules
+/// and players included, with the same results.
+#[tokio::test]
+async fn steady_state_on_shared_socket() {
+    let server = spawn(world(), SampConfig::default()).await.unwrap();
+    let mux = Arc::new(UdpMux::new());
+    let mut req = request(&server);
+    req.rules = true;
+    req.players = true;
+    req.mux = Some(mux.clone());
+    let mut session = Session::default();
+    let first = poll_with(&req, &mut session).await.unwrap();
+    assert_eq!(mux.shared_polls(), 0);
+    let second = poll_with(&req, &mut session).await.unwrap();
+    assert_eq!(mux.shared_polls(), 1);
+    assert_eq!(second.name, "Los Santos RP");
+    assert_eq!(second.players, first.players);
+    assert_eq!(second.rules, first.rules);
+    assert!(second.players.is_some_and(|p| !p.is_empty()));
 }
 
 /// With rules and players: map and version from the rules, `d` gives ids and pings; classic

@@ -1,6 +1,6 @@
-//! The thin async layer between the pure codecs and the operating system: connected UDP
-//! sockets, framed TCP reads with byte caps, and name/SRV resolution. Every wait here takes a
-//! deadline; nothing waits forever.
+//! The thin async layer between the pure codecs and the operating system: UDP channels
+//! (connected sockets, or the daemon's shared socket multiplexer), framed TCP reads with byte
+//! caps, and name/SRV resolution. Every wait here takes a deadline; nothing waits forever.
 
 mod address;
 pub mod buffer;

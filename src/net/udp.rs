@@ -13,6 +13,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tokio::net::UdpSocket;
@@ -149,6 +150,7 @@ fn key(addr: SocketAddr) -> SocketAddr {
 pub struct UdpMux {
     v4: Mutex<Option<Dispatch>>,
     v6: Mutex<Option<Dispatch>>,
+    shared: AtomicU64,
 }
 
 #[derive(Debug)]
@@ -172,14 +174,15 @@ struct Slot {
 }
 
 impl Slot {
-    fn push(&self, datagram: &[u8]) {
+    /// Queues a copy of `datagram` unless the queue is full; true when it was queued (the
+    /// caller then wakes the poll).
+    fn queue(&self, datagram: &[u8]) -> bool {
         let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
         if q.len() >= MUX_QUEUE {
-            return;
+            return false;
         }
         q.push_back(datagram.to_vec());
-        drop(q);
-        self.ready.notify_one();
+        true
     }
 
     async fn recv(&self, buf: &mut [u8]) -> std::io::Result<usize> {
@@ -211,7 +214,11 @@ struct Registration {
 
 impl Drop for Registration {
     fn drop(&mut self) {
-        let mut waiters = self.family.waiters.lock().unwrap_or_else(|e| e.into_inner());
+        let mut waiters = self
+            .family
+            .waiters
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         if waiters
             .get(&self.key)
             .is_some_and(|s| Arc::ptr_eq(s, &self.slot))
@@ -239,7 +246,13 @@ impl UdpMux {
             }
             waiters.insert(key, slot.clone());
         }
+        self.shared.fetch_add(1, Ordering::Relaxed);
         Some(Registration { family, slot, key })
+    }
+
+    /// How many channels have been opened on the shared sockets so far.
+    pub fn shared_polls(&self) -> u64 {
+        self.shared.load(Ordering::Relaxed)
     }
 
     /// The shared socket for `peer`'s family, bound (and its dispatcher started) on first use.
@@ -276,7 +289,12 @@ impl UdpMux {
     fn families(&self) -> Vec<std::sync::Weak<Family>> {
         [&self.v4, &self.v6]
             .iter()
-            .filter_map(|c| c.lock().unwrap().as_ref().map(|d| Arc::downgrade(&d.family)))
+            .filter_map(|c| {
+                c.lock()
+                    .unwrap()
+                    .as_ref()
+                    .map(|d| Arc::downgrade(&d.family))
+            })
             .collect()
     }
 }
@@ -297,40 +315,66 @@ fn bind_shared(peer: SocketAddr) -> std::io::Result<UdpSocket> {
     UdpSocket::from_std(socket)
 }
 
+/// Datagrams one dispatcher pass takes before waking their polls and looking again.
+const BATCH: usize = 256;
+
 /// Receives on the shared socket forever, handing each datagram to the poll registered for
 /// its source; datagrams from anyone else are dropped, as a connected socket would.
+///
+/// Everything that has arrived is queued before any poll is woken, so the polls of a batch
+/// are scheduled together (waking each as its datagram came cost extra worker wake-ups).
 async fn dispatch(family: Arc<Family>) {
     let mut buf = vec![0u8; MAX_DATAGRAM];
+    let mut woken: Vec<Arc<Slot>> = Vec::new();
     loop {
-        match family.socket.recv_from(&mut buf).await {
-            Ok((n, from)) => {
-                let slot = family
-                    .waiters
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .get(&key(from))
-                    .cloned();
-                match slot {
-                    Some(slot) => slot.push(&buf[..n]),
-                    None => tracing::trace!(%from, "udp mux: dropping a datagram nobody waits for"),
+        if let Err(e) = family.socket.readable().await {
+            tracing::warn!(error = %e, "udp mux: waiting for datagrams failed");
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            continue;
+        }
+        let mut failed = false;
+        for _ in 0..BATCH {
+            match family.socket.try_recv_from(&mut buf) {
+                Ok((n, from)) => {
+                    let slot = family
+                        .waiters
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .get(&key(from))
+                        .cloned();
+                    match slot {
+                        Some(slot) => {
+                            if slot.queue(&buf[..n]) {
+                                woken.push(slot);
+                            }
+                        }
+                        None => {
+                            tracing::trace!(%from, "udp mux: dropping a datagram nobody waits for")
+                        }
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                // Some stacks report an earlier send's ICMP error on a later receive.
+                Err(e) if is_transient(&e) => {}
+                Err(e) => {
+                    tracing::warn!(error = %e, "udp mux: receive failed");
+                    failed = true;
+                    break;
                 }
             }
-            // Some stacks report an earlier send's ICMP error on the next receive: not fatal.
-            Err(e) if is_transient(&e) => {}
-            Err(e) => {
-                tracing::warn!(error = %e, "udp mux: receive failed");
-                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-            }
+        }
+        for slot in woken.drain(..) {
+            slot.ready.notify_one();
+        }
+        if failed {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
         }
     }
 }
 
 fn is_transient(e: &std::io::Error) -> bool {
     use std::io::ErrorKind::*;
-    matches!(
-        e.kind(),
-        ConnectionRefused | ConnectionReset | Interrupted | WouldBlock
-    )
+    matches!(e.kind(), ConnectionRefused | ConnectionReset | Interrupted)
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! The A2S dialogue: A2S_INFO (answering challenges), then optionally A2S_PLAYER and A2S_RULES.
 //!
-//! - One connected UDP socket per poll: the kernel drops datagrams from any other address or
-//!   port, so a decoy from a wrong source port never reaches the decoders.
+//! - One connected UDP socket per poll, or in steady state a registration on the daemon's
+//!   shared socket ([`crate::net::udp::UdpMux`]): either way only datagrams from the server's
+//!   exact address and port reach the decoders, so a decoy from a wrong port is ignored.
 //! - Steady state is one round trip: the challenge the server last issued is remembered in
 //!   [`Session`] and appended to the first A2S_INFO.
 //! - `latency` is the round trip of the final A2S_INFO (the one the info reply answered,
@@ -26,7 +27,7 @@ use tokio::time::Instant;
 use super::{Limits, Request, Session};
 use crate::net::buffer::RecvBuf;
 use crate::net::resolve::resolve;
-use crate::net::udp::UdpChannel;
+use crate::net::udp::{UdpChannel, UdpMux};
 use crate::net::NetError;
 use crate::protocol::a2s::{self, split, Info, Reply, NO_CHALLENGE};
 use crate::protocol::{DecodeError, Protocol};
@@ -38,7 +39,7 @@ pub(super) async fn poll(
     deadline: Instant,
 ) -> Result<Status, Failure> {
     let addr = resolve(&req.address, Protocol::A2s.default_port(), deadline).await?;
-    let mut link = Link::connect(addr, req.limits).await?;
+    let mut link = Link::connect(addr, req.limits, super::shared_udp(req, session)).await?;
     let (info, latency) =
         fetch_info(&mut link, session, req.limits.max_challenges, deadline).await?;
     let mut status = to_status(&info, latency);
@@ -205,9 +206,13 @@ struct Link {
 }
 
 impl Link {
-    async fn connect(addr: SocketAddr, limits: Limits) -> Result<Link, NetError> {
+    async fn connect(
+        addr: SocketAddr,
+        limits: Limits,
+        mux: Option<&UdpMux>,
+    ) -> Result<Link, NetError> {
         Ok(Link {
-            channel: UdpChannel::connect(addr).await?,
+            channel: UdpChannel::open(addr, mux).await?,
             reassembler: split::Reassembler::new(split::Limits {
                 max_packets: limits.max_split_packets,
                 max_bytes: limits.max_reply_bytes,

@@ -10,10 +10,12 @@ mod mcquery;
 mod minecraft;
 mod samp;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::time::Instant;
 
+use crate::net::udp::UdpMux;
 use crate::net::Address;
 use crate::protocol::Protocol;
 use crate::status::{Failure, Status};
@@ -56,6 +58,9 @@ pub struct Request {
     /// not for the daemon, which holds one Status per target.
     pub detail: bool,
     pub limits: Limits,
+    /// Shared UDP sockets for A2S and SA:MP polls of targets that answered last time (the
+    /// daemon's; `None` for one-off polls): no socket per poll in steady state.
+    pub mux: Option<Arc<UdpMux>>,
 }
 
 /// What a dialogue may remember about one target between polls, so that steady-state polls
@@ -72,6 +77,10 @@ pub struct Session {
     /// Minecraft Query: our local UDP port when the token was issued; servers tie tokens to
     /// the client's address and port, so the next poll binds the same port again.
     pub query_local_port: Option<u16>,
+    /// The last poll succeeded, so the next may use [`Request::mux`]. A shared unconnected
+    /// socket gets no ICMP errors: after a failure the next poll uses a connected socket of its
+    /// own, so a server going down reads `timeout` for one poll, then `refused`.
+    pub udp_shared_ok: bool,
 }
 
 impl Request {
@@ -85,6 +94,7 @@ impl Request {
             rules: false,
             detail: false,
             limits: Limits::default(),
+            mux: None,
         }
     }
 }
@@ -97,10 +107,17 @@ pub async fn poll(req: &Request) -> Result<Status, Failure> {
 /// Polls one server once, using and refreshing what `session` remembers of it.
 pub async fn poll_with(req: &Request, session: &mut Session) -> Result<Status, Failure> {
     let deadline = Instant::now() + req.timeout;
-    match req.protocol {
+    let result = match req.protocol {
         Protocol::A2s => a2s::poll(req, session, deadline).await,
         Protocol::Minecraft => minecraft::poll(req, session, deadline).await,
         Protocol::MinecraftQuery => mcquery::poll(req, session, deadline).await,
         Protocol::Samp => samp::poll(req, session, deadline).await,
-    }
+    };
+    session.udp_shared_ok = result.is_ok();
+    result
+}
+
+/// The shared UDP sockets this poll may use: only for a target that answered last time.
+fn shared_udp<'a>(req: &'a Request, session: &Session) -> Option<&'a UdpMux> {
+    req.mux.as_deref().filter(|_| session.udp_shared_ok)
 }

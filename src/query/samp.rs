@@ -22,7 +22,7 @@ const MAX_LISTED_PLAYERS: u32 = 100;
 
 pub(super) async fn poll(
     req: &Request,
-    _session: &mut Session,
+    session: &mut Session,
     deadline: Instant,
 ) -> Result<Status, Failure> {
     // The header carries the server's IPv4 address: resolve the name first.
@@ -43,7 +43,7 @@ pub(super) async fn poll(
         ip,
         port: addr.port(),
     };
-    let chan = UdpChannel::connect(addr).await?;
+    let chan = UdpChannel::open(addr, super::shared_udp(req, session)).await?;
     let mut buf = RecvBuf::take();
     let enc = req.encoding;
 
