@@ -49,7 +49,21 @@ fn request(sim: &SimServer, timeout_ms: u64) -> Request {
         Address::parse(&sim.addr.to_string()).unwrap(),
     );
     req.timeout = Duration::from_millis(timeout_ms);
+    // As the `query` command asks: the protocol facts in extras are what these tests check.
+    req.detail = true;
     req
+}
+
+/// The normalized fields of a friendly Source poll of `world()`.
+fn assert_source_status_core(s: &Status) {
+    assert_eq!(s.online, 3);
+    assert_eq!(s.max, 24);
+    assert_eq!(s.bots, Some(1));
+    assert_eq!(s.name, "Test Server");
+    assert_eq!(s.map.as_deref(), Some("de_inferno"));
+    assert_eq!(s.game.as_deref(), Some("Counter-Strike: Source"));
+    assert_eq!(s.version.as_deref(), Some("1.0.0.71"));
+    assert_eq!(s.password, Some(true));
 }
 
 /// The fields every friendly Source poll of `world()` must show.
@@ -454,4 +468,15 @@ async fn endless_split_incomplete() {
         failure(Misbehaviour::EndlessSplit, 300).await,
         Reason::Incomplete
     );
+}
+
+/// The daemon's polls (no `detail`) carry the normalized fields but build no extras map.
+#[tokio::test]
+async fn daemon_polls_build_no_extras() {
+    let sim = server(A2sConfig::default()).await;
+    let mut req = request(&sim, 2000);
+    req.detail = false;
+    let s = poll(&req).await.unwrap();
+    assert_source_status_core(&s);
+    assert!(s.extras.is_empty(), "{:?}", s.extras);
 }
