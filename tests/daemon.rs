@@ -4,20 +4,19 @@
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use gameserver_exporter::config;
-use gameserver_exporter::daemon;
 use gameserver_exporter::query::{Request, Session};
 use gameserver_exporter::scheduler::{PollFuture, Prober, QueryProber};
 use gameserver_exporter::simulate::{self, World, WorldState};
 use gameserver_exporter::status::{Failure, Reason, Status};
+#[path = "support/daemon.rs"]
+mod harness;
+use harness::{start, target};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::oneshot;
+use tokio::net::TcpStream;
 
 /// Answers by the polled host: a scripted result per address, `timeout` for the rest.
 #[derive(Default)]
@@ -43,62 +42,6 @@ impl Prober for Fake {
             .cloned()
             .unwrap_or_else(|| Err(Failure::new(Reason::Timeout, "no answer scripted")));
         Box::pin(async move { r })
-    }
-}
-
-struct Running {
-    addr: SocketAddr,
-    path: PathBuf,
-    stop: Option<oneshot::Sender<()>>,
-    task: tokio::task::JoinHandle<std::io::Result<()>>,
-}
-
-impl Running {
-    async fn stop(mut self) {
-        let _ = self.stop.take().unwrap().send(());
-        tokio::time::timeout(Duration::from_secs(10), self.task)
-            .await
-            .expect("shutdown in time")
-            .unwrap()
-            .unwrap();
-        let _ = std::fs::remove_file(&self.path);
-    }
-
-    fn write_config(&self, text: &str) {
-        std::fs::write(&self.path, text).unwrap();
-    }
-}
-
-fn temp_path() -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    std::env::temp_dir().join(format!(
-        "gse-daemon-{}-{}.toml",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst)
-    ))
-}
-
-async fn start(text: &str, prober: Arc<dyn Prober>) -> Running {
-    let path = temp_path();
-    std::fs::write(&path, text).unwrap();
-    let config = config::load(&path).unwrap();
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (tx, rx) = oneshot::channel();
-    let task = tokio::spawn(daemon::run(
-        config,
-        Some(path.clone()),
-        prober,
-        listener,
-        async {
-            let _ = rx.await;
-        },
-    ));
-    Running {
-        addr,
-        path,
-        stop: Some(tx),
-        task,
     }
 }
 
@@ -154,12 +97,6 @@ async fn metrics_until(addr: SocketAddr, cond: impl Fn(&str) -> bool) -> String 
 }
 
 const FAST: &str = "[exporter]\ninterval = \"200ms\"\ntimeout = \"100ms\"\n";
-
-fn target(name: &str, protocol: &str, address: &str, extra: &str) -> String {
-    format!(
-        "[[target]]\nname = \"{name}\"\nprotocol = \"{protocol}\"\naddress = \"{address}\"\n{extra}"
-    )
-}
 
 fn up_status() -> Status {
     Status {

@@ -5,21 +5,20 @@
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use gameserver_exporter::config;
-use gameserver_exporter::daemon;
 use gameserver_exporter::protocol::a2s::split::{Format, SplitOptions};
 use gameserver_exporter::query::{Request, Session};
 use gameserver_exporter::scheduler::{PollFuture, Prober, QueryProber};
 use gameserver_exporter::simulate::{self, World, WorldState};
 use gameserver_exporter::status::{Failure, Status};
+#[path = "support/daemon.rs"]
+mod harness;
+use harness::{start, target};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::oneshot;
+use tokio::net::TcpStream;
 
 /// Records every address it is asked to poll; answers up, after `delay`, tracking how many
 /// polls are in flight at once.
@@ -49,54 +48,6 @@ impl Prober for Recorder {
     }
 }
 
-struct Running {
-    addr: SocketAddr,
-    path: PathBuf,
-    stop: Option<oneshot::Sender<()>>,
-    task: tokio::task::JoinHandle<std::io::Result<()>>,
-}
-
-impl Running {
-    async fn stop(mut self) {
-        let _ = self.stop.take().unwrap().send(());
-        tokio::time::timeout(Duration::from_secs(10), self.task)
-            .await
-            .expect("shutdown in time")
-            .unwrap()
-            .unwrap();
-        let _ = std::fs::remove_file(&self.path);
-    }
-}
-
-async fn start(text: &str, prober: Arc<dyn Prober>) -> Running {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let path = std::env::temp_dir().join(format!(
-        "gse-safety-{}-{}.toml",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst)
-    ));
-    std::fs::write(&path, text).unwrap();
-    let config = config::load(&path).unwrap();
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (tx, rx) = oneshot::channel();
-    let task = tokio::spawn(daemon::run(
-        config,
-        Some(path.clone()),
-        prober,
-        listener,
-        async {
-            let _ = rx.await;
-        },
-    ));
-    Running {
-        addr,
-        path,
-        stop: Some(tx),
-        task,
-    }
-}
-
 /// Sends raw bytes, returns (status, body) of the reply; status 0 if the server closed
 /// without answering.
 async fn raw(addr: SocketAddr, req: &[u8]) -> (u16, String) {
@@ -118,12 +69,6 @@ async fn raw(addr: SocketAddr, req: &[u8]) -> (u16, String) {
 async fn get(addr: SocketAddr, path: &str) -> (u16, String) {
     let req = format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
     raw(addr, req.as_bytes()).await
-}
-
-fn target(name: &str, protocol: &str, address: &str, extra: &str) -> String {
-    format!(
-        "[[target]]\nname = \"{name}\"\nprotocol = \"{protocol}\"\naddress = \"{address}\"\n{extra}"
-    )
 }
 
 /// Never polled on its own: only /probe talks to the targets.

@@ -1,0 +1,81 @@
+//! The daemon in-process for integration tests: a config written to a temp file (so reloads
+//! can rewrite it), `daemon::run` on a listener bound to 127.0.0.1:0, and a clean stop.
+
+// Each test crate that includes this file uses its own subset of it.
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use gameserver_exporter::config;
+use gameserver_exporter::daemon;
+use gameserver_exporter::scheduler::Prober;
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+
+pub struct Running {
+    pub addr: SocketAddr,
+    pub path: PathBuf,
+    stop: Option<oneshot::Sender<()>>,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl Running {
+    /// Shuts the daemon down, asserting it exits cleanly and in time.
+    pub async fn stop(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        tokio::time::timeout(Duration::from_secs(10), &mut self.task)
+            .await
+            .expect("shutdown in time")
+            .unwrap()
+            .unwrap();
+        let _ = std::fs::remove_file(&self.path);
+    }
+
+    /// Replaces the config file, for a reload to pick up.
+    pub fn write_config(&self, text: &str) {
+        std::fs::write(&self.path, text).unwrap();
+    }
+}
+
+/// Starts the daemon with config `text` and `prober` doing the polls.
+pub async fn start(text: &str, prober: Arc<dyn Prober>) -> Running {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let path = std::env::temp_dir().join(format!(
+        "gse-test-{}-{}.toml",
+        std::process::id(),
+        N.fetch_add(1, Ordering::SeqCst)
+    ));
+    std::fs::write(&path, text).unwrap();
+    let config = config::load(&path).unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (tx, rx) = oneshot::channel();
+    let task = tokio::spawn(daemon::run(
+        config,
+        Some(path.clone()),
+        prober,
+        listener,
+        async {
+            let _ = rx.await;
+        },
+    ));
+    Running {
+        addr,
+        path,
+        stop: Some(tx),
+        task,
+    }
+}
+
+/// One `[[target]]` table; `extra` holds further `key = value` lines.
+pub fn target(name: &str, protocol: &str, address: &str, extra: &str) -> String {
+    format!(
+        "[[target]]\nname = \"{name}\"\nprotocol = \"{protocol}\"\naddress = \"{address}\"\n{extra}"
+    )
+}
