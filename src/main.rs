@@ -44,26 +44,7 @@ enum Command {
     /// Validate a configuration file and exit.
     CheckConfig { path: PathBuf },
     /// Poll one server once and print what it says.
-    Query {
-        /// a2s, minecraft, minecraft-query or samp.
-        protocol: String,
-        /// host[:port]
-        address: String,
-        /// Print one JSON document with every field.
-        #[arg(long)]
-        json: bool,
-        #[arg(long, default_value = "3s", value_parser = humantime::parse_duration)]
-        timeout: Duration,
-        /// Code page of the server's strings (SA:MP), e.g. windows-1251.
-        #[arg(long)]
-        encoding: Option<String>,
-        /// Also fetch the player list.
-        #[arg(long)]
-        players: bool,
-        /// Also fetch the server's rules.
-        #[arg(long)]
-        rules: bool,
-    },
+    Query(QueryArgs),
     /// Run simulators of every protocol on 127.0.0.1 and the exporter polling them.
     Demo {
         #[arg(long, default_value = "127.0.0.1:10765")]
@@ -75,26 +56,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Some(Command::CheckConfig { path }) => check_config(&path),
-        Some(Command::Query {
-            protocol,
-            address,
-            json,
-            timeout,
-            encoding,
-            players,
-            rules,
-        }) => {
-            let args = QueryArgs {
-                protocol,
-                address,
-                json,
-                timeout,
-                encoding,
-                players,
-                rules,
-            };
-            runtime().block_on(run_query(args))
-        }
+        Some(Command::Query(args)) => runtime().block_on(run_query(args)),
         Some(Command::Demo { listen }) => {
             init_logs(cli.log_format, &cli.log_level);
             match runtime().block_on(gameserver_exporter::demo::run(listen, terminate())) {
@@ -225,13 +187,26 @@ async fn run_daemon(path: PathBuf, listen: Option<SocketAddr>) -> ExitCode {
     }
 }
 
+#[derive(clap::Args)]
 struct QueryArgs {
+    /// a2s, minecraft, minecraft-query or samp.
     protocol: String,
+    /// host[:port]
     address: String,
+    /// Print one JSON document with every field.
+    #[arg(long)]
     json: bool,
+    /// Deadline for the whole poll, DNS and retries included.
+    #[arg(long, default_value = "3s", value_parser = humantime::parse_duration)]
     timeout: Duration,
+    /// Code page of the server's strings (SA:MP), e.g. windows-1251.
+    #[arg(long)]
     encoding: Option<String>,
+    /// Also fetch the player list.
+    #[arg(long)]
     players: bool,
+    /// Also fetch the server's rules.
+    #[arg(long)]
     rules: bool,
 }
 
