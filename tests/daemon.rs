@@ -450,7 +450,7 @@ async fn real_simulators() {
         "gameserver_players_max{target=\"mc\",protocol=\"minecraft\"} 24",
         // Each protocol carries its own subset of name, map, game and version.
         r#"gameserver_info{target="mc",protocol="minecraft",name="a\"b\\c\nd",map="",game="",version="2.0.0.1"} 1"#,
-        r#"gameserver_info{target="mcq",protocol="minecraft-query",name="a\"b\\c\nd",map="dm_lockdown",game="Half-Life 2: Deathmatch",version=""} 1"#,
+        r#"gameserver_info{target="mcq",protocol="minecraft-query",name="a\"b\\c\nd",map="dm_lockdown",game="Half-Life 2: Deathmatch",version="2.0.0.1"} 1"#,
         r#"gameserver_info{target="samp",protocol="samp",name="a\"b\\c\nd",map="",game="Half-Life 2: Deathmatch",version=""} 1"#,
     ];
     for line in expect {

@@ -1,5 +1,6 @@
 //! Minecraft Query (GameSpy4) dialogue: handshake for a token (or reuse the remembered one),
-//! then basic stat, or full stat when players, rules or detail are asked for.
+//! then full stat. Full stat is the same single round trip as basic stat (a padded request,
+//! a longer reply) and also carries the version and plugins, so basic stat is never used.
 //!
 //! Latency is the stat round trip: the handshake is skipped in steady state, so timing it
 //! would make latency jump whenever the token is refreshed.
@@ -36,7 +37,6 @@ pub(super) async fn poll(
     let chan = UdpChannel::connect_from(addr, session.query_local_port).await?;
     let local_port = chan.local_port();
     let mut buf = RecvBuf::take();
-    let full = req.players || req.rules || req.detail;
 
     let remembered = session.query_token.filter(|_| {
         session.query_local_port == local_port
@@ -49,7 +49,7 @@ pub(super) async fn poll(
         // the time, then refresh the token once.
         let now = Instant::now();
         let until = now + deadline.saturating_duration_since(now) / 3;
-        match stat(req, &chan, id, token, full, until, &mut buf).await {
+        match stat(req, &chan, id, token, until, &mut buf).await {
             Ok(status) => return Ok(status),
             Err(f) if matches!(f.reason, Reason::Timeout | Reason::Mismatch) => {}
             Err(f) => return Err(f),
@@ -67,7 +67,7 @@ pub(super) async fn poll(
     session.query_token = Some((id, token));
     session.query_token_at = Some(Instant::now());
     session.query_local_port = local_port;
-    stat(req, &chan, id, token, full, deadline, &mut buf).await
+    stat(req, &chan, id, token, deadline, &mut buf).await
 }
 
 async fn stat(
@@ -75,29 +75,11 @@ async fn stat(
     chan: &UdpChannel,
     id: i32,
     token: i32,
-    full: bool,
     deadline: Instant,
     buf: &mut [u8],
 ) -> Result<Status, Failure> {
     let mut out = Vec::new();
     let mut extras = Map::new();
-    if !full {
-        mcq::encode_basic_stat(id, token, &mut out);
-        let (b, latency) =
-            exchange(chan, &out, deadline, buf, |d| mcq::decode_basic_stat(d, id)).await?;
-        extras.insert("host_port".into(), json!(b.host_port));
-        extras.insert("host_ip".into(), json!(b.host_ip));
-        return Ok(Status {
-            online: b.online,
-            max: b.max,
-            name: b.motd,
-            map: Some(b.map),
-            game: Some(b.gametype),
-            latency,
-            extras,
-            ..Status::default()
-        });
-    }
     mcq::encode_full_stat(id, token, &mut out);
     let (f, latency) =
         exchange(chan, &out, deadline, buf, |d| mcq::decode_full_stat(d, id)).await?;
@@ -114,12 +96,15 @@ async fn stat(
     for (key, name) in [
         ("game_id", "game_id"),
         ("plugins", "plugins"),
-        ("hostport", "host_port"),
         ("hostip", "host_ip"),
     ] {
         if let Some(v) = f.get(key) {
             extras.insert(name.into(), json!(v));
         }
+    }
+    // A number, as basic stat carries it; a value that is not a port is left out.
+    if let Some(port) = f.get("hostport").and_then(|v| v.trim().parse::<u16>().ok()) {
+        extras.insert("host_port".into(), json!(port));
     }
     Ok(Status {
         online,
