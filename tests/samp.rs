@@ -37,10 +37,16 @@ fn request(server: &SimServer) -> Request {
 }
 
 /// `i` alone maps to counts, name, gamemode, password and language; latency is measured.
+/// The language is detail: daemon polls (no `detail`) build no extras at all.
 #[tokio::test]
 async fn info_only() {
     let server = spawn(world(), SampConfig::default()).await.unwrap();
     let s = poll(&request(&server)).await.unwrap();
+    assert_eq!(s.name, "Los Santos RP");
+    assert!(s.extras.is_empty(), "{:?}", s.extras);
+    let mut req = request(&server);
+    req.detail = true;
+    let s = poll(&req).await.unwrap();
     assert_eq!((s.online, s.max), (2, 100));
     assert_eq!(s.name, "Los Santos RP");
     assert_eq!(s.game.as_deref(), Some("Roleplay"));
@@ -125,6 +131,7 @@ async fn windows_1251_names() {
     let mut req = request(&server);
     req.encoding = encoding_rs::WINDOWS_1251;
     req.players = true;
+    req.detail = true;
     let s = poll(&req).await.unwrap();
     assert_eq!(s.name, "Русский сервер");
     assert_eq!(s.extras.get("language"), Some(&json!("Русский")));

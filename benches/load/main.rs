@@ -249,6 +249,8 @@ struct Window {
     polls_per_s: f64,
     success: f64,
     cpu_per_poll: Duration,
+    /// Heap allocations in the whole process per successful poll over the window.
+    allocs_per_poll: f64,
     failures: Vec<(Reason, u64)>,
 }
 
@@ -359,12 +361,14 @@ fn print_window(w: &Window, floor: Option<Duration>) {
         })
         .unwrap_or_else(|| "no floor".into());
     println!(
-        "{}: {} targets, {:.0} polls/s, success {:.4}, {:.2} µs CPU per successful poll ({ratio})",
+        "{}: {} targets, {:.0} polls/s, success {:.4}, {:.2} µs CPU per successful poll ({ratio}), \
+         {:.1} allocations per poll",
         w.protocol,
         w.targets,
         w.polls_per_s,
         w.success,
-        micros(w.cpu_per_poll)
+        micros(w.cpu_per_poll),
+        w.allocs_per_poll
     );
     for (r, n) in &w.failures {
         println!("  failures {r}: {n}");
@@ -428,6 +432,7 @@ async fn steady_state(
         }));
     }
     tokio::time::sleep_until(window_start).await;
+    let allocs0 = ALLOCATIONS.load(Ordering::Relaxed);
     let (cpu0, ok0, fail0) = (
         responder::process_cpu(),
         stats.ok.load(Ordering::Relaxed),
@@ -439,6 +444,7 @@ async fn steady_state(
         .map(|a| a.load(Ordering::Relaxed))
         .collect();
     tokio::time::sleep_until(window_end).await;
+    let allocs1 = ALLOCATIONS.load(Ordering::Relaxed);
     let (cpu1, ok1, fail1) = (
         responder::process_cpu(),
         stats.ok.load(Ordering::Relaxed),
@@ -461,6 +467,7 @@ async fn steady_state(
         polls_per_s: (ok + failed) as f64 / args.seconds as f64,
         success: ok as f64 / (ok + failed).max(1) as f64,
         cpu_per_poll: (cpu1 - cpu0) / ok.max(1) as u32,
+        allocs_per_poll: (allocs1 - allocs0) as f64 / ok.max(1) as f64,
         failures,
     }
 }
@@ -520,9 +527,11 @@ async fn daemon_steady_state(
         daemon.state().ready()
     );
     tokio::time::sleep_until(started + args.interval).await;
+    let allocs0 = ALLOCATIONS.load(Ordering::Relaxed);
     let (cpu0, (ok0, fail0, reasons0)) = (responder::process_cpu(), daemon_counts(&daemon));
     tokio::time::sleep(Duration::from_secs(args.seconds)).await;
     let (cpu1, (ok1, fail1, reasons1)) = (responder::process_cpu(), daemon_counts(&daemon));
+    let allocs1 = ALLOCATIONS.load(Ordering::Relaxed);
 
     // Reload with one target changed: the other targets keep their tasks and counters.
     let mut changed = cfg.clone();
@@ -566,6 +575,7 @@ async fn daemon_steady_state(
         polls_per_s: (ok + failed) as f64 / args.seconds as f64,
         success: ok as f64 / (ok + failed).max(1) as f64,
         cpu_per_poll: (cpu1 - cpu0) / ok.max(1) as u32,
+        allocs_per_poll: (allocs1 - allocs0) as f64 / ok.max(1) as f64,
         failures: Reason::ALL
             .iter()
             .zip(reasons1.iter().zip(reasons0))

@@ -123,7 +123,7 @@ async fn fetch_info(
     deadline: Instant,
 ) -> Result<(Info, Duration), Failure> {
     let mut challenges = 0u8;
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(32);
     loop {
         out.clear();
         a2s::encode_info_request(session.a2s_challenge, &mut out);
@@ -167,7 +167,7 @@ async fn fetch_list(
     link.reset_garbage();
     let mut challenge = session.a2s_challenge.unwrap_or(NO_CHALLENGE);
     let mut challenges = 0u8;
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(16);
     loop {
         out.clear();
         match kind {

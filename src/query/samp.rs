@@ -47,15 +47,18 @@ pub(super) async fn poll(
     let mut buf = RecvBuf::take();
     let enc = req.encoding;
 
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(16);
     samp::encode_request(&header, Opcode::Info, &mut out);
     let (info, latency) = exchange(&chan, &out, deadline, &mut buf, |d| {
         samp::decode_info(d, &header, enc)
     })
     .await?;
 
+    // Daemon polls publish no extras; building them cost allocations on every poll.
     let mut extras = Map::new();
-    extras.insert("language".into(), json!(info.language));
+    if req.detail {
+        extras.insert("language".into(), json!(info.language));
+    }
     let mut status = Status {
         online: info.players.into(),
         max: info.max.into(),
