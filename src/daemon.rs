@@ -8,8 +8,10 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::SystemTime;
 
 use tokio::net::TcpListener;
+use tokio::runtime::Handle;
 
 use crate::config::{self, Config, ConfigError};
+use crate::poller::PollerThread;
 use crate::scheduler::{Diff, Permits, Prober, Scheduler};
 use crate::state::State;
 
@@ -19,6 +21,10 @@ pub struct Daemon {
     config: RwLock<Arc<Config>>,
     config_path: Option<PathBuf>,
     scheduler: Mutex<Scheduler>,
+    /// The thread the target tasks run on; declared after the scheduler, so dropping a daemon
+    /// aborts the tasks before their runtime stops. `None` if it could not be started: the
+    /// tasks then share the caller's runtime.
+    _poller: Option<PollerThread>,
 }
 
 impl Daemon {
@@ -30,14 +36,25 @@ impl Daemon {
         prober: Arc<dyn Prober>,
     ) -> Arc<Daemon> {
         let state: Arc<State> = Arc::default();
-        let mut scheduler =
-            Scheduler::new(prober, state.clone(), config.exporter.max_concurrent_polls);
+        let poller = PollerThread::start()
+            .map_err(|e| tracing::warn!(error = %e, "cannot start the poller thread; polling on the main runtime"))
+            .ok();
+        let runtime = poller
+            .as_ref()
+            .map_or_else(Handle::current, |p| p.handle().clone());
+        let mut scheduler = Scheduler::on(
+            runtime,
+            prober,
+            state.clone(),
+            config.exporter.max_concurrent_polls,
+        );
         scheduler.apply(&config.targets, config.exporter.max_concurrent_polls);
         Arc::new(Daemon {
             state,
             config: RwLock::new(Arc::new(config)),
             config_path,
             scheduler: Mutex::new(scheduler),
+            _poller: poller,
         })
     }
 

@@ -14,7 +14,8 @@
 //! - [`net`]: the thin async layer: connected UDP, framed TCP reads, name and SRV resolution.
 //! - [`query`]: each protocol's dialogue (challenges, splits, fallbacks) producing one
 //!   normalized [`status::Status`] or a [`status::Failure`] with a closed [`status::Reason`].
-//! - [`config`], [`scheduler`], [`state`], [`metrics`], [`http`], [`daemon`]: the daemon;
+//! - [`config`], [`scheduler`] (its tasks on the [`poller`] thread), [`state`], [`metrics`],
+//!   [`http`], [`daemon`]: the daemon;
 //!   [`demo`] runs it against simulators of every protocol.
 //! - [`simulate`]: in-process servers for every protocol, used by `demo` and by the tests.
 
@@ -30,6 +31,8 @@ pub mod http;
 pub mod metrics;
 #[cfg(feature = "daemon")]
 pub mod net;
+#[cfg(feature = "daemon")]
+pub mod poller;
 pub mod protocol;
 #[cfg(feature = "daemon")]
 pub mod query;

@@ -20,6 +20,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
+use tokio::runtime::Handle;
 use tokio::sync::Semaphore;
 use tokio::task::JoinHandle;
 use tokio::time::{Instant, MissedTickBehavior};
@@ -128,6 +129,8 @@ pub struct Diff {
 
 /// Owns the target tasks.
 pub struct Scheduler {
+    /// Where target tasks run: the daemon's poller thread, or the caller's runtime.
+    runtime: Handle,
     prober: Arc<dyn Prober>,
     state: Arc<State>,
     permits: Permits,
@@ -144,8 +147,20 @@ pub struct Scheduler {
 }
 
 impl Scheduler {
+    /// A scheduler whose tasks run on the current tokio runtime. Must run inside one.
     pub fn new(prober: Arc<dyn Prober>, state: Arc<State>, max_concurrent: usize) -> Scheduler {
+        Scheduler::on(Handle::current(), prober, state, max_concurrent)
+    }
+
+    /// A scheduler whose tasks run on `runtime` (the daemon passes its [`crate::poller`]).
+    pub fn on(
+        runtime: Handle,
+        prober: Arc<dyn Prober>,
+        state: Arc<State>,
+        max_concurrent: usize,
+    ) -> Scheduler {
         Scheduler {
+            runtime,
             prober,
             state,
             permits: Permits::new(max_concurrent),
@@ -183,7 +198,7 @@ impl Scheduler {
         }
     }
 
-    /// Brings the running tasks in line with `targets`. Must run inside a tokio runtime.
+    /// Brings the running tasks in line with `targets`.
     pub fn apply(&mut self, targets: &[Target], max_concurrent: usize) -> Diff {
         self.permits.resize(max_concurrent);
         // Kept targets keep their phase; only targets started by this apply use the new grid.
@@ -232,7 +247,8 @@ impl Scheduler {
         let prober = self.prober.clone();
         let permits = self.permits.clone();
         let mux = self.mux.clone();
-        tokio::spawn(run_target(meta, recorder, prober, permits, mux, start))
+        self.runtime
+            .spawn(run_target(meta, recorder, prober, permits, mux, start))
     }
 
     /// Stops every task; their series stay in the state until it is dropped.
@@ -379,8 +395,8 @@ mod tests {
     }
 
     /// Offsets are spread within the interval and stable per name.
-    #[test]
-    fn offsets_within_interval() {
+    #[tokio::test]
+    async fn offsets_within_interval() {
         let s = Scheduler::new(Arc::new(Fake::default()), Arc::default(), 1);
         let i = Duration::from_secs(15);
         let offs: Vec<Duration> = (0..100).map(|n| s.offset(&format!("t{n}"), i)).collect();
@@ -395,8 +411,8 @@ mod tests {
 
     /// On long intervals, offsets sit on slot boundaries (polls start in batches) and leave
     /// the last tenth of the interval free; short intervals are not rounded.
-    #[test]
-    fn offsets_on_slots() {
+    #[tokio::test]
+    async fn offsets_on_slots() {
         let s = Scheduler::new(Arc::new(Fake::default()), Arc::default(), 1);
         let i = Duration::from_secs(5);
         for n in 0..200 {
@@ -415,8 +431,8 @@ mod tests {
     /// The grid widens as the poll rate falls, so a slot holds about BATCH polls: 10,000
     /// targets at 5 s keep slots of a few tens of milliseconds, 100 targets share a few slots
     /// (never fewer than MIN_SLOTS per interval).
-    #[test]
-    fn grid_follows_poll_rate() {
+    #[tokio::test]
+    async fn grid_follows_poll_rate() {
         let many: Vec<Target> = (0..10_000).map(|n| target(&format!("t{n}"), 5)).collect();
         assert_eq!(grid_for(&many), Duration::from_millis(10));
         let thousand = &many[..1000];
