@@ -310,7 +310,12 @@ async fn probe() {
     let r = get(d.addr, "/probe?protocol=samp&address=127.0.0.1").await;
     assert_eq!(r.status, 403);
     assert!(
-        !fake.polled.lock().unwrap().iter().any(|a| a.starts_with("127.")),
+        !fake
+            .polled
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|a| a.starts_with("127.")),
         "{:?}",
         fake.polled.lock().unwrap()
     );

@@ -169,8 +169,34 @@ struct Family {
 /// What one registered poll has received and not read yet.
 #[derive(Debug, Default)]
 struct Slot {
-    queue: Mutex<VecDeque<Vec<u8>>>,
+    queue: Mutex<Queue>,
     ready: Notify,
+}
+
+/// Almost every poll receives exactly one datagram: it waits in `first`, and the deque (which
+/// allocates on first use) only holds what comes while it is unread.
+#[derive(Debug, Default)]
+struct Queue {
+    first: Option<Vec<u8>>,
+    rest: VecDeque<Vec<u8>>,
+}
+
+impl Queue {
+    fn len(&self) -> usize {
+        usize::from(self.first.is_some()) + self.rest.len()
+    }
+
+    fn push(&mut self, datagram: Vec<u8>) {
+        if self.first.is_none() && self.rest.is_empty() {
+            self.first = Some(datagram);
+        } else {
+            self.rest.push_back(datagram);
+        }
+    }
+
+    fn pop(&mut self) -> Option<Vec<u8>> {
+        self.first.take().or_else(|| self.rest.pop_front())
+    }
 }
 
 impl Slot {
@@ -181,17 +207,13 @@ impl Slot {
         if q.len() >= MUX_QUEUE {
             return false;
         }
-        q.push_back(datagram.to_vec());
+        q.push(datagram.to_vec());
         true
     }
 
     async fn recv(&self, buf: &mut [u8]) -> std::io::Result<usize> {
         loop {
-            let next = self
-                .queue
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .pop_front();
+            let next = self.queue.lock().unwrap_or_else(|e| e.into_inner()).pop();
             if let Some(d) = next {
                 let n = d.len().min(buf.len());
                 buf[..n].copy_from_slice(&d[..n]);
@@ -444,6 +466,23 @@ mod tests {
             chan.recv(&mut buf, soon(100)).await,
             Err(NetError::Timeout)
         ));
+    }
+
+    /// Datagrams come out in arrival order, whether the first is still unread or not.
+    #[test]
+    fn queue_keeps_order() {
+        let mut q = Queue::default();
+        q.push(vec![1]);
+        q.push(vec![2]);
+        assert_eq!(q.len(), 2);
+        assert_eq!(q.pop(), Some(vec![1]));
+        q.push(vec![3]);
+        assert_eq!(q.pop(), Some(vec![2]));
+        assert_eq!(q.pop(), Some(vec![3]));
+        assert_eq!(q.pop(), None);
+        q.push(vec![4]);
+        assert_eq!(q.pop(), Some(vec![4]));
+        assert_eq!(q.len(), 0);
     }
 
     /// A peer flooding a poll gets at most MUX_QUEUE datagrams queued for it.

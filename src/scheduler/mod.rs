@@ -1,10 +1,12 @@
 //! One lightweight tokio task per target, polling on the target's interval.
 //!
-//! - Between polls a task holds no socket and no thread: it sleeps on a timer.
+//! - Between polls a task holds no socket and no thread: it waits on the [`Metronome`], which
+//!   wakes every task due at the same instant with one timer.
 //! - Each task starts at a pseudo-random offset within its interval (a hash of its name with a
 //!   per-process seed), so 10,000 targets configured at once do not poll in the same instant.
 //! - A task awaits its own poll, so polls of one target never overlap; if a poll (or the wait
-//!   for a permit) runs past the next tick, that tick is delayed, not doubled.
+//!   for a permit) runs past the next tick, that tick is skipped, not doubled, and the target
+//!   polls again at its next point on the grid.
 //! - A global [`Semaphore`] caps the polls in flight across all targets.
 //! - Each task keeps its [`Session`] (A2S challenge, Query token) between polls.
 //! - [`Scheduler::apply`] reloads by diff: unchanged targets keep their task, state and
@@ -12,6 +14,8 @@
 //!
 //! The poll itself is injected through [`Prober`], so tests can run the scheduler against a
 //! fake without sockets, under `tokio::time::pause`.
+
+mod metronome;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -23,13 +27,14 @@ use std::time::{Duration, SystemTime};
 use tokio::runtime::Handle;
 use tokio::sync::Semaphore;
 use tokio::task::JoinHandle;
-use tokio::time::{Instant, MissedTickBehavior};
+use tokio::time::Instant;
 
 use crate::config::Target;
 use crate::net::udp::UdpMux;
 use crate::query::{Request, Session};
 use crate::state::{Recorder, State, TargetMeta};
 use crate::status::{Failure, Reason, Status};
+pub use metronome::Metronome;
 
 pub type PollFuture<'a> = Pin<Box<dyn Future<Output = Result<Status, Failure>> + Send + 'a>>;
 
@@ -137,6 +142,8 @@ pub struct Scheduler {
     /// Shared UDP sockets for every target's steady-state polls; bound on first use, stopped
     /// when the scheduler and its tasks are gone.
     mux: Arc<UdpMux>,
+    /// The tasks' shared wake-ups.
+    metronome: Arc<Metronome>,
     tasks: HashMap<String, Running>,
     seed: std::collections::hash_map::RandomState,
     /// What offsets count from, for every task: slots stay aligned across a whole config
@@ -160,6 +167,7 @@ impl Scheduler {
         max_concurrent: usize,
     ) -> Scheduler {
         Scheduler {
+            metronome: Arc::new(Metronome::start(&runtime)),
             runtime,
             prober,
             state,
@@ -247,8 +255,10 @@ impl Scheduler {
         let prober = self.prober.clone();
         let permits = self.permits.clone();
         let mux = self.mux.clone();
-        self.runtime
-            .spawn(run_target(meta, recorder, prober, permits, mux, start))
+        let metronome = self.metronome.clone();
+        self.runtime.spawn(run_target(
+            meta, recorder, prober, permits, mux, metronome, start,
+        ))
     }
 
     /// Stops every task; their series stay in the state until it is dropped.
@@ -301,17 +311,17 @@ async fn run_target(
     prober: Arc<dyn Prober>,
     permits: Permits,
     mux: Arc<UdpMux>,
+    metronome: Arc<Metronome>,
     start: Instant,
 ) {
     let t = &meta.target;
     let mut req = t.request();
     req.mux = Some(mux);
     let mut session = Session::default();
-    let mut ticker = tokio::time::interval_at(start, t.interval);
-    ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
     let mut was_up: Option<bool> = None;
+    let mut next = start;
     loop {
-        ticker.tick().await;
+        metronome.until(next).await;
         let (result, took) = poll_once(&*prober, &permits, &req, &mut session).await;
         // Per-poll detail is debug; a change between up and down is worth an operator's eye.
         let up = result.is_ok();
@@ -332,6 +342,8 @@ async fn run_target(
         }
         was_up = Some(up);
         recorder.record(result, took, SystemTime::now());
+        // After an overrun the target skips to its next grid point and stays in its slot.
+        next = next_on_grid(next + t.interval, t.interval, Instant::now());
     }
 }
 
@@ -511,8 +523,14 @@ mod tests {
         tokio::time::sleep(Duration::from_secs(100)).await;
         let calls = calls_of(&fake, "a");
         assert!(calls.len() >= 3);
+        // Each 25 s poll skips the ticks it overran: the next poll is at the next point of
+        // the target's own 10 s grid, 30 s after the previous one.
         for w in calls.windows(2) {
-            assert!(w[1] - w[0] >= Duration::from_secs(25));
+            let gap = w[1] - w[0];
+            assert!(
+                gap >= Duration::from_secs(30) && gap < Duration::from_millis(30_002),
+                "{gap:?}"
+            );
         }
         assert_eq!(fake.max_in_flight.load(Ordering::SeqCst), 1);
     }

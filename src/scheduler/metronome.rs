@@ -1,0 +1,167 @@
+//! One timer for all the targets of a slot.
+//!
+//! Target tasks wait for their next poll on a [`Metronome`] instead of a timer each: tasks due
+//! at the same instant share one entry, and a single driver task sleeps until the earliest
+//! entry and wakes all of its tasks together. With 10,000 targets, per-target timers kept
+//! 10,000 entries cascading through tokio's timer wheel, a measurable share of each poll;
+//! here the wheel holds one.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use tokio::runtime::Handle;
+use tokio::sync::Notify;
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+#[derive(Debug, Default)]
+struct Shared {
+    /// Instants someone waits for, each with the tasks waiting for it.
+    due: Mutex<BTreeMap<Instant, Arc<Notify>>>,
+    /// Tells the driver that an instant earlier than the one it sleeps for was added.
+    rearm: Notify,
+}
+
+/// Shared wake-ups; dropping it stops the driver (tasks still waiting then wait forever, so
+/// drop it only with them).
+#[derive(Debug)]
+pub struct Metronome {
+    shared: Arc<Shared>,
+    driver: JoinHandle<()>,
+}
+
+impl Metronome {
+    /// Starts the driver on `runtime`.
+    pub fn start(runtime: &Handle) -> Metronome {
+        let shared = Arc::new(Shared::default());
+        let driver = runtime.spawn(drive(shared.clone()));
+        Metronome { shared, driver }
+    }
+
+    /// Waits until `at` (at once if it has passed).
+    pub async fn until(&self, at: Instant) {
+        if at <= Instant::now() {
+            return;
+        }
+        let notify = {
+            let mut due = lock(&self.shared.due);
+            let earliest = due.keys().next().is_none_or(|first| at < *first);
+            let notify = due.entry(at).or_default().clone();
+            if earliest {
+                self.shared.rearm.notify_one();
+            }
+            notify
+        };
+        let notified = notify.notified();
+        tokio::pin!(notified);
+        // Registered before the entry can be fired: the driver removes an entry under the
+        // lock and only then notifies, so this waiter is either counted or sees it gone.
+        {
+            let due = lock(&self.shared.due);
+            notified.as_mut().enable();
+            let still_due = due.get(&at).is_some_and(|n| Arc::ptr_eq(n, &notify));
+            if !still_due {
+                return;
+            }
+        }
+        notified.await;
+    }
+}
+
+impl Drop for Metronome {
+    fn drop(&mut self) {
+        self.driver.abort();
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // Critical sections are single map operations; a poisoned map is still consistent.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+async fn drive(shared: Arc<Shared>) {
+    let mut fired: Vec<Arc<Notify>> = Vec::new();
+    loop {
+        let now = Instant::now();
+        let next = {
+            let mut due = lock(&shared.due);
+            while let Some(entry) = due.first_entry() {
+                if *entry.key() > now {
+                    break;
+                }
+                fired.push(entry.remove());
+            }
+            due.keys().next().copied()
+        };
+        for n in fired.drain(..) {
+            n.notify_waiters();
+        }
+        match next {
+            Some(at) => {
+                tokio::select! {
+                    _ = tokio::time::sleep_until(at) => {}
+                    _ = shared.rearm.notified() => {}
+                }
+            }
+            None => shared.rearm.notified().await,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    /// Waiters wake at their instant, in order, including ones added while the driver sleeps
+    /// for a later instant; an instant in the past returns at once.
+    #[tokio::test(start_paused = true)]
+    async fn wakes_each_waiter_at_its_instant() {
+        let m = Arc::new(Metronome::start(&Handle::current()));
+        let t0 = Instant::now();
+        let woke = Arc::new(Mutex::new(Vec::new()));
+        let mut tasks = Vec::new();
+        for (i, ms) in [300u64, 100, 100, 200].into_iter().enumerate() {
+            let (m, woke) = (m.clone(), woke.clone());
+            tasks.push(tokio::spawn(async move {
+                m.until(t0 + Duration::from_millis(ms)).await;
+                woke.lock().unwrap().push((i, Instant::now() - t0));
+            }));
+            // Later waiters arrive while the driver already sleeps for an earlier one.
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        for t in tasks {
+            t.await.unwrap();
+        }
+        let woke = woke.lock().unwrap().clone();
+        let order: Vec<usize> = woke.iter().map(|w| w.0).collect();
+        assert!(order == [1, 2, 3, 0] || order == [2, 1, 3, 0], "{woke:?}");
+        for (i, at) in woke {
+            let want = Duration::from_millis([300u64, 100, 100, 200][i]);
+            assert!(
+                at >= want && at < want + Duration::from_millis(2),
+                "{i}: {at:?}"
+            );
+        }
+        m.until(t0).await;
+        assert!(lock(&m.shared.due).is_empty());
+    }
+
+    /// A waiter dropped before its instant (an aborted task) leaves nothing behind once the
+    /// instant passes, and does not disturb another waiter of the same instant.
+    #[tokio::test(start_paused = true)]
+    async fn dropped_waiter_is_harmless() {
+        let m = Arc::new(Metronome::start(&Handle::current()));
+        let at = Instant::now() + Duration::from_secs(1);
+        let m2 = m.clone();
+        let gone = tokio::spawn(async move { m2.until(at).await });
+        let m3 = m.clone();
+        let kept = tokio::spawn(async move { m3.until(at).await });
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        gone.abort();
+        kept.await.unwrap();
+        assert!(Instant::now() >= at);
+        assert!(lock(&m.shared.due).is_empty());
+    }
+}
