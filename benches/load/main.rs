@@ -7,7 +7,8 @@
 //! ```
 //!
 //! `--engine daemon` (the default) runs the real daemon in-process (config parsed from TOML,
-//! scheduler, state) and also reports time to the first complete round, a one-target reload,
+//! target tasks on the daemon's own poller thread,
+//! state) and also reports time to the first complete round, a one-target reload,
 //! and `/metrics` rendering (wall time and allocations per render, counted by a wrapping
 //! global allocator).
 //!
