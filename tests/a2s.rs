@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use gameserver_exporter::net::udp::UdpMux;
+use gameserver_exporter::net::udp::{UdpMux, RESEND_AFTER_MIN};
 use gameserver_exporter::net::Address;
 use gameserver_exporter::protocol::a2s::split::{Format, SplitOptions};
 use gameserver_exporter::protocol::a2s::Engine;
@@ -124,6 +124,34 @@ async fn challenge_then_steady_state() {
     let s = poll_with(&req, &mut session).await.unwrap();
     assert_eq!(s.name, "Test Server");
     assert_eq!(counters.info(), 3);
+}
+
+/// On a path that loses every other datagram, the unanswered requests are sent again: the
+/// poll succeeds (challenge round included), and the latency counts from the answered copy,
+/// not from the lost one.
+#[tokio::test]
+async fn lost_requests_are_resent() {
+    let counters = Arc::new(Counters::default());
+    let sim = server(A2sConfig {
+        challenge: Challenge::Fixed([1, 2, 3, 4]),
+        misbehaviour: Misbehaviour::LoseEveryOther,
+        counters: counters.clone(),
+        ..A2sConfig::default()
+    })
+    .await;
+    let mut req = request(&sim, 3000);
+    // The daemon's poll: no A2A_PING, whose short wait would not resend and skew the count.
+    req.detail = false;
+    let mut session = Session::default();
+    let s = poll_with(&req, &mut session).await.unwrap();
+    assert_eq!(s.name, "Test Server");
+    // No challenge (lost, resent, challenged), then with it (lost, resent, answered).
+    assert_eq!(counters.info(), 4);
+    assert!(s.latency < RESEND_AFTER_MIN, "{:?}", s.latency);
+    // Steady state: one request lost, its copy answered.
+    let s = poll_with(&req, &mut session).await.unwrap();
+    assert_eq!(s.name, "Test Server");
+    assert_eq!(counters.info(), 6);
 }
 
 /// A rotating challenge makes every remembered one stale; polls still succeed.

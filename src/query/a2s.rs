@@ -6,7 +6,8 @@
 //! - Steady state is one round trip: the challenge the server last issued is remembered in
 //!   [`Session`] and appended to the first A2S_INFO.
 //! - `latency` is the round trip of the final A2S_INFO (the one the info reply answered,
-//!   reassembly included); DNS and challenge rounds are not counted.
+//!   reassembly included), counted from its last copy when the channel had to resend it;
+//!   DNS and challenge rounds are not counted.
 //! - Garbage (short datagrams, zeros, undecodable or unsolicited replies) is skipped while
 //!   waiting, because a real reply may still follow. When the deadline passes the reason says
 //!   what was seen: `incomplete` if a split reply was under way, `malformed` if only garbage
@@ -100,10 +101,9 @@ async fn ping_on(link: &mut Link, deadline: Instant) -> Result<Duration, Failure
     let mut out = Vec::new();
     a2s::encode_ping_request(&mut out);
     link.send(&out).await?;
-    let sent = Instant::now();
     loop {
         match link.recv_reply(deadline).await? {
-            Reply::Ping(_) => return Ok(sent.elapsed()),
+            Reply::Ping(_) => return Ok(link.round_trip()),
             _ => link.garbage(DecodeError::Mismatch("expected a ping reply")),
         }
     }
@@ -128,10 +128,9 @@ async fn fetch_info(
         out.clear();
         a2s::encode_info_request(session.a2s_challenge, &mut out);
         link.send(&out).await?;
-        let sent = Instant::now();
         loop {
             match link.recv_reply(deadline).await? {
-                Reply::Info(info) => return Ok((*info, sent.elapsed())),
+                Reply::Info(info) => return Ok((*info, link.round_trip())),
                 Reply::Challenge(c) => {
                     challenges += 1;
                     if challenges > max_challenges {
@@ -224,6 +223,13 @@ impl Link {
 
     async fn send(&self, datagram: &[u8]) -> Result<(), NetError> {
         self.channel.send(datagram).await
+    }
+
+    /// Time since the request last went out (the channel resends unanswered ones).
+    fn round_trip(&self) -> Duration {
+        self.channel
+            .last_sent()
+            .map_or(Duration::ZERO, |t| t.elapsed())
     }
 
     fn garbage(&mut self, e: DecodeError) {

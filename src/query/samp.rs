@@ -300,7 +300,8 @@ pub(super) async fn exchange<T>(
             Err(e) => return Err(e.into()),
         };
         match decode(&buf[..n.min(buf.len())]) {
-            Ok(v) => return Ok((v, sent.elapsed())),
+            // After a resend the reply most likely answers the latest copy.
+            Ok(v) => return Ok((v, chan.last_sent().unwrap_or(sent).elapsed())),
             Err(DecodeError::Mismatch(_)) => foreign = foreign.saturating_add(1),
             Err(e) => return Err(e.into()),
         }

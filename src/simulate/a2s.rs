@@ -64,6 +64,9 @@ pub enum Misbehaviour {
     JunkFlood,
     /// Each request gets a datagram of zeros.
     Zeros,
+    /// Every other request is lost, as on a lossy path: the first copy of each request goes
+    /// unanswered, the next is answered normally.
+    LoseEveryOther,
 }
 
 /// Requests the server has received, by type (counted before any misbehaviour).
@@ -172,6 +175,7 @@ pub async fn spawn(world: World, config: A2sConfig) -> io::Result<SimServer> {
         addr,
         current: [0x5A, 0x17, 0x3C, 0x01],
         next_id: 1,
+        received: 0,
     };
     if let Challenge::Fixed(c) = server.config.challenge {
         server.current = c;
@@ -225,6 +229,8 @@ struct Server {
     addr: SocketAddr,
     current: [u8; 4],
     next_id: u32,
+    /// Requests seen, for [`Misbehaviour::LoseEveryOther`].
+    received: u64,
 }
 
 impl Server {
@@ -253,6 +259,12 @@ impl Server {
             }
             Misbehaviour::JunkFlood => return junk(),
             Misbehaviour::Zeros => return vec![vec![0; 64]],
+            Misbehaviour::LoseEveryOther => {
+                self.received += 1;
+                if self.received % 2 == 1 {
+                    return Vec::new();
+                }
+            }
         }
         let msg = match query {
             Query::Info { challenge: c } => {
