@@ -14,6 +14,7 @@ use crate::config::{self, Config, ConfigError};
 use crate::poller::PollerThread;
 use crate::scheduler::{Diff, Permits, Prober, Scheduler};
 use crate::state::State;
+use crate::sync::lock;
 
 /// Shared by the HTTP handlers, the signal handlers and the scheduler.
 pub struct Daemon {
@@ -80,7 +81,7 @@ impl Daemon {
 
     fn scheduler(&self) -> std::sync::MutexGuard<'_, Scheduler> {
         // apply() cannot leave the task table half-updated in a way a retry would not fix.
-        self.scheduler.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.scheduler)
     }
 
     /// Re-reads the configuration file and applies it by diff. A bad file is refused: the

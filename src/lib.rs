@@ -43,3 +43,5 @@ pub mod simulate;
 #[cfg(feature = "daemon")]
 pub mod state;
 pub mod status;
+#[cfg(feature = "daemon")]
+mod sync;

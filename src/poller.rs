@@ -16,6 +16,8 @@ use std::time::Duration;
 use tokio::runtime::Handle;
 use tokio::sync::oneshot;
 
+use crate::sync::lock;
+
 /// How long stopping waits for the runtime's blocking threads (DNS lookups in flight).
 const STOP_GRACE: Duration = Duration::from_secs(1);
 
@@ -55,7 +57,7 @@ impl PollerThread {
 
 impl Drop for PollerThread {
     fn drop(&mut self) {
-        let stop = self.stop.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let stop = lock(&self.stop).take();
         if let Some(stop) = stop {
             let _ = stop.send(());
         }

@@ -8,12 +8,13 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use crate::config::Target;
 use crate::metrics::encode::push_label_value;
 use crate::status::{Failure, Reason, Status};
+use crate::sync::lock;
 
 /// A configured target plus its label set pre-encoded for the exposition formats, built once
 /// per config load so a scrape does not re-escape 10,000 label sets.
@@ -141,12 +142,6 @@ impl Default for State {
             ready: AtomicBool::new(false),
         }
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Every critical section here is a plain map or field update that cannot be left
-    // half-done by a panic, so a poisoned lock still holds consistent data.
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl State {

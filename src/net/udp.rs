@@ -23,6 +23,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::{NetError, MAX_DATAGRAM};
+use crate::sync::lock;
 
 /// Datagrams queued for one poll that has not read them yet; more are dropped, so a peer
 /// flooding us costs at most this much memory per poll (a dialogue needs one to a few).
@@ -165,6 +166,12 @@ impl UdpChannel {
         lock(&self.last).sent_at
     }
 
+    /// The round trip of a reply that just arrived: time since [`UdpChannel::last_sent`]
+    /// (zero if nothing was sent).
+    pub fn since_last_send(&self) -> Duration {
+        self.last_sent().map_or(Duration::ZERO, |t| t.elapsed())
+    }
+
     /// Waits for the next datagram from the peer until `deadline`, sending the last request
     /// again while none comes. `buf` should hold [`MAX_DATAGRAM`] bytes; a longer datagram is
     /// cut, and decoders see the truncation.
@@ -205,12 +212,6 @@ impl UdpChannel {
         tracing::trace!(peer = %self.peer, "udp: no answer yet, sending the request again");
         self.send_raw(&bytes[..len]).await
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    // Every critical section here is a single map or field update; a poisoned lock still
-    // guards whole data.
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn unspecified(peer: SocketAddr, port: u16) -> SocketAddr {

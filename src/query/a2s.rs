@@ -103,7 +103,7 @@ async fn ping_on(link: &mut Link, deadline: Instant) -> Result<Duration, Failure
     link.send(&out).await?;
     loop {
         match link.recv_reply(deadline).await? {
-            Reply::Ping(_) => return Ok(link.round_trip()),
+            Reply::Ping(_) => return Ok(link.channel.since_last_send()),
             _ => link.garbage(DecodeError::Mismatch("expected a ping reply")),
         }
     }
@@ -130,7 +130,7 @@ async fn fetch_info(
         link.send(&out).await?;
         loop {
             match link.recv_reply(deadline).await? {
-                Reply::Info(info) => return Ok((*info, link.round_trip())),
+                Reply::Info(info) => return Ok((*info, link.channel.since_last_send())),
                 Reply::Challenge(c) => {
                     challenges += 1;
                     if challenges > max_challenges {
@@ -223,13 +223,6 @@ impl Link {
 
     async fn send(&self, datagram: &[u8]) -> Result<(), NetError> {
         self.channel.send(datagram).await
-    }
-
-    /// Time since the request last went out (the channel resends unanswered ones).
-    fn round_trip(&self) -> Duration {
-        self.channel
-            .last_sent()
-            .map_or(Duration::ZERO, |t| t.elapsed())
     }
 
     fn garbage(&mut self, e: DecodeError) {

@@ -285,7 +285,6 @@ pub(super) async fn exchange<T>(
     buf: &mut [u8],
     mut decode: impl FnMut(&[u8]) -> Result<T, DecodeError>,
 ) -> Result<(T, Duration), Failure> {
-    let sent = Instant::now();
     chan.send(request).await?;
     let mut foreign = 0u32;
     loop {
@@ -301,7 +300,7 @@ pub(super) async fn exchange<T>(
         };
         match decode(&buf[..n.min(buf.len())]) {
             // After a resend the reply most likely answers the latest copy.
-            Ok(v) => return Ok((v, chan.last_sent().unwrap_or(sent).elapsed())),
+            Ok(v) => return Ok((v, chan.since_last_send())),
             Err(DecodeError::Mismatch(_)) => foreign = foreign.saturating_add(1),
             Err(e) => return Err(e.into()),
         }

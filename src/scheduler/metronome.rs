@@ -14,6 +14,8 @@ use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
+use crate::sync::lock;
+
 #[derive(Debug, Default)]
 struct Shared {
     /// Instants someone waits for, each with the tasks waiting for it.
@@ -72,11 +74,6 @@ impl Drop for Metronome {
     fn drop(&mut self) {
         self.driver.abort();
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    // Critical sections are single map operations; a poisoned map is still consistent.
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 async fn drive(shared: Arc<Shared>) {

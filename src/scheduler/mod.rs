@@ -34,6 +34,7 @@ use crate::net::udp::UdpMux;
 use crate::query::{Request, Session};
 use crate::state::{Recorder, State, TargetMeta};
 use crate::status::{Failure, Reason, Status};
+use crate::sync::lock;
 pub use metronome::Metronome;
 
 pub type PollFuture<'a> = Pin<Box<dyn Future<Output = Result<Status, Failure>> + Send + 'a>>;
@@ -87,12 +88,12 @@ impl Permits {
     }
 
     fn current(&self) -> Arc<Semaphore> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).1.clone()
+        lock(&self.0).1.clone()
     }
 
     /// A new cap takes effect for permits taken from now on; polls in flight finish on the old.
     pub fn resize(&self, n: usize) {
-        let mut g = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut g = lock(&self.0);
         if g.0 != n {
             *g = (n, Arc::new(Semaphore::new(n)));
         }
