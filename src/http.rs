@@ -172,6 +172,7 @@ fn metrics_page(daemon: &Daemon, format: Format) -> Response<Body> {
     let globals = Globals {
         reload: daemon.state().reload_info(),
         process: metrics::process::read(),
+        shard: daemon.shard(),
     };
     let body = metrics::render(format, &entries, &globals);
     respond(StatusCode::OK, format.content_type(), body)
@@ -236,7 +237,16 @@ async fn probe(daemon: &Daemon, q: &[(String, String)], format: Format) -> Respo
     let meta = match (get(q, "target"), get(q, "protocol"), get(q, "address")) {
         (Some(name), None, None) => {
             let Some(t) = config.targets.iter().find(|t| t.name == name) else {
-                return text(StatusCode::NOT_FOUND, format!("unknown target {name:?}\n"));
+                return match daemon.owner_elsewhere(name) {
+                    Some(owner) => text(
+                        StatusCode::NOT_FOUND,
+                        format!(
+                            "target {name:?} belongs to shard {owner}, not this replica (shard {})\n",
+                            daemon.shard()
+                        ),
+                    ),
+                    None => text(StatusCode::NOT_FOUND, format!("unknown target {name:?}\n")),
+                };
             };
             match daemon.state().get(name) {
                 Some(e) if e.meta.target == *t => e.meta,

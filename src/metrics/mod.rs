@@ -24,6 +24,7 @@ use encode::{Encoder, Kind};
 use process::ProcessStats;
 
 use crate::protocol::Protocol;
+use crate::shard::Shard;
 use crate::state::{Entry, Outcome, ReloadInfo};
 use crate::status::Reason;
 
@@ -39,6 +40,8 @@ pub fn unix_seconds(t: SystemTime) -> f64 {
 pub struct Globals {
     pub reload: ReloadInfo,
     pub process: Option<ProcessStats>,
+    /// The replica's share of the targets (`0/1` when not sharded).
+    pub shard: Shard,
 }
 
 /// The whole `/metrics` page.
@@ -68,6 +71,7 @@ pub fn render(format: Format, entries: &[Entry], globals: &Globals) -> String {
     enc.start("gameserver_exporter_build_info", "");
     enc.label("version", env!("CARGO_PKG_VERSION"));
     enc.value_u64(1);
+    shard_info(&mut enc, globals.shard);
     enc.family(
         "gameserver_config_last_reload_successful",
         Kind::Gauge,
@@ -92,6 +96,20 @@ pub fn render(format: Format, entries: &[Entry], globals: &Globals) -> String {
         process_families(&mut enc, p);
     }
     enc.finish()
+}
+
+/// `gameserver_exporter_shard_info`: always present, so dashboards can group replicas and
+/// check that every shard of a count is up (`count by (shards) (...)`).
+fn shard_info(enc: &mut Encoder, shard: Shard) {
+    enc.family(
+        "gameserver_exporter_shard_info",
+        Kind::Gauge,
+        "Share of the configured targets this replica polls (--shard I/N; 0 of 1 when not sharded); always 1.",
+    );
+    enc.start("gameserver_exporter_shard_info", "");
+    enc.label("shard", &shard.index().to_string());
+    enc.label("shards", &shard.count().to_string());
+    enc.value_u64(1);
 }
 
 /// The `/probe` answer for one target: its gauges, without the long-running counters.
@@ -332,6 +350,7 @@ mod tests {
                 last_success: at(900),
             },
             process: None,
+            shard: Shard::parse("1/3").unwrap(),
         };
         (state.snapshot(), globals)
     }
@@ -381,6 +400,9 @@ gameserver_targets{protocol="samp"} 1
 # HELP gameserver_exporter_build_info Build of the exporter; always 1.
 # TYPE gameserver_exporter_build_info gauge
 gameserver_exporter_build_info{version="0.1.0"} 1
+# HELP gameserver_exporter_shard_info Share of the configured targets this replica polls (--shard I/N; 0 of 1 when not sharded); always 1.
+# TYPE gameserver_exporter_shard_info gauge
+gameserver_exporter_shard_info{shard="1",shards="3"} 1
 # HELP gameserver_config_last_reload_successful Whether the last configuration load succeeded.
 # TYPE gameserver_config_last_reload_successful gauge
 gameserver_config_last_reload_successful 1
