@@ -20,7 +20,7 @@ use std::fmt;
 
 use md5::{Digest, Md5};
 
-use crate::config::Target;
+use crate::target::Target;
 
 /// Environment form of `--shard`, for containers (a StatefulSet composes it from the pod index).
 pub const ENV: &str = "GAMESERVER_EXPORTER_SHARD";
@@ -254,8 +254,8 @@ pub fn split(shard: Shard, targets: Vec<Target>) -> (Vec<Target>, Elsewhere) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::Address;
-    use crate::protocol::Protocol;
+    use crate::target::Address;
+    use crate::target::Protocol;
 
     /// The README's vectors, computed independently (Python's hashlib): hashmod must never
     /// change, or every target moves to another replica at an upgrade.
@@ -360,16 +360,7 @@ mod tests {
     }
 
     fn target(name: &str) -> Target {
-        Target {
-            name: name.into(),
-            protocol: Protocol::A2s,
-            address: Address::parse("127.0.0.1:27015").unwrap(),
-            interval: std::time::Duration::from_secs(15),
-            timeout: std::time::Duration::from_secs(5),
-            encoding: encoding_rs::WINDOWS_1252,
-            labels: Default::default(),
-            limits: Default::default(),
-        }
+        Target::new(name, Protocol::A2s, Address::parse("127.0.0.1").unwrap())
     }
 
     /// Every target lands in exactly one shard, the one hashmod names, in config order; the
