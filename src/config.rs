@@ -33,7 +33,8 @@ pub const DEFAULT_HTTP_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 const MAX_REPLY_BYTES_CAP: i64 = 64 * 1024 * 1024;
 
 /// Label names the exporter sets itself or Prometheus reserves; a target's own labels may not
-/// use them (nor anything starting with `__`).
+/// use them (nor anything starting with `__`). `metrics::families` checks in a test that every
+/// label it writes is listed here.
 pub const RESERVED_LABELS: [&str; 11] = [
     "target", "protocol", "name", "map", "game", "version", "reason", "job", "instance", "le",
     "quantile",
