@@ -292,6 +292,29 @@ mod tests {
         assert_eq!(Shard::ALL.owner("survival"), 0);
     }
 
+    /// README's vector table (section "Sharding") agrees with the function, digest included.
+    #[test]
+    fn readme_vectors() {
+        let readme = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"));
+        let rows: Vec<Vec<&str>> = readme
+            .lines()
+            .skip_while(|l| !l.starts_with("| name | md5 |"))
+            .skip(2)
+            .take_while(|l| l.starts_with('|'))
+            .map(|l| l.trim_matches('|').split('|').map(str::trim).collect())
+            .collect();
+        assert!(rows.len() >= 5, "README has the vector table");
+        for r in rows {
+            let name = r[0].trim_matches('`').trim_matches('"');
+            let hex: String = digest(name).iter().map(|b| format!("{b:02x}")).collect();
+            assert_eq!(r[1].trim_matches('`'), hex, "{name:?}");
+            assert_eq!(r[2], tail(&digest(name)).to_string(), "{name:?}");
+            for (cell, n) in r[3..6].iter().zip([3, 7, 1024]) {
+                assert_eq!(*cell, hashmod(name, n).to_string(), "{name:?} mod {n}");
+            }
+        }
+    }
+
     /// Both spellings parse; Display gives the canonical one.
     #[test]
     fn parse_ok() {
