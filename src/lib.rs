@@ -25,6 +25,7 @@ pub mod config;
 pub mod daemon;
 #[cfg(feature = "daemon")]
 pub mod demo;
+pub mod games;
 #[cfg(feature = "daemon")]
 pub mod http;
 #[cfg(feature = "daemon")]

@@ -1,4 +1,4 @@
-//! The command line: run the daemon (default), `check-config`, `query` and `demo`.
+//! The command line: run the daemon (default), `check-config`, `query`, `games` and `demo`.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -45,6 +45,12 @@ enum Command {
     CheckConfig { path: PathBuf },
     /// Poll one server once and print what it says.
     Query(QueryArgs),
+    /// List the game presets (`game = "..."` in a target): id, name, protocol, port, notes.
+    Games {
+        /// Print README's Markdown table instead.
+        #[arg(long)]
+        markdown: bool,
+    },
     /// Run simulators of every protocol on 127.0.0.1 and the exporter polling them.
     Demo {
         #[arg(long, default_value = "127.0.0.1:10765")]
@@ -56,6 +62,18 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Some(Command::CheckConfig { path }) => check_config(&path),
+        Some(Command::Games { markdown }) => {
+            use gameserver_exporter::games;
+            print!(
+                "{}",
+                if markdown {
+                    games::markdown()
+                } else {
+                    games::text()
+                }
+            );
+            ExitCode::SUCCESS
+        }
         Some(Command::Query(args)) => runtime().block_on(run_query(args)),
         Some(Command::Demo { listen }) => {
             init_logs(cli.log_format, &cli.log_level);

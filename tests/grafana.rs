@@ -73,7 +73,12 @@ fn every_reference_uses_the_variable() {
         .count();
     assert!(panels_with_queries >= 10, "{panels_with_queries}");
     for p in d["panels"].as_array().unwrap() {
-        for t in p.get("targets").and_then(Value::as_array).into_iter().flatten() {
+        for t in p
+            .get("targets")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             assert_eq!(t["datasource"], want, "panel {} target", p["title"]);
         }
         if p.get("targets").is_some() {
@@ -92,7 +97,10 @@ fn every_reference_uses_the_variable() {
 fn no_import_placeholders() {
     let d = dashboard();
     assert!(d.get("__inputs").is_none());
-    assert!(!DASHBOARD.contains("${DS_"), "an import placeholder is left");
+    assert!(
+        !DASHBOARD.contains("${DS_"),
+        "an import placeholder is left"
+    );
 }
 
 /// The provisioning examples are Grafana's provisioning format and point at a directory for
