@@ -120,6 +120,12 @@ fn check_config(path: &std::path::Path) -> ExitCode {
     match config::load(path) {
         Ok(c) => {
             println!("{}: OK ({} targets)", path.display(), c.targets.len());
+            for i in &c.includes {
+                match i.files.len() {
+                    0 => println!("  include {:?}: matches no files", i.pattern),
+                    n => println!("  include {:?}: {n} files", i.pattern),
+                }
+            }
             ExitCode::SUCCESS
         }
         Err(e) => {

@@ -16,7 +16,7 @@
 //! Mumble, Minecraft Bedrock) gets its row when that protocol's `Protocol` variant lands.
 
 use super::{Game, Quirks};
-use crate::protocol::Protocol::{self, A2s, Minecraft, MinecraftQuery, Samp};
+use crate::target::Protocol::{self, A2s, Minecraft, MinecraftQuery, Samp};
 
 const N: Quirks = Quirks::NONE;
 const G: &str = "gamedig";

@@ -19,7 +19,7 @@
 
 pub mod list;
 
-use crate::protocol::Protocol;
+use crate::target::Protocol;
 
 /// What a game's servers do differently from the protocol's textbook.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
