@@ -129,6 +129,8 @@ fn expand(dir: &Path, pattern: &str) -> Result<Vec<PathBuf>, String> {
     if !wild {
         return Ok(vec![joined]);
     }
+    // Checked on its own first, so an error's position is within what the operator wrote.
+    glob::Pattern::new(pattern).map_err(|e| format!("invalid pattern {pattern:?}: {e}"))?;
     // The directory part is not ours to interpret: escape it, then append the pattern.
     let full = if Path::new(pattern).is_absolute() {
         pattern.to_string()
