@@ -9,6 +9,7 @@ use std::time::Duration;
 use clap::{Parser, Subcommand, ValueEnum};
 use gameserver_exporter::config;
 use gameserver_exporter::daemon::Daemon;
+use gameserver_exporter::games::Game;
 use gameserver_exporter::query::{self, Request};
 use gameserver_exporter::scheduler::QueryProber;
 use gameserver_exporter::status::Status;
@@ -213,7 +214,8 @@ async fn run_daemon(path: PathBuf, listen: Option<SocketAddr>) -> ExitCode {
 
 #[derive(clap::Args)]
 struct QueryArgs {
-    /// a2s, minecraft, minecraft-query or samp.
+    /// a2s, minecraft, minecraft-query or samp; or a game id from `games` (its protocol,
+    /// default port and quirks).
     protocol: String,
     /// host[:port]
     address: String,
@@ -240,20 +242,42 @@ fn fail(msg: impl std::fmt::Display) -> ExitCode {
 }
 
 async fn run_query(a: QueryArgs) -> ExitCode {
-    let Some(protocol) = Protocol::from_name(&a.protocol) else {
-        return fail(format!(
-            "unknown protocol {:?} (one of: a2s, minecraft, minecraft-query, samp)",
-            a.protocol
-        ));
+    let (protocol, game) = match Protocol::from_name(&a.protocol) {
+        Some(p) => (p, None),
+        None => match Game::find(&a.protocol) {
+            Some(g) => (g.protocol, Some(g)),
+            None => {
+                return fail(format!(
+                    "unknown protocol {:?} (one of: a2s, minecraft, minecraft-query, samp; \
+                     or a game id from `gameserver-exporter games`)",
+                    a.protocol
+                ))
+            }
+        },
     };
-    let address = match Address::parse(&a.address) {
+    let mut address = match Address::parse(&a.address) {
         Ok(x) => x,
         Err(e) => return fail(format!("invalid address {:?}: {e}", a.address)),
     };
+    if let (Some(g), None) = (game, address.port) {
+        address.port = g.port_for(protocol);
+    }
     let mut req = Request::new(protocol, address);
     req.timeout = a.timeout;
     req.players = a.players;
     req.rules = a.rules;
+    if let Some(g) = game {
+        // A request the game never answers would only burn its share of the deadline.
+        for (asked, answers, what) in [
+            (&mut req.players, g.quirks.players, "player"),
+            (&mut req.rules, g.quirks.rules, "rules"),
+        ] {
+            if *asked && !answers {
+                *asked = false;
+                eprintln!("note: {} never answers the {what} query; not sent", g.name);
+            }
+        }
+    }
     req.detail = true;
     if let Some(label) = &a.encoding {
         match encoding_rs::Encoding::for_label(label.as_bytes()) {
