@@ -29,6 +29,7 @@ pub mod config;
 pub mod daemon;
 #[cfg(feature = "daemon")]
 pub mod demo;
+pub mod games;
 #[cfg(feature = "daemon")]
 pub mod handles;
 #[cfg(feature = "daemon")]
