@@ -173,7 +173,9 @@ async fn run_daemon(path: PathBuf, listen: Option<SocketAddr>, shard: Option<Str
             return ExitCode::FAILURE;
         }
     };
-    let env = std::env::var(gameserver_exporter::shard::ENV).ok();
+    // Lossy, not `var().ok()`: a value that is not UTF-8 must be refused, not ignored.
+    let env =
+        std::env::var_os(gameserver_exporter::shard::ENV).map(|v| v.to_string_lossy().into_owned());
     match gameserver_exporter::shard::resolve(
         shard.as_deref(),
         env.as_deref(),
