@@ -357,6 +357,27 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        /// Any text: no panic; whatever parses is in range and prints back to itself.
+        #[test]
+        fn parse_any(s in "\\PC{0,24}|[0-9]{1,25}(/|-of-)[0-9]{1,25}") {
+            if let Ok(shard) = Shard::parse(&s) {
+                proptest::prop_assert!(shard.index() < shard.count());
+                proptest::prop_assert!(u64::from(shard.count()) <= MAX_SHARDS);
+                proptest::prop_assert_eq!(Shard::parse(&shard.to_string()), Ok(shard));
+            }
+        }
+
+        /// hashmod is below the modulus and owner() agrees with it.
+        #[test]
+        fn owner_in_range(name in "\\PC{0,40}", count in 1u64..=MAX_SHARDS) {
+            let h = hashmod(&name, count);
+            proptest::prop_assert!(h < count);
+            let shard = Shard::new(0, count).unwrap();
+            proptest::prop_assert_eq!(u64::from(shard.owner(&name)), h);
+        }
+    }
+
     /// Flag over environment over file; empty environment is unset; errors name the source.
     #[test]
     fn resolve_precedence() {
