@@ -63,6 +63,16 @@ pub fn push_label_value(out: &mut String, v: &str) {
 /// (CR, tab, NUL, DEL, C1) are dropped, the rest is cut to [`MAX_SERVER_STRING_CHARS`] and
 /// escaped.
 pub fn push_server_string(out: &mut String, v: &str) {
+    // Most server strings are short printable ASCII with nothing to escape: copied whole,
+    // they skip the per-char filter below, which was the largest item of a render (perf,
+    // 10,000 A2S targets: 18 % of the samples). Same bytes either way.
+    if v.len() <= MAX_SERVER_STRING_CHARS
+        && v.bytes()
+            .all(|b| (0x20..0x7f).contains(&b) && b != b'\\' && b != b'"')
+    {
+        out.push_str(v);
+        return;
+    }
     let kept = v.chars().filter(|&c| c == '\n' || !c.is_control());
     for c in kept.take(MAX_SERVER_STRING_CHARS) {
         match c {
@@ -154,7 +164,8 @@ impl Encoder {
 
     pub fn value_u64(&mut self, v: u64) {
         self.close();
-        let _ = writeln!(self.out, "{v}");
+        push_u64(&mut self.out, v);
+        self.out.push('\n');
     }
 
     pub fn value_f64(&mut self, v: f64) {
@@ -180,6 +191,23 @@ impl Encoder {
         }
         self.out
     }
+}
+
+/// `v` in decimal, as `Display` writes it, without the formatting machinery (a render writes
+/// several of these per target).
+fn push_u64(out: &mut String, mut v: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    // Only ASCII digits were written.
+    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or("0"));
 }
 
 fn push_f64(out: &mut String, v: f64) {
@@ -227,6 +255,55 @@ mod tests {
         );
         assert_eq!(Format::from_accept(Some("*/*")), Format::Text);
         assert_eq!(Format::from_accept(None), Format::Text);
+    }
+
+    /// Integers print as `Display` does, at both ends of the range.
+    #[test]
+    fn integers() {
+        for v in [0, 7, 10, 99, 1_000_000, u64::MAX - 1, u64::MAX] {
+            let mut s = String::new();
+            push_u64(&mut s, v);
+            assert_eq!(s, v.to_string());
+        }
+    }
+
+    /// The fast path for clean ASCII and the per-char path agree: a string just over the cap,
+    /// one with an escape, and one with a C1 control all go the long way.
+    #[test]
+    fn server_string_paths() {
+        let mut s = String::new();
+        push_server_string(&mut s, "de_dust2 (v1.0)");
+        assert_eq!(s, "de_dust2 (v1.0)");
+        let mut s = String::new();
+        let long = "a".repeat(MAX_SERVER_STRING_CHARS + 1);
+        push_server_string(&mut s, &long);
+        assert_eq!(s.len(), MAX_SERVER_STRING_CHARS);
+        let mut s = String::new();
+        push_server_string(&mut s, "say \"hi\"\u{7f}\u{9b}x");
+        assert_eq!(s, "say \\\"hi\\\"x");
+    }
+
+    proptest::proptest! {
+        /// Whatever the string, the output is what the per-char rule alone gives (the fast
+        /// path for clean ASCII changes nothing), and integers print as `Display` does.
+        #[test]
+        fn server_string_matches_per_char_rule(v in "(?s).{0,140}|[ -~]{0,140}", n: u64) {
+            let mut want = String::new();
+            for c in v.chars().filter(|&c| c == '\n' || !c.is_control()).take(MAX_SERVER_STRING_CHARS) {
+                match c {
+                    '\\' => want.push_str("\\\\"),
+                    '"' => want.push_str("\\\""),
+                    '\n' => want.push_str("\\n"),
+                    c => want.push(c),
+                }
+            }
+            let mut got = String::new();
+            push_server_string(&mut got, &v);
+            proptest::prop_assert_eq!(got, want);
+            let mut s = String::new();
+            push_u64(&mut s, n);
+            proptest::prop_assert_eq!(s, n.to_string());
+        }
     }
 
     /// Floats print shortest-exact, special values in Prometheus spelling.
