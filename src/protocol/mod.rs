@@ -14,6 +14,7 @@ mod error;
 pub mod minecraft;
 mod reader;
 pub mod samp;
+pub mod teeworlds;
 
 pub use error::DecodeError;
 pub use reader::Reader;
