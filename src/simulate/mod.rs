@@ -8,6 +8,7 @@ pub mod a2s;
 pub mod mcquery;
 pub mod minecraft;
 pub mod samp;
+pub mod teeworlds;
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};

@@ -281,8 +281,9 @@ fn put_client(out: &mut Vec<u8>, c: &Client, extended: bool) {
     }
 }
 
-/// Writes an `inf3` reply echoing the request's token byte, listing at most 16 clients.
-pub fn encode_vanilla(info: &Info, token: u8, out: &mut Vec<u8>) {
+/// Writes an `inf3` reply echoing the request's token byte, listing at most `max_listed`
+/// clients (0.6 servers list [`VANILLA_MAX_LISTED`]; a hostile one may list more).
+pub fn encode_vanilla(info: &Info, token: u8, max_listed: usize, out: &mut Vec<u8>) {
     reply_header(INFO, out);
     put(out, token);
     for s in [&info.version, &info.name, &info.map, &info.game_type] {
@@ -297,7 +298,7 @@ pub fn encode_vanilla(info: &Info, token: u8, out: &mut Vec<u8>) {
     ] {
         put(out, n);
     }
-    for c in info.clients.iter().take(VANILLA_MAX_LISTED) {
+    for c in info.clients.iter().take(max_listed) {
         put_client(out, c, false);
     }
 }
@@ -686,7 +687,7 @@ mod tests {
             i.map_crc = None;
             i.map_size = None;
             let mut out = Vec::new();
-            encode_vanilla(&i, token, &mut out);
+            encode_vanilla(&i, token, VANILLA_MAX_LISTED, &mut out);
             prop_assert_eq!(decode_reply(&out, u32::from(token) | 0x5500), Ok(Reply::Vanilla(i)));
         }
     }
