@@ -36,7 +36,7 @@ fn world() -> World {
 /// reply was under way).
 #[derive(Debug)]
 enum End {
-    Done(Result<Outcome, DecodeError>),
+    Done(Box<Result<Outcome, DecodeError>>),
     Timeout { pending: bool },
 }
 
@@ -50,7 +50,7 @@ async fn drive(sock: &UdpSocket, x: &mut Exchange, budget: Duration) -> End {
             Poll::Transmit(d) => {
                 sock.send(&d).await.unwrap();
             }
-            Poll::Done(r) => return End::Done(r),
+            Poll::Done(r) => return End::Done(Box::new(r)),
             Poll::Wait(t) => {
                 if now >= end {
                     return End::Timeout {
@@ -87,14 +87,14 @@ fn with_list() -> ExchangeConfig {
 
 fn outcome(end: End) -> Outcome {
     match end {
-        End::Done(Ok(o)) => o,
+        End::Done(r) if r.is_ok() => r.unwrap(),
         other => panic!("expected an outcome, got {other:?}"),
     }
 }
 
 fn failure(end: End) -> Reason {
     match end {
-        End::Done(Err(e)) => e.reason(),
+        End::Done(r) if r.is_err() => r.unwrap_err().reason(),
         other => panic!("expected a decode failure, got {other:?}"),
     }
 }
@@ -324,10 +324,9 @@ async fn flood_protected_answers_spaced_resend() {
         ..ExchangeConfig::default()
     };
     let mut first = Exchange::new(Instant::now(), TOKENS, config);
-    assert!(matches!(
-        drive(&sock, &mut first, Duration::from_secs(2)).await,
-        End::Done(Ok(_))
-    ));
+    assert!(
+        matches!(drive(&sock, &mut first, Duration::from_secs(2)).await, End::Done(r) if r.is_ok())
+    );
     let started = Instant::now();
     let mut second = Exchange::new(started, TOKENS, config);
     let o = outcome(drive(&sock, &mut second, Duration::from_secs(3)).await);
