@@ -61,14 +61,15 @@ TW_NAME="interop Teeworlds $TW_PORT"
 DD_MAX=24
 TW_MAX=12
 
-# Both servers keep their state under $HOME/.local/share: give them a scratch one.
+# Both servers keep their state under $HOME/.local/share, and DDNet writes a database and a
+# log into its working directory: give them a scratch one of each.
 # DDNet: sv_ipv4only, or it also binds an IPv6 socket to 127.0.0.1 and gives up. Map
 # Tutorial: DDNet speaks 0.7 only on maps it has a 0.7 version of (not dm1).
-HOME="$work" "$DDNET" "sv_register 0; sv_ipv4only 1; bindaddr 127.0.0.1; sv_port $DD_PORT; \
-sv_name \"$DD_NAME\"; sv_max_clients $DD_MAX; sv_map Tutorial" >"$work/ddnet.log" 2>&1 &
+(cd "$work" && exec env HOME="$work" "$DDNET" "sv_register 0; sv_ipv4only 1; bindaddr 127.0.0.1; sv_port $DD_PORT; \
+sv_name \"$DD_NAME\"; sv_max_clients $DD_MAX; sv_map Tutorial") >"$work/ddnet.log" 2>&1 &
 pids+=($!)
-HOME="$work" "$TW" "sv_register 0" "bindaddr 127.0.0.1" "sv_port $TW_PORT" \
-    "sv_name $TW_NAME" "sv_max_clients $TW_MAX" "sv_map dm1" >"$work/teeworlds.log" 2>&1 &
+(cd "$work" && exec env HOME="$work" "$TW" "sv_register 0" "bindaddr 127.0.0.1" "sv_port $TW_PORT" \
+    "sv_name $TW_NAME" "sv_max_clients $TW_MAX" "sv_map dm1") >"$work/teeworlds.log" 2>&1 &
 pids+=($!)
 
 # Wait (bounded) until a server answers; print its log if it never does.
