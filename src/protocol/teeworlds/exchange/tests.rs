@@ -100,6 +100,29 @@ fn seven_after_fallback() {
     assert_eq!(o.rtt, 20 * MS);
 }
 
+/// Real DDNet on map dm1 (no 0.7 version of it): it completes the 0.7 handshake, then answers
+/// the info request in the 0.6 format with the first byte of our packed browse token (`a8`,
+/// 168) as its token. Not an answer to us: set aside as a mismatch, and the exchange goes on.
+#[test]
+fn ddnet_without_sixup_map_is_set_aside() {
+    let t0 = Instant::now();
+    let config = ExchangeConfig {
+        hint: Some(Flavour::Seven),
+        ..ExchangeConfig::default()
+    };
+    let mut x = Exchange::new(t0, TOKENS, config);
+    assert_eq!(kind(&transmit(x.poll(t0))), "token");
+    x.handle_datagram(t0 + MS, &fixture("ddnet_dm1_07_token.0"));
+    assert_eq!(kind(&transmit(x.poll(t0 + MS))), "seven");
+    let reply = fixture("ddnet_dm1_07_info.0");
+    assert_eq!(&reply[10..17], b"inf3168");
+    x.handle_datagram(t0 + 2 * MS, &reply);
+    assert!(matches!(x.last_ignored(), Some(DecodeError::Mismatch(_))));
+    assert!(matches!(x.poll(t0 + 2 * MS), Poll::Wait(_)));
+    // The 0.6 request still goes out at the fallback, and DDNet answers that.
+    assert_eq!(kind(&transmit(x.poll(t0 + 500 * MS))), "six");
+}
+
 /// With a 0.7 hint the handshake goes first and 0.6 waits for the fallback.
 #[test]
 fn hint_reorders() {
