@@ -228,7 +228,12 @@ impl Exchange {
         }
         if let Some(last) = self.collector.last_packet {
             if now >= last + self.config.more_wait {
-                return self.finish_collected(false);
+                if self.collector.head.is_some() {
+                    return self.finish_collected(false);
+                }
+                // Only `iex+` packets came: the `iext` was lost. Resume resending; the
+                // server answers with the same token and the kept packets still count.
+                self.collector.last_packet = None;
             }
         }
         let fallback = now >= self.started + self.config.fallback_after;
@@ -379,36 +384,31 @@ impl Exchange {
         Ok(())
     }
 
+    /// Ends the exchange with the collected DDNet reply; called only once its `iext` came.
     fn finish_collected(&mut self, complete: bool) -> Poll {
-        match self.collector.finish() {
-            Some(info) => {
-                let _ = self.finish(info, complete);
-            }
-            // Only `iex+` packets came and never their head: nothing to report.
-            None => {
-                self.done = Some(Err(DecodeError::Invalid(
-                    "DDNet reply without its first packet",
-                )))
-            }
-        }
-        Poll::Done(
-            self.done
-                .clone()
-                .unwrap_or(Err(DecodeError::Invalid("no result"))),
-        )
+        let done = match self.collector.finish() {
+            Some(info) => self.outcome(info, complete),
+            None => Err(DecodeError::Invalid("DDNet reply without its first packet")),
+        };
+        self.done = Some(done.clone());
+        Poll::Done(done)
     }
 
     fn finish(&mut self, info: Info, complete: bool) -> Result<(), DecodeError> {
+        self.done = Some(self.outcome(info, complete));
+        Ok(())
+    }
+
+    fn outcome(&self, info: Info, complete: bool) -> Result<Outcome, DecodeError> {
         let rtt = self
             .answered
             .map(|(sent, got)| got.saturating_duration_since(sent))
             .unwrap_or_default();
-        self.done = Some(Ok(Outcome {
+        Ok(Outcome {
             info,
             complete,
             rtt,
-        }));
-        Ok(())
+        })
     }
 }
 

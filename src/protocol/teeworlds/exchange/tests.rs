@@ -198,6 +198,30 @@ fn missing_packet_settles() {
     assert_eq!(o.info.num_clients, 48);
 }
 
+/// The `iext` lost, an `iex+` kept: after `more_wait` the request is resent (at its resend
+/// time), and the `iext` of the new answer completes the list with the kept packet.
+#[test]
+fn lost_first_packet_is_asked_again() {
+    let t0 = Instant::now();
+    let config = ExchangeConfig {
+        want_clients: true,
+        ..ExchangeConfig::default()
+    };
+    let mut x = Exchange::new(t0, TOKENS, config);
+    transmit(x.poll(t0));
+    x.handle_datagram(t0 + MS, &fixture("ddnet_many_ext.1"));
+    assert_eq!(x.poll(t0 + MS), Poll::Wait(t0 + 301 * MS));
+    assert!(
+        matches!(x.poll(t0 + 301 * MS), Poll::Wait(_)),
+        "not given up"
+    );
+    assert_eq!(kind(&transmit(x.poll(t0 + 1000 * MS))), "six");
+    x.handle_datagram(t0 + 1002 * MS, &fixture("ddnet_many_ext.0"));
+    let o = done(x.poll(t0 + 1002 * MS));
+    assert!(o.complete);
+    assert_eq!(o.info.clients.len(), 48);
+}
+
 fn more_packet(token: u32, packet: u32, clients: usize) -> Vec<u8> {
     let mut d = b"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xffiex+".to_vec();
     d.extend_from_slice(format!("{token}\0{packet}\0\0").as_bytes());
