@@ -68,7 +68,7 @@ pub struct Request {
 pub fn decode_request(datagram: &[u8]) -> Result<Request, DecodeError> {
     let mut r = Reader::new(datagram);
     let header = r.array::<6>()?;
-    let extended = header[..2] == *b"xe";
+    let extended = header[..2] == *b"xe" && header[4..] == [0xff, 0xff];
     if !extended && header != [0xff; 6] {
         return Err(DecodeError::Invalid("0.6 connless header"));
     }
@@ -386,6 +386,8 @@ mod tests {
             })
         );
         assert!(decode_request(b"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xfffstd\x2a").is_err());
+        // The extended header ends in ff ff, as we write it.
+        assert!(decode_request(b"xe\x12\x34\x00\xff\xff\xff\xff\xffgie3\x2a").is_err());
     }
 
     /// Real DDNet 16.4, `sv_max_clients 64`, map Tutorial, two clients joined, answering our
