@@ -279,7 +279,11 @@ async fn probe(daemon: &Daemon, q: &[(String, String)], format: Format) -> Respo
                 Err(e) => {
                     let meta = Arc::new(TargetMeta::new(target));
                     let mut entry = Entry::new(meta);
-                    entry.record(Err(Failure::from(e)), Duration::ZERO, SystemTime::now());
+                    entry.record(
+                        Err(Failure::from(crate::query::Error::from(e))),
+                        Duration::ZERO,
+                        SystemTime::now(),
+                    );
                     let body = metrics::render_probe(format, &entry);
                     return respond(StatusCode::OK, format.content_type(), body);
                 }

@@ -9,7 +9,6 @@ use tokio::time::Instant;
 
 use super::NetError;
 use crate::protocol::DecodeError;
-use crate::status::Failure;
 
 pub async fn connect(addr: SocketAddr, deadline: Instant) -> Result<TcpStream, NetError> {
     match tokio::time::timeout_at(deadline, TcpStream::connect(addr)).await {
@@ -42,8 +41,8 @@ pub async fn write_all(
 /// removed from `buf`; what follows stays for the next call.
 ///
 /// # Returns
-/// The decoded value, or a [`Failure`]: `timeout`, `incomplete` (closed early), `too_large`,
-/// or the decoder's own reason.
+/// The decoded value, or a [`NetError`]: `Timeout`, `Closed` (early), `TooLarge`, or the
+/// decoder's own error as `Decode`.
 /// Bytes asked of the kernel per read. Reads go straight into the caller's buffer: a stack
 /// array would live inside every poll's future (the scheduler keeps one per target in flight),
 /// and copying out of it costs a pass over the bytes.
@@ -78,21 +77,20 @@ pub async fn read_frame<T>(
     deadline: Instant,
     max_bytes: usize,
     mut decode: impl FnMut(&[u8]) -> Result<Option<(T, usize)>, DecodeError>,
-) -> Result<T, Failure> {
+) -> Result<T, NetError> {
     loop {
         if let Some((value, used)) = decode(buf)? {
             buf.drain(..used.min(buf.len()));
             return Ok(value);
         }
         if buf.len() >= max_bytes {
-            return Err(NetError::TooLarge { limit: max_bytes }.into());
+            return Err(NetError::TooLarge { limit: max_bytes });
         }
         let n = read_more(stream, buf, max_bytes - buf.len(), deadline).await?;
         if n == 0 {
             return Err(NetError::Closed {
                 received: buf.len(),
-            }
-            .into());
+            });
         }
     }
 }

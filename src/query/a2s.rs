@@ -25,20 +25,20 @@ use std::time::Duration;
 use serde_json::{json, Map, Value};
 use tokio::time::Instant;
 
-use super::{Limits, Request, Session};
+use super::{Error, Limits, Request, Session};
 use crate::net::buffer::RecvBuf;
 use crate::net::resolve::resolve;
 use crate::net::udp::{UdpChannel, UdpMux};
 use crate::net::NetError;
 use crate::protocol::a2s::{self, split, Info, Reply, NO_CHALLENGE};
 use crate::protocol::{DecodeError, Protocol};
-use crate::status::{Failure, Player, Reason, Status};
+use crate::status::{Player, Reason, Status};
 
 pub(super) async fn poll(
     req: &Request,
     session: &mut Session,
     deadline: Instant,
-) -> Result<Status, Failure> {
+) -> Result<Status, Error> {
     let addr = resolve(&req.address, Protocol::A2s.default_port(), deadline).await?;
     let mut link = Link::connect(addr, req.limits, super::shared_udp(req, session)).await?;
     let (info, latency) =
@@ -97,7 +97,7 @@ pub(super) async fn poll(
 }
 
 /// A2A_PING on the poll's socket; returns the round trip.
-async fn ping_on(link: &mut Link, deadline: Instant) -> Result<Duration, Failure> {
+async fn ping_on(link: &mut Link, deadline: Instant) -> Result<Duration, Error> {
     let mut out = Vec::new();
     a2s::encode_ping_request(&mut out);
     link.send(&out).await?;
@@ -121,7 +121,7 @@ async fn fetch_info(
     session: &mut Session,
     max_challenges: u8,
     deadline: Instant,
-) -> Result<(Info, Duration), Failure> {
+) -> Result<(Info, Duration), Error> {
     let mut challenges = 0u8;
     let mut out = Vec::with_capacity(32);
     loop {
@@ -134,10 +134,9 @@ async fn fetch_info(
                 Reply::Challenge(c) => {
                     challenges += 1;
                     if challenges > max_challenges {
-                        return Err(Failure::new(
-                            Reason::Challenge,
-                            format!("server issued more than {max_challenges} challenges in a row"),
-                        ));
+                        return Err(Error::Challenge {
+                            limit: max_challenges,
+                        });
                     }
                     session.a2s_challenge = Some(c);
                     break;
@@ -162,7 +161,7 @@ async fn fetch_list(
     kind: Kind,
     max_challenges: u8,
     deadline: Instant,
-) -> Result<Reply, Failure> {
+) -> Result<Reply, Error> {
     link.reset_garbage();
     let mut challenge = session.a2s_challenge.unwrap_or(NO_CHALLENGE);
     let mut challenges = 0u8;
@@ -182,10 +181,9 @@ async fn fetch_list(
                 (_, Reply::Challenge(c)) => {
                     challenges += 1;
                     if challenges > max_challenges {
-                        return Err(Failure::new(
-                            Reason::Challenge,
-                            format!("server issued more than {max_challenges} challenges in a row"),
-                        ));
+                        return Err(Error::Challenge {
+                            limit: max_challenges,
+                        });
                     }
                     challenge = c;
                     break;
@@ -237,7 +235,7 @@ impl Link {
     }
 
     /// The next complete, decodable reply, skipping garbage, until `deadline`.
-    async fn recv_reply(&mut self, deadline: Instant) -> Result<Reply, Failure> {
+    async fn recv_reply(&mut self, deadline: Instant) -> Result<Reply, Error> {
         loop {
             let n = match self.channel.recv(&mut self.buf, deadline).await {
                 Ok(n) => n,
@@ -260,27 +258,21 @@ impl Link {
         }
     }
 
-    fn deadline_failure(&self) -> Failure {
+    fn deadline_failure(&self) -> Error {
         if self.reassembler.is_pending() {
-            Failure::new(
-                Reason::Incomplete,
-                "split reply still incomplete at the deadline",
-            )
+            Error::SplitIncomplete
         } else if let Some(e) = &self.last_garbage {
-            Failure::new(
-                Reason::Malformed,
-                format!("only undecodable replies before the deadline; last: {e}"),
-            )
+            Error::Garbage(e.clone())
         } else {
             NetError::Timeout.into()
         }
     }
 }
 
-fn note(status: &mut Status, key: &str, f: &Failure) {
+fn note(status: &mut Status, key: &str, f: &Error) {
     status
         .extras
-        .insert(key.into(), Value::String(f.reason.as_str().into()));
+        .insert(key.into(), Value::String(f.reason().as_str().into()));
 }
 
 fn note_mismatch(status: &mut Status, key: &str) {

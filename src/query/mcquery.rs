@@ -11,13 +11,13 @@ use serde_json::{json, Map};
 use tokio::time::Instant;
 
 use super::samp::{exchange, random_u32};
-use super::{Request, Session};
+use super::{Error, Request, Session};
 use crate::net;
 use crate::net::buffer::RecvBuf;
 use crate::net::udp::UdpChannel;
 use crate::protocol::minecraft::query as mcq;
 use crate::protocol::{DecodeError, Protocol};
-use crate::status::{Failure, Player, Reason, Status};
+use crate::status::{Player, Status};
 
 /// Servers drop tokens 30 to 60 s after issuing them; an older one is not worth a try.
 const TOKEN_TRUST: Duration = Duration::from_secs(30);
@@ -26,7 +26,7 @@ pub(super) async fn poll(
     req: &Request,
     session: &mut Session,
     deadline: Instant,
-) -> Result<Status, Failure> {
+) -> Result<Status, Error> {
     let addr = net::resolve::resolve(
         &req.address,
         Protocol::MinecraftQuery.default_port(),
@@ -51,7 +51,7 @@ pub(super) async fn poll(
         let until = now + deadline.saturating_duration_since(now) / 3;
         match stat(req, &chan, id, token, until, &mut buf).await {
             Ok(status) => return Ok(status),
-            Err(f) if matches!(f.reason, Reason::Timeout | Reason::Mismatch) => {}
+            Err(f) if f.unanswered() => {}
             Err(f) => return Err(f),
         }
     }
@@ -77,13 +77,13 @@ async fn stat(
     token: i32,
     deadline: Instant,
     buf: &mut [u8],
-) -> Result<Status, Failure> {
+) -> Result<Status, Error> {
     let mut out = Vec::new();
     let mut extras = Map::new();
     mcq::encode_full_stat(id, token, &mut out);
     let (f, latency) =
         exchange(chan, &out, deadline, buf, |d| mcq::decode_full_stat(d, id)).await?;
-    let count = |key: &'static str| -> Result<u32, Failure> {
+    let count = |key: &'static str| -> Result<u32, Error> {
         f.get(key)
             .map(|v| v.trim().parse::<u32>())
             .transpose()

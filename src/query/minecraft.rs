@@ -23,14 +23,16 @@ use serde_json::{json, Value};
 use tokio::net::TcpStream;
 use tokio::time::Instant;
 
-use super::{Request, Session};
+use super::{Error, Request, Session};
+use crate::net::NetError;
 use crate::net::{srv, tcp};
 use crate::protocol::minecraft::legacy::{self, LegacyStatus, Variant};
 use crate::protocol::minecraft::motd::{plain_text, strip_codes};
 use crate::protocol::minecraft::slp::{self, ServerStatus};
 use crate::protocol::minecraft::varint::{decode_frame, Frame, MAX_VARINT_LEN};
+use crate::protocol::DecodeError;
 use crate::protocol::Protocol;
-use crate::status::{Failure, Player, Reason, Status};
+use crate::status::{Player, Status};
 
 /// The longest we wait for a pong, as a cap on a quarter of the remaining time.
 const PONG_WAIT_MAX: Duration = Duration::from_millis(500);
@@ -38,16 +40,16 @@ const PONG_WAIT_MAX: Duration = Duration::from_millis(500);
 /// How one 1.7+ attempt ended, when it did not produce a status.
 enum Modern {
     /// The server does not seem to speak 1.7+: try the legacy pings.
-    NotModern(Failure),
+    NotModern(Error),
     /// A 1.7+ server failed (or time ran out): report this.
-    Failed(Failure),
+    Failed(Error),
 }
 
 pub(super) async fn poll(
     req: &Request,
     _session: &mut Session,
     deadline: Instant,
-) -> Result<Status, Failure> {
+) -> Result<Status, Error> {
     let addr =
         srv::resolve_minecraft(&req.address, Protocol::Minecraft.default_port(), deadline).await?;
     // Proxies route by the name the user typed, so it goes into the handshake, not the SRV
@@ -101,17 +103,24 @@ async fn modern(
 /// Which failures of the first read mean "not a 1.7+ server": nothing came before a close or
 /// reset, an `FF` kick came, or the bytes were not a frame. A timeout, a too-large frame or a
 /// reset after part of a reply are failures of a 1.7+ server.
-fn classify_modern_failure(f: Failure, buf: &[u8]) -> Modern {
-    let not_modern = match f.reason {
-        Reason::Incomplete | Reason::Network => buf.is_empty(),
-        Reason::Malformed => true,
+fn classify_modern_failure(f: NetError, buf: &[u8]) -> Modern {
+    let not_modern = match &f {
+        NetError::Closed { .. } | NetError::Io(_) => buf.is_empty(),
+        NetError::Decode(d) => speaks_other_protocol(d),
         _ => false,
     };
+    let f = Error::from(f);
     if not_modern {
         Modern::NotModern(f)
     } else {
         Modern::Failed(f)
     }
+}
+
+/// Whether bytes that failed to decode as a 1.7+ frame say "another protocol" (an `FF` kick,
+/// garbage) rather than "a 1.7+ reply that broke a cap or did not match".
+fn speaks_other_protocol(d: &DecodeError) -> bool {
+    !matches!(d, DecodeError::TooLarge { .. } | DecodeError::Mismatch(_))
 }
 
 /// Sends a ping and waits a bounded slice for the matching pong. `None` when the server does
@@ -134,7 +143,8 @@ async fn ping(stream: &mut TcpStream, buf: &mut Vec<u8>, deadline: Instant) -> O
         decode_frame(b, 64)
     })
     .await
-    .and_then(|frame: Frame| slp::decode_pong(&frame, payload).map_err(Failure::from));
+    .map_err(Error::from)
+    .and_then(|frame: Frame| slp::decode_pong(&frame, payload).map_err(Error::from));
     match result {
         Ok(()) => Some(sent.elapsed()),
         Err(f) => {
@@ -192,10 +202,10 @@ async fn legacy_chain(
     addr: SocketAddr,
     host: &str,
     deadline: Instant,
-    modern_failure: Failure,
-) -> Result<Status, Failure> {
+    modern_failure: Error,
+) -> Result<Status, Error> {
     let cap = req.limits.max_reply_bytes;
-    let mut informative: Option<Failure> = None;
+    let mut informative: Option<Error> = None;
     let variants = Variant::FALLBACK_ORDER;
     for (i, variant) in variants.into_iter().enumerate() {
         let now = Instant::now();
@@ -209,8 +219,7 @@ async fn legacy_chain(
             Err(f) => {
                 tracing::debug!(variant = variant.as_str(), error = %f, "legacy ping failed");
                 // A reply that came but did not decode says more than a silent server.
-                if informative.is_none() && matches!(f.reason, Reason::Malformed | Reason::TooLarge)
-                {
+                if informative.is_none() && says_something(&f) {
                     informative = Some(f);
                 }
             }
@@ -219,13 +228,23 @@ async fn legacy_chain(
     Err(informative.unwrap_or(modern_failure))
 }
 
+/// A legacy attempt that got bytes back which did not decode, or broke a cap, says more
+/// than one that met silence or a closed door.
+fn says_something(f: &Error) -> bool {
+    match f {
+        Error::Net(NetError::TooLarge { .. }) => true,
+        Error::Net(NetError::Decode(d)) => !matches!(d, DecodeError::Mismatch(_)),
+        _ => false,
+    }
+}
+
 async fn legacy_attempt(
     addr: SocketAddr,
     host: &str,
     variant: Variant,
     deadline: Instant,
     cap: usize,
-) -> Result<(LegacyStatus, Duration), Failure> {
+) -> Result<(LegacyStatus, Duration), Error> {
     let mut stream = tcp::connect(addr, deadline).await?;
     let mut out = Vec::new();
     legacy::encode_ping(variant, host, addr.port(), &mut out);

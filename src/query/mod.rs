@@ -6,6 +6,7 @@
 //! retry share the same deadline.
 
 mod a2s;
+mod error;
 mod mcquery;
 mod minecraft;
 mod samp;
@@ -19,6 +20,8 @@ use crate::net::udp::UdpMux;
 use crate::net::Address;
 use crate::protocol::Protocol;
 use crate::status::{Failure, Status};
+
+pub use error::Error;
 
 /// Caps on what one poll may read from a server. Defaults suit every real server seen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,7 +117,7 @@ pub async fn poll_with(req: &Request, session: &mut Session) -> Result<Status, F
         Protocol::Samp => samp::poll(req, session, deadline).await,
     };
     session.udp_shared_ok = result.is_ok();
-    result
+    result.map_err(Failure::from)
 }
 
 /// The shared UDP sockets this poll may use: only for a target that answered last time.

@@ -9,13 +9,13 @@ use std::time::Duration;
 use serde_json::{json, Map, Value};
 use tokio::time::Instant;
 
-use super::{Request, Session};
+use super::{Error, Request, Session};
 use crate::net::buffer::RecvBuf;
 use crate::net::udp::UdpChannel;
 use crate::net::{self, NetError};
 use crate::protocol::samp::{self, Header, Opcode};
 use crate::protocol::{DecodeError, Protocol};
-use crate::status::{Failure, Player, Reason, Status};
+use crate::status::{Player, Status};
 
 /// "The server sends no player list (`c`/`d`) above 100 players" (NOTES.md).
 const MAX_LISTED_PLAYERS: u32 = 100;
@@ -24,19 +24,12 @@ pub(super) async fn poll(
     req: &Request,
     session: &mut Session,
     deadline: Instant,
-) -> Result<Status, Failure> {
+) -> Result<Status, Error> {
     // The header carries the server's IPv4 address: resolve the name first.
     let addr = net::resolve::resolve(&req.address, Protocol::Samp.default_port(), deadline).await?;
-    let ip = ipv4_of(addr.ip()).ok_or_else(|| {
-        Failure::new(
-            Reason::Dns,
-            format!(
-                "{} resolved to {}: SA:MP query carries the server's IPv4 address in every \
-                 request, so it needs one",
-                req.address,
-                addr.ip()
-            ),
-        )
+    let ip = ipv4_of(addr.ip()).ok_or_else(|| Error::NotIpv4 {
+        name: req.address.to_string(),
+        ip: addr.ip(),
     })?;
     let addr = SocketAddr::new(IpAddr::V4(ip), addr.port());
     let header = Header {
@@ -262,12 +255,12 @@ fn ipv4_of(ip: IpAddr) -> Option<Ipv4Addr> {
 }
 
 /// A best-effort step that got no answer of its own: the server ignores that opcode.
-fn is_unanswered(f: &Failure) -> bool {
-    matches!(f.reason, Reason::Timeout | Reason::Mismatch)
+fn is_unanswered(f: &Error) -> bool {
+    f.unanswered()
 }
 
-fn note(extras: &mut Map<String, Value>, key: &str, f: &Failure) {
-    extras.insert(key.into(), json!(f.to_string()));
+fn note(extras: &mut Map<String, Value>, key: &str, f: &Error) {
+    extras.insert(key.into(), json!(f.reason().as_str()));
 }
 
 /// Sends `request` once and waits until `deadline` for the datagram that answers it.
@@ -284,17 +277,14 @@ pub(super) async fn exchange<T>(
     deadline: Instant,
     buf: &mut [u8],
     mut decode: impl FnMut(&[u8]) -> Result<T, DecodeError>,
-) -> Result<(T, Duration), Failure> {
+) -> Result<(T, Duration), Error> {
     chan.send(request).await?;
     let mut foreign = 0u32;
     loop {
         let n = match chan.recv(buf, deadline).await {
             Ok(n) => n,
             Err(NetError::Timeout) if foreign > 0 => {
-                return Err(Failure::new(
-                    Reason::Mismatch,
-                    format!("{foreign} datagram(s) arrived, none answering our request"),
-                ))
+                return Err(Error::Unanswered { count: foreign })
             }
             Err(e) => return Err(e.into()),
         };
