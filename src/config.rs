@@ -17,9 +17,10 @@ use std::time::Duration;
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::net::Address;
-use crate::protocol::Protocol;
-use crate::query::Limits;
+pub use crate::target::Target;
+use crate::target::{
+    Address, Limits, Protocol, DEFAULT_ENCODING, DEFAULT_INTERVAL, DEFAULT_TIMEOUT,
+};
 
 /// Where the daemon looks for its configuration unless told otherwise.
 pub const DEFAULT_PATH: &str = "/etc/gameserver-exporter/exporter.toml";
@@ -57,29 +58,16 @@ pub struct Exporter {
     pub http_header_timeout: Duration,
 }
 
-/// One `[[target]]`, with the exporter-wide defaults already applied: two targets compare equal
-/// exactly when polling them is the same job, which is what reload-by-diff needs.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Target {
-    pub name: String,
-    pub protocol: Protocol,
-    pub address: Address,
-    pub interval: Duration,
-    pub timeout: Duration,
-    pub encoding: &'static encoding_rs::Encoding,
-    /// Extra labels on every series of this target, sorted by name.
-    pub labels: BTreeMap<String, String>,
-    pub limits: Limits,
-}
-
-impl Target {
-    /// The query request the scheduler and `/probe` send for this target.
-    pub fn request(&self) -> crate::query::Request {
-        let mut req = crate::query::Request::new(self.protocol, self.address.clone());
-        req.timeout = self.timeout;
-        req.encoding = self.encoding;
-        req.limits = self.limits;
-        req
+impl Exporter {
+    /// A target under this `[exporter]`: its interval, timeout and limits, and the
+    /// vocabulary's defaults for the rest (encoding, no extra labels).
+    pub fn target(&self, name: impl Into<String>, protocol: Protocol, address: Address) -> Target {
+        Target {
+            interval: self.interval,
+            timeout: self.timeout,
+            limits: self.limits,
+            ..Target::new(name, protocol, address)
+        }
     }
 }
 
@@ -318,11 +306,11 @@ fn validate(raw: RawFile, ctx: &Ctx) -> Result<Config, ConfigError> {
     };
     let interval = match &ex.interval {
         Some(v) => duration(ctx, v, "exporter.interval")?,
-        None => Duration::from_secs(15),
+        None => DEFAULT_INTERVAL,
     };
     let timeout = match &ex.timeout {
         Some(v) => duration(ctx, v, "exporter.timeout")?,
-        None => Duration::from_secs(5),
+        None => DEFAULT_TIMEOUT,
     };
     if timeout >= interval {
         let span = ex
@@ -455,7 +443,7 @@ fn validate(raw: RawFile, ctx: &Ctx) -> Result<Config, ConfigError> {
                     )
                 })?
             }
-            None => encoding_rs::WINDOWS_1252,
+            None => DEFAULT_ENCODING,
         };
         let labels = match &t.labels {
             Some(v) => {
@@ -477,14 +465,12 @@ fn validate(raw: RawFile, ctx: &Ctx) -> Result<Config, ConfigError> {
             t_limits.max_split_packets = int_in(ctx, v, &key("max_split_packets"), 1..=255)? as u8;
         }
         targets.push(Target {
-            name,
-            protocol,
-            address,
             interval: t_interval,
             timeout: t_timeout,
             encoding,
             labels,
             limits: t_limits,
+            ..Target::new(name, protocol, address)
         });
     }
     Ok(Config {

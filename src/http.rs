@@ -30,15 +30,13 @@ use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
-use crate::config::Target;
 use crate::daemon::Daemon;
 use crate::metrics::{self, Format, Globals};
-use crate::net::Address;
-use crate::protocol::Protocol;
 use crate::query::Session;
 use crate::scheduler::poll_once;
 use crate::state::{Entry, Outcome, TargetMeta};
 use crate::status::Failure;
+use crate::target::{Address, Protocol};
 
 /// hyper's smallest allowed read buffer; request lines and headers must fit in it.
 pub const MAX_HEADER_BYTES: usize = 8192;
@@ -259,16 +257,7 @@ async fn probe(daemon: &Daemon, q: &[(String, String)], format: Format) -> Respo
                     "ad-hoc probes are disabled (exporter.probe_allowed_networks is empty)\n",
                 );
             }
-            let target = Target {
-                name: a.to_string(),
-                protocol,
-                address: address.clone(),
-                interval: config.exporter.interval,
-                timeout: config.exporter.timeout,
-                encoding: encoding_rs::WINDOWS_1252,
-                labels: Default::default(),
-                limits: config.exporter.limits,
-            };
+            let target = config.exporter.target(a, protocol, address.clone());
             // Resolve once and poll the checked IP, so a second lookup cannot swap in an
             // address outside the allowed networks.
             let deadline = tokio::time::Instant::now() + target.timeout;
@@ -316,7 +305,7 @@ async fn probe(daemon: &Daemon, q: &[(String, String)], format: Format) -> Respo
             )
         }
     };
-    let req = meta.target.request();
+    let req = crate::query::Request::from(&meta.target);
     let prober = daemon.prober();
     let permits = daemon.permits();
     let (result, took) = poll_once(&*prober, &permits, &req, &mut Session::default()).await;

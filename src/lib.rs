@@ -10,6 +10,8 @@
 //! http /metrics <── metrics (renders a snapshot at scrape time) <── state (latest result per target)
 //! ```
 //!
+//! - [`target`] and [`status`]: the shared vocabulary below every layer: what a poll aims at
+//!   (protocol, address, limits, the configured target and its defaults) and what it found.
 //! - [`protocol`]: sans-IO codecs, one module per protocol. No tokio, no sockets, no clock.
 //! - [`net`]: the thin async layer: connected UDP, framed TCP reads, name and SRV resolution.
 //! - [`query`]: each protocol's dialogue (challenges, splits, fallbacks) producing one
@@ -45,3 +47,4 @@ pub mod state;
 pub mod status;
 #[cfg(feature = "daemon")]
 mod sync;
+pub mod target;

@@ -9,11 +9,11 @@ use std::time::Duration;
 use clap::{Parser, Subcommand, ValueEnum};
 use gameserver_exporter::config;
 use gameserver_exporter::daemon::Daemon;
-use gameserver_exporter::net::Address;
-use gameserver_exporter::protocol::Protocol;
 use gameserver_exporter::query::{self, Request};
 use gameserver_exporter::scheduler::QueryProber;
 use gameserver_exporter::status::Status;
+use gameserver_exporter::target::Address;
+use gameserver_exporter::target::Protocol;
 
 #[derive(Parser)]
 #[command(version, about)]

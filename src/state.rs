@@ -11,10 +11,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
-use crate::config::Target;
 use crate::metrics::encode::push_label_value;
 use crate::status::{Failure, Reason, Status};
 use crate::sync::lock;
+use crate::target::Target;
 
 /// A configured target plus its label set pre-encoded for the exposition formats, built once
 /// per config load so a scrape does not re-escape 10,000 label sets.
@@ -222,19 +222,12 @@ impl State {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::Address;
-    use crate::protocol::Protocol;
+    use crate::target::{Address, Protocol};
 
     pub(crate) fn target(name: &str) -> Target {
         Target {
-            name: name.into(),
-            protocol: Protocol::A2s,
-            address: Address::parse("127.0.0.1:1").unwrap(),
-            interval: Duration::from_secs(15),
-            timeout: Duration::from_secs(5),
-            encoding: encoding_rs::WINDOWS_1252,
             labels: BTreeMap::from([("region".to_string(), "e\"u".to_string())]),
-            limits: Default::default(),
+            ..Target::new(name, Protocol::A2s, Address::parse("127.0.0.1:1").unwrap())
         }
     }
 

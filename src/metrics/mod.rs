@@ -23,9 +23,9 @@ pub use encode::Format;
 use encode::{Encoder, Kind};
 use process::ProcessStats;
 
-use crate::protocol::Protocol;
 use crate::state::{Entry, Outcome, ReloadInfo};
 use crate::status::Reason;
+use crate::target::Protocol;
 
 /// Seconds since the Unix epoch, as Prometheus timestamps are written.
 pub fn unix_seconds(t: SystemTime) -> f64 {
@@ -266,24 +266,17 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::config::Target;
-    use crate::net::Address;
     use crate::state::{State, TargetMeta};
     use crate::status::{Failure, Status};
+    use crate::target::{Address, Target};
 
     fn target(name: &str, protocol: Protocol, labels: &[(&str, &str)]) -> Arc<TargetMeta> {
         Arc::new(TargetMeta::new(Target {
-            name: name.into(),
-            protocol,
-            address: Address::parse("127.0.0.1:1").unwrap(),
-            interval: Duration::from_secs(15),
-            timeout: Duration::from_secs(5),
-            encoding: encoding_rs::WINDOWS_1252,
             labels: labels
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect::<BTreeMap<_, _>>(),
-            limits: Default::default(),
+            ..Target::new(name, protocol, Address::parse("127.0.0.1:1").unwrap())
         }))
     }
 
