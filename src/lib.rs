@@ -22,19 +22,27 @@
 //! - [`simulate`]: in-process servers for every protocol, used by `demo` and by the tests.
 
 #[cfg(feature = "daemon")]
+pub mod cidr;
+#[cfg(feature = "daemon")]
 pub mod config;
 #[cfg(feature = "daemon")]
 pub mod daemon;
 #[cfg(feature = "daemon")]
 pub mod demo;
 #[cfg(feature = "daemon")]
+pub mod handles;
+#[cfg(feature = "daemon")]
 pub mod http;
+#[cfg(feature = "daemon")]
+pub mod landing;
 #[cfg(feature = "daemon")]
 pub mod metrics;
 #[cfg(feature = "daemon")]
 pub mod net;
 #[cfg(feature = "daemon")]
 pub mod poller;
+#[cfg(feature = "daemon")]
+pub mod probe;
 pub mod protocol;
 #[cfg(feature = "daemon")]
 pub mod query;

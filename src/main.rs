@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use gameserver_exporter::config;
-use gameserver_exporter::daemon::Daemon;
+use gameserver_exporter::handles::Daemon;
 use gameserver_exporter::query::{self, Request};
 use gameserver_exporter::scheduler::QueryProber;
 use gameserver_exporter::status::Status;

@@ -586,12 +586,8 @@ mod tests {
         );
         assert_eq!(state.get("a").unwrap().queries, before_a);
         assert_eq!(state.get("b").unwrap().queries, 0);
-        assert!(state
-            .get("b")
-            .unwrap()
-            .meta
-            .labels
-            .contains("region=\"eu\""));
+        let b = state.get("b").unwrap();
+        assert!(crate::metrics::labels::of(&b.meta).contains("region=\"eu\""));
         assert!(state.get("c").is_none());
         let c_calls = calls_of(&fake, "c").len();
         tokio::time::sleep(Duration::from_secs(25)).await;
