@@ -21,8 +21,9 @@ use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use super::{NetError, MAX_DATAGRAM};
+use super::NetError;
 use crate::sync::lock;
+use crate::target::MAX_DATAGRAM;
 
 /// Datagrams queued for one poll that has not read them yet; more are dropped, so a peer
 /// flooding us costs at most this much memory per poll (a dialogue needs one to a few).

@@ -139,20 +139,35 @@ impl<'a> A2s<'a> {
         self.phase = next;
     }
 
+    /// Writes the current phase's request; the label tells the observer which, and whether
+    /// it answers a challenge.
     fn encode(&self, out: &mut Vec<u8>) -> &'static str {
         out.clear();
+        let rechallenged = self.challenges.seen() > 0;
         match self.phase {
             Phase::Info => {
                 a2s::encode_info_request(self.session.a2s_challenge, out);
-                "A2S_INFO"
+                if rechallenged {
+                    "A2S_INFO with the new challenge"
+                } else {
+                    "A2S_INFO"
+                }
             }
             Phase::Players => {
                 a2s::encode_player_request(self.list_challenge, out);
-                "A2S_PLAYER"
+                if rechallenged {
+                    "A2S_PLAYER with the new challenge"
+                } else {
+                    "A2S_PLAYER"
+                }
             }
             Phase::Rules => {
                 a2s::encode_rules_request(self.list_challenge, out);
-                "A2S_RULES"
+                if rechallenged {
+                    "A2S_RULES with the new challenge"
+                } else {
+                    "A2S_RULES"
+                }
             }
             Phase::Ping | Phase::Finished => {
                 a2s::encode_ping_request(out);

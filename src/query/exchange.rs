@@ -96,6 +96,11 @@ impl Challenges {
         Challenges { seen: 0, limit }
     }
 
+    /// Challenges seen so far.
+    pub fn seen(&self) -> u8 {
+        self.seen
+    }
+
     /// One more challenge came: fine while within the bound, `challenge` past it.
     pub fn another(&mut self) -> Result<(), Error> {
         self.seen = self.seen.saturating_add(1);

@@ -73,7 +73,11 @@ enum Phase {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Stage {
     Connect,
+    /// The driver is connecting: a failure now is the connection's.
+    Connecting,
     Send,
+    /// The driver is sending: a failure now is the write's.
+    Sending,
     Wait,
 }
 
@@ -139,8 +143,7 @@ impl<'a> Slp<'a> {
 
     /// Moves on to the ping on the same connection, in a bounded slice of the time left.
     fn start_ping(&mut self, now: Instant) {
-        let slice = (self.deadline.saturating_duration_since(now) / 4).min(PONG_WAIT_MAX);
-        self.until = now + slice;
+        self.until = share(now, self.deadline, 4).min(now + PONG_WAIT_MAX);
         // Any value works; a varying one makes a stale or canned pong show up as a mismatch.
         self.ping_payload = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -245,7 +248,11 @@ impl<'a> Slp<'a> {
     /// The attempt's transport failed, or its time ran out.
     fn attempt_failed(&mut self, e: NetError, now: Instant) {
         match self.phase {
-            Phase::Modern if self.stage == Stage::Connect => self.result = Some(Err(e.into())),
+            // Connecting or writing the 1.7+ request failed: nothing was heard from the
+            // server, so nothing says it speaks another protocol.
+            Phase::Modern if matches!(self.stage, Stage::Connecting | Stage::Sending) => {
+                self.result = Some(Err(e.into()))
+            }
             Phase::Modern => self.modern_failed(e, now),
             Phase::Ping => self.ping_failed(e.into()),
             Phase::Legacy(_) => self.legacy_failed(e.into(), now),
@@ -263,14 +270,17 @@ impl Exchange for Slp<'_> {
             }
             match self.stage {
                 Stage::Connect => {
-                    // Connected unless the driver reports otherwise before the next poll.
-                    self.stage = Stage::Send;
+                    self.stage = Stage::Connecting;
                     return Step::Connect(self.until);
                 }
+                // Polled again without a failure reported: connected.
+                Stage::Connecting => self.stage = Stage::Send,
                 Stage::Send => {
-                    self.stage = Stage::Wait;
+                    self.stage = Stage::Sending;
                     return Step::Send(self.encode(out));
                 }
+                // Polled again without a failure reported: sent.
+                Stage::Sending => self.stage = Stage::Wait,
                 // Bytes already buffered (after a frame) may hold the next one.
                 Stage::Wait if self.phase == Phase::Ping && !self.buf.is_empty() => {
                     let before = self.buf.len();

@@ -38,13 +38,10 @@ use tokio::time::Instant;
 
 use crate::net::udp::UdpMux;
 use crate::status::{Failure, Status};
-use crate::target::{self, Address, Protocol, Target};
+use crate::target::{self, Address, Limits, Protocol, Target};
 
 pub use driver::{Observer, RESENDS, RESEND_AFTER_MIN};
 pub use error::Error;
-
-// Old path of the limits, kept while query/ (being rewritten on another branch) names it here.
-pub use crate::target::Limits;
 
 /// Everything one poll needs.
 #[derive(Debug, Clone)]
