@@ -17,11 +17,15 @@ use std::time::Duration;
 use serde::Deserialize;
 use toml::Spanned;
 
+mod include;
+mod preset;
+
 use crate::cidr::IpNet;
 pub use crate::target::Target;
 use crate::target::{
     Address, Limits, Protocol, DEFAULT_ENCODING, DEFAULT_INTERVAL, DEFAULT_TIMEOUT,
 };
+pub use include::Include;
 
 /// Where the daemon looks for its configuration unless told otherwise.
 pub const DEFAULT_PATH: &str = "/etc/gameserver-exporter/exporter.toml";
@@ -44,7 +48,10 @@ pub const RESERVED_LABELS: [&str; 11] = [
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
     pub exporter: Exporter,
+    /// The main file's targets, then each included file's, in `include` order.
     pub targets: Vec<Target>,
+    /// What each `[exporter] include` pattern matched.
+    pub includes: Vec<Include>,
 }
 
 /// The `[exporter]` table, defaults filled in.
@@ -85,7 +92,7 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
-/// Reads and validates the file at `path`.
+/// Reads and validates the file at `path` and the files it includes.
 pub fn load(path: &Path) -> Result<Config, ConfigError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| ConfigError(format!("{}: cannot read: {e}", path.display())))?;
@@ -93,12 +100,60 @@ pub fn load(path: &Path) -> Result<Config, ConfigError> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.display().to_string());
-    parse(&name, &text)
+    let origin = include::Origin {
+        dir: path.parent().unwrap_or(Path::new("")),
+        main: Some(path),
+    };
+    let config = parse_in(&name, &text, Some(origin))?;
+    for i in config.includes.iter().filter(|i| i.files.is_empty()) {
+        tracing::info!(pattern = %i.pattern, "exporter.include: the pattern matches no files");
+    }
+    Ok(config)
 }
 
-/// Validates `text`; `file` names it in error messages.
+/// Validates `text`; `file` names it in error messages. It cannot `include` (nothing to be
+/// relative to): use [`load`] for that.
 pub fn parse(file: &str, text: &str) -> Result<Config, ConfigError> {
-    let raw: RawFile = toml::from_str(text).map_err(|e| {
+    parse_in(file, text, None)
+}
+
+fn parse_in(
+    file: &str,
+    text: &str,
+    origin: Option<include::Origin>,
+) -> Result<Config, ConfigError> {
+    let raw: RawFile = decode(file, text)?;
+    let ctx = Ctx { file, text };
+    let patterns = raw
+        .exporter
+        .as_ref()
+        .and_then(|e| e.include.as_deref())
+        .unwrap_or_default();
+    let (files, includes) = include::read(&ctx, patterns, origin)?;
+    let mut included = Vec::with_capacity(files.len());
+    let mut total = raw.target.len();
+    for f in &files {
+        let r: include::RawTargets = decode(&f.name, &f.text)?;
+        total += r.target.len();
+        include::check_total(&ctx, patterns[0].span(), total)?;
+        included.push(r.target);
+    }
+    let mut sources = vec![(ctx, raw.target.as_slice())];
+    for (f, targets) in files.iter().zip(&included) {
+        let ctx = Ctx {
+            file: &f.name,
+            text: &f.text,
+        };
+        sources.push((ctx, targets.as_slice()));
+    }
+    let mut config = validate(raw.exporter.unwrap_or_default(), &sources)?;
+    config.includes = includes;
+    Ok(config)
+}
+
+/// serde's reading of one file, its errors located like ours (`file:line: key: message`).
+fn decode<T: serde::de::DeserializeOwned>(file: &str, text: &str) -> Result<T, ConfigError> {
+    toml::from_str(text).map_err(|e| {
         let span = e.span().unwrap_or(0..0);
         let line = line_of(text, span.start);
         let msg = e.message().trim_end();
@@ -106,8 +161,7 @@ pub fn parse(file: &str, text: &str) -> Result<Config, ConfigError> {
             Some(key) => ConfigError(format!("{file}:{line}: {key}: {msg}")),
             None => ConfigError(format!("{file}:{line}: {msg}")),
         }
-    })?;
-    validate(raw, &Ctx { file, text })
+    })
 }
 
 struct Ctx<'a> {
@@ -187,13 +241,14 @@ struct RawExporter {
     max_challenges: Option<Spanned<i64>>,
     http_header_timeout: Option<Spanned<String>>,
     probe_allowed_networks: Option<Vec<Spanned<String>>>,
+    include: Option<Vec<Spanned<String>>>,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawTarget {
     name: Spanned<String>,
-    protocol: Spanned<String>,
+    protocol: Option<Spanned<String>>,
     address: Spanned<String>,
     interval: Option<Spanned<String>>,
     timeout: Option<Spanned<String>>,
@@ -201,6 +256,7 @@ struct RawTarget {
     max_reply_bytes: Option<Spanned<i64>>,
     max_split_packets: Option<Spanned<i64>>,
     labels: Option<Spanned<BTreeMap<String, String>>>,
+    game: Option<Spanned<String>>,
 }
 
 fn duration(ctx: &Ctx, v: &Spanned<String>, key: &str) -> Result<Duration, ConfigError> {
@@ -238,8 +294,13 @@ fn show(d: Duration) -> humantime::FormattedDuration {
     humantime::format_duration(d)
 }
 
-fn validate(raw: RawFile, ctx: &Ctx) -> Result<Config, ConfigError> {
-    let ex = raw.exporter.unwrap_or_default();
+/// `sources`: the main file's targets first (its context also locates `[exporter]` errors),
+/// then each included file's.
+fn validate(
+    ex: RawExporter,
+    sources: &[(Ctx, &[Spanned<RawTarget>])],
+) -> Result<Config, ConfigError> {
+    let ctx = &sources[0].0;
     let listen = match &ex.listen {
         Some(v) => v.get_ref().parse::<SocketAddr>().map_err(|_| {
             ctx.err(
@@ -312,112 +373,109 @@ fn validate(raw: RawFile, ctx: &Ctx) -> Result<Config, ConfigError> {
         probe_allowed_networks.push(net);
     }
 
-    let mut targets: Vec<Target> = Vec::with_capacity(raw.target.len());
-    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
-    for (i, t) in raw.target.iter().enumerate() {
-        let t = t.get_ref();
-        let key = |k: &str| format!("target[{i}].{k}");
-        let name = t.name.get_ref().clone();
-        if name.is_empty() || name.chars().any(char::is_control) {
-            return Err(ctx.err(
-                t.name.span(),
-                &key("name"),
-                "must be non-empty and free of control characters",
-            ));
-        }
-        if let Some(&first) = seen.get(&name) {
-            return Err(ctx.err(
-                t.name.span(),
-                &key("name"),
-                format!(
-                    "duplicate name {name:?} (first used at line {})",
-                    line_of(ctx.text, first)
-                ),
-            ));
-        }
-        // The byte offset, not the line: counting lines for every target made parsing
-        // quadratic in the fleet size (seconds of CPU per reload at 10,000 targets).
-        seen.insert(name.clone(), t.name.span().start);
-        let protocol = Protocol::from_name(t.protocol.get_ref()).ok_or_else(|| {
-            ctx.err(
-                t.protocol.span(),
-                &key("protocol"),
-                format!(
-                    "unknown protocol {:?} (one of: a2s, minecraft, minecraft-query, samp)",
-                    t.protocol.get_ref()
-                ),
-            )
-        })?;
-        let address = Address::parse(t.address.get_ref()).map_err(|e| {
-            ctx.err(
-                t.address.span(),
-                &key("address"),
-                format!("invalid address {:?}: {e}", t.address.get_ref()),
-            )
-        })?;
-        let t_interval = match &t.interval {
-            Some(v) => duration(ctx, v, &key("interval"))?,
-            None => interval,
-        };
-        let t_timeout = match &t.timeout {
-            Some(v) => duration(ctx, v, &key("timeout"))?,
-            None => timeout,
-        };
-        if t_timeout >= t_interval {
-            let span = t
-                .timeout
-                .as_ref()
-                .or(t.interval.as_ref())
-                .map_or(0..0, |s| s.span());
-            return Err(ctx.err(
-                span,
-                &key("timeout"),
-                format!(
-                    "{} must be shorter than interval {}",
-                    show(t_timeout),
-                    show(t_interval)
-                ),
-            ));
-        }
-        let encoding = match &t.encoding {
-            Some(v) => {
-                encoding_rs::Encoding::for_label(v.get_ref().as_bytes()).ok_or_else(|| {
-                    ctx.err(
-                        v.span(),
-                        &key("encoding"),
-                        format!("unknown encoding {:?}", v.get_ref()),
-                    )
-                })?
+    let total = sources.iter().map(|(_, t)| t.len()).sum();
+    let mut targets: Vec<Target> = Vec::with_capacity(total);
+    // Name -> (source, byte offset) of its first use.
+    let mut seen: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    for (source, (ctx, list)) in sources.iter().enumerate() {
+        for (i, spanned) in list.iter().enumerate() {
+            let t = spanned.get_ref();
+            let key = |k: &str| format!("target[{i}].{k}");
+            let name = t.name.get_ref().clone();
+            if name.is_empty() || name.chars().any(char::is_control) {
+                return Err(ctx.err(
+                    t.name.span(),
+                    &key("name"),
+                    "must be non-empty and free of control characters",
+                ));
             }
-            None => DEFAULT_ENCODING,
-        };
-        let labels = match &t.labels {
-            Some(v) => {
-                for name in v.get_ref().keys() {
-                    if let Err(why) = check_label_name(name) {
-                        return Err(ctx.err(v.span(), &key(&format!("labels.{name}")), why));
-                    }
+            if let Some(&(first_source, first)) = seen.get(&name) {
+                let first = if first_source == source {
+                    format!("line {}", line_of(ctx.text, first))
+                } else {
+                    let c = &sources[first_source].0;
+                    format!("{}:{}", c.file, line_of(c.text, first))
+                };
+                return Err(ctx.err(
+                    t.name.span(),
+                    &key("name"),
+                    format!("duplicate name {name:?} (first used at {first})"),
+                ));
+            }
+            // The byte offset, not the line: counting lines for every target made parsing
+            // quadratic in the fleet size (seconds of CPU per reload at 10,000 targets).
+            seen.insert(name.clone(), (source, t.name.span().start));
+            let preset::Resolved {
+                protocol,
+                address,
+                game,
+            } = preset::resolve(ctx, i, spanned.span(), t)?;
+            let t_interval = match &t.interval {
+                Some(v) => duration(ctx, v, &key("interval"))?,
+                None => interval,
+            };
+            let t_timeout = match &t.timeout {
+                Some(v) => duration(ctx, v, &key("timeout"))?,
+                None => timeout,
+            };
+            if t_timeout >= t_interval {
+                let span = t
+                    .timeout
+                    .as_ref()
+                    .or(t.interval.as_ref())
+                    .map_or(0..0, |s| s.span());
+                return Err(ctx.err(
+                    span,
+                    &key("timeout"),
+                    format!(
+                        "{} must be shorter than interval {}",
+                        show(t_timeout),
+                        show(t_interval)
+                    ),
+                ));
+            }
+            let encoding = match &t.encoding {
+                Some(v) => {
+                    encoding_rs::Encoding::for_label(v.get_ref().as_bytes()).ok_or_else(|| {
+                        ctx.err(
+                            v.span(),
+                            &key("encoding"),
+                            format!("unknown encoding {:?}", v.get_ref()),
+                        )
+                    })?
                 }
-                v.get_ref().clone()
+                None => DEFAULT_ENCODING,
+            };
+            let labels = match &t.labels {
+                Some(v) => {
+                    for name in v.get_ref().keys() {
+                        if let Err(why) = check_label_name(name) {
+                            return Err(ctx.err(v.span(), &key(&format!("labels.{name}")), why));
+                        }
+                    }
+                    v.get_ref().clone()
+                }
+                None => BTreeMap::new(),
+            };
+            let mut t_limits = limits;
+            if let Some(v) = &t.max_reply_bytes {
+                t_limits.max_reply_bytes =
+                    int_in(ctx, v, &key("max_reply_bytes"), 1024..=MAX_REPLY_BYTES_CAP)? as usize;
             }
-            None => BTreeMap::new(),
-        };
-        let mut t_limits = limits;
-        if let Some(v) = &t.max_reply_bytes {
-            t_limits.max_reply_bytes =
-                int_in(ctx, v, &key("max_reply_bytes"), 1024..=MAX_REPLY_BYTES_CAP)? as usize;
+            if let Some(v) = &t.max_split_packets {
+                t_limits.max_split_packets =
+                    int_in(ctx, v, &key("max_split_packets"), 1..=255)? as u8;
+            }
+            targets.push(Target {
+                interval: t_interval,
+                timeout: t_timeout,
+                encoding,
+                labels,
+                limits: t_limits,
+                game: game.map(|g| g.id),
+                ..Target::new(name, protocol, address)
+            });
         }
-        if let Some(v) = &t.max_split_packets {
-            t_limits.max_split_packets = int_in(ctx, v, &key("max_split_packets"), 1..=255)? as u8;
-        }
-        targets.push(Target {
-            interval: t_interval,
-            timeout: t_timeout,
-            encoding,
-            labels,
-            limits: t_limits,
-            ..Target::new(name, protocol, address)
-        });
     }
     Ok(Config {
         exporter: Exporter {
@@ -430,6 +488,7 @@ fn validate(raw: RawFile, ctx: &Ctx) -> Result<Config, ConfigError> {
             http_header_timeout,
         },
         targets,
+        includes: Vec::new(),
     })
 }
 
@@ -571,7 +630,7 @@ max_split_packets = 9
     fn unknown_exporter_key() {
         assert_eq!(
             err("[exporter]\ninterval = \"15s\"\nlisten_addr = \"x\"\n"),
-            "exporter.toml:3: exporter.listen_addr: unknown field `listen_addr`, expected one of `listen`, `interval`, `timeout`, `max_concurrent_polls`, `max_reply_bytes`, `max_split_packets`, `max_challenges`, `http_header_timeout`, `probe_allowed_networks`"
+            "exporter.toml:3: exporter.listen_addr: unknown field `listen_addr`, expected one of `listen`, `interval`, `timeout`, `max_concurrent_polls`, `max_reply_bytes`, `max_split_packets`, `max_challenges`, `http_header_timeout`, `probe_allowed_networks`, `include`"
         );
     }
 
@@ -580,7 +639,7 @@ max_split_packets = 9
     fn unknown_target_key() {
         assert_eq!(
             err(&format!("{T}{T}port = 1\n").replacen("\"a\"", "\"b\"", 1)),
-            "exporter.toml:9: target[1].port: unknown field `port`, expected one of `name`, `protocol`, `address`, `interval`, `timeout`, `encoding`, `max_reply_bytes`, `max_split_packets`, `labels`"
+            "exporter.toml:9: target[1].port: unknown field `port`, expected one of `name`, `protocol`, `address`, `interval`, `timeout`, `encoding`, `max_reply_bytes`, `max_split_packets`, `labels`, `game`"
         );
     }
 

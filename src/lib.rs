@@ -34,6 +34,7 @@ pub mod config;
 pub mod daemon;
 #[cfg(feature = "daemon")]
 pub mod demo;
+pub mod games;
 #[cfg(feature = "daemon")]
 pub mod handles;
 #[cfg(feature = "daemon")]
