@@ -10,11 +10,13 @@ use super::driver::{drive, Pacing};
 use super::fake::{Answer, Fake};
 use super::mcquery::McQuery;
 use super::minecraft::Slp;
+use super::samp::Samp;
 use super::{Error, Request, Session};
 use crate::net::NetError;
 use crate::protocol::a2s::{self, Info, Query};
 use crate::protocol::minecraft::legacy::{self, LegacyStatus};
 use crate::protocol::minecraft::query::{self as mcq, FullStat};
+use crate::protocol::samp;
 use crate::status::Reason;
 use crate::target::{Address, Protocol};
 
@@ -271,4 +273,113 @@ async fn slp_chain_reports_informative_failure() {
         matches!(err, Error::Net(NetError::Closed { received: 0 })),
         "{err:?}"
     );
+}
+
+const SAMP_HEADER: samp::Header = samp::Header {
+    ip: std::net::Ipv4Addr::LOCALHOST,
+    port: 7777,
+};
+
+fn samp_info() -> Answer {
+    let info = samp::Info {
+        password: false,
+        players: 2,
+        max: 50,
+        hostname: "in memory".into(),
+        gamemode: "freeroam".into(),
+        language: "English".into(),
+    };
+    let mut out = Vec::new();
+    samp::encode_info(&SAMP_HEADER, &info, encoding_rs::WINDOWS_1252, &mut out);
+    Answer::Bytes(out)
+}
+
+/// SA:MP: a server that ignores `d` gets `c` (each with its share of the time); the list
+/// comes from `c`, without ids or pings.
+#[tokio::test(start_paused = true)]
+async fn samp_detailed_falls_back_to_clients() {
+    let mut req = request(Protocol::Samp);
+    req.players = true;
+    let mut fake = Fake::<true>::new(|_, _, bytes| {
+        let r = samp::decode_request(bytes).unwrap();
+        match r.opcode {
+            samp::Opcode::Info => vec![samp_info()],
+            samp::Opcode::Detailed => vec![],
+            samp::Opcode::Clients => {
+                let clients = [samp::Client {
+                    name: "carl".into(),
+                    score: 9,
+                }];
+                let mut out = Vec::new();
+                samp::encode_clients(&SAMP_HEADER, &clients, encoding_rs::WINDOWS_1252, &mut out);
+                vec![Answer::Bytes(out)]
+            }
+            other => panic!("unexpected request {other:?}"),
+        }
+    });
+    let deadline = deadline();
+    let mut x = Samp::new(&req, SAMP_HEADER, deadline);
+    let status = drive(&mut x, &mut fake, deadline, Pacing::default(), None)
+        .await
+        .unwrap();
+    assert_eq!((status.online, status.max), (2, 50));
+    let players = status.players.unwrap();
+    assert_eq!(players.len(), 1);
+    assert_eq!(
+        (players[0].name.as_str(), players[0].score, players[0].ping),
+        ("carl", Some(9), None)
+    );
+    let opcodes: Vec<samp::Opcode> = fake
+        .sent
+        .iter()
+        .map(|(_, b)| samp::decode_request(b).unwrap().opcode)
+        .collect();
+    assert_eq!(opcodes.first(), Some(&samp::Opcode::Info));
+    assert_eq!(opcodes.last(), Some(&samp::Opcode::Clients));
+    assert!(opcodes.contains(&samp::Opcode::Detailed));
+    assert_eq!(status.extras.get("players_error"), None);
+}
+
+use proptest::prelude::*;
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Whatever a server answers (any bytes, any number of datagrams or chunks, closes and
+    /// resets), every exchange finishes within its deadline without panicking.
+    #[test]
+    fn exchanges_survive_hostile_answers(
+        answers in proptest::collection::vec(
+            prop_oneof![
+                8 => proptest::collection::vec(any::<u8>(), 0..64)
+                    .prop_map(Answer::Bytes),
+                1 => Just(Answer::Close),
+                1 => Just(Answer::Reset),
+            ],
+            0..6,
+        ),
+        every_request in any::<bool>(),
+    ) {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .start_paused(true)
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let script = move |_: usize, n: usize, _: &[u8]| {
+                if n == 0 || every_request { answers.clone() } else { vec![] }
+            };
+            let mut all = request(Protocol::A2s);
+            all.players = true;
+            all.rules = true;
+            all.detail = true;
+            let mut session = Session::default();
+            let d = deadline();
+            let _ = drive(&mut A2s::new(&all, &mut session, d), &mut Fake::<true>::new(script.clone()), d, Pacing::default(), None).await;
+            let _ = drive(&mut Samp::new(&all, SAMP_HEADER, d), &mut Fake::<true>::new(script.clone()), d, Pacing::default(), None).await;
+            let _ = drive(&mut McQuery::new(&all, &mut session, None, d), &mut Fake::<true>::new(script.clone()), d, Pacing::default(), None).await;
+            let _ = drive(&mut Slp::new(&all, "localhost", 25565, d), &mut Fake::<false>::new(script), d, Pacing::default(), None).await;
+            assert!(Instant::now() <= d + Duration::from_millis(1));
+        });
+    }
 }
