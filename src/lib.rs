@@ -24,6 +24,8 @@
 //! - [`config`], [`scheduler`] (its tasks on the [`poller`] thread), [`state`], [`metrics`],
 //!   [`http`], [`daemon`]: the daemon;
 //!   [`demo`] runs it against simulators of every protocol.
+//! - [`shard`]: `--shard I/N`, Prometheus's `hashmod` over target names, so several replicas
+//!   split one configuration.
 //! - [`simulate`]: in-process servers for every protocol, used by `demo` and by the tests.
 
 #[cfg(feature = "daemon")]
@@ -54,6 +56,8 @@ pub mod protocol;
 pub mod query;
 #[cfg(feature = "daemon")]
 pub mod scheduler;
+#[cfg(feature = "daemon")]
+pub mod shard;
 #[cfg(feature = "daemon")]
 pub mod simulate;
 #[cfg(feature = "daemon")]
