@@ -236,7 +236,7 @@ async fn run_daemon(path: PathBuf, listen: Option<SocketAddr>, shard: Option<Str
 
 #[derive(clap::Args)]
 struct QueryArgs {
-    /// a2s, minecraft, minecraft-query or samp; or a game id from `games` (its protocol,
+    /// a2s, minecraft, minecraft-query, samp or teeworlds; or a game id from `games` (its protocol,
     /// default port and quirks).
     protocol: String,
     /// host[:port]
@@ -268,13 +268,11 @@ async fn run_query(a: QueryArgs) -> ExitCode {
         Some(p) => (p, None),
         None => match Game::find(&a.protocol) {
             Some(g) => (g.protocol, Some(g)),
-            None => {
-                return fail(format!(
-                    "unknown protocol {:?} (one of: a2s, minecraft, minecraft-query, samp; \
+            None => return fail(format!(
+                "unknown protocol {:?} (one of: a2s, minecraft, minecraft-query, samp, teeworlds; \
                      or a game id from `gameserver-exporter games`)",
-                    a.protocol
-                ))
-            }
+                a.protocol
+            )),
         },
     };
     let mut address = match Address::parse(&a.address) {

@@ -43,14 +43,18 @@ pub enum Protocol {
     /// SA:MP and open.mp query, UDP.
     #[serde(rename = "samp")]
     Samp,
+    /// Teeworlds 0.6/0.7 and DDNet server info, UDP.
+    #[serde(rename = "teeworlds")]
+    Teeworlds,
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 4] = [
+    pub const ALL: [Protocol; 5] = [
         Protocol::A2s,
         Protocol::Minecraft,
         Protocol::MinecraftQuery,
         Protocol::Samp,
+        Protocol::Teeworlds,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -59,6 +63,7 @@ impl Protocol {
             Protocol::Minecraft => "minecraft",
             Protocol::MinecraftQuery => "minecraft-query",
             Protocol::Samp => "samp",
+            Protocol::Teeworlds => "teeworlds",
         }
     }
 
@@ -68,6 +73,7 @@ impl Protocol {
             Protocol::A2s => 27015,
             Protocol::Minecraft | Protocol::MinecraftQuery => 25565,
             Protocol::Samp => 7777,
+            Protocol::Teeworlds => 8303,
         }
     }
 

@@ -12,7 +12,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::driver::{Observer, Pacing, RESENDS};
-use super::{a2s, mcquery, minecraft, samp, Error, Request, Session};
+use super::{a2s, mcquery, minecraft, samp, teeworlds, Error, Request, Session};
 use crate::net::udp::UdpChannel;
 use crate::net::NetError;
 use crate::status::Status;
@@ -37,7 +37,9 @@ pub struct Entry {
     pub protocol: Protocol,
     pub link: Link,
     /// The least time between two requests to the same server, resends included. Zero for
-    /// every protocol so far; DarkPlaces-based servers (Quake 3 family) need about a second.
+    /// most protocols; DarkPlaces-based servers (Quake 3 family) need about a second.
+    /// Teeworlds keeps two dialects in flight, so its exchange resends by itself and applies
+    /// this per request kind (the 0.7 info request may follow its handshake at once).
     pub min_gap: Duration,
 }
 
@@ -71,6 +73,13 @@ const SAMP: Entry = Entry {
     link: Link::UdpShared,
     min_gap: Duration::ZERO,
 };
+/// Neither real server seen drops repeats (DDNet 16.4 and Teeworlds 0.7.5 answered ten
+/// requests in a burst ten times); the gap keeps resends polite for servers run with limits.
+const TEEWORLDS: Entry = Entry {
+    protocol: Protocol::Teeworlds,
+    link: Link::UdpShared,
+    min_gap: Duration::from_millis(500),
+};
 
 /// The registry entry of `protocol`.
 pub fn entry(protocol: Protocol) -> &'static Entry {
@@ -79,6 +88,7 @@ pub fn entry(protocol: Protocol) -> &'static Entry {
         Protocol::Minecraft => &MINECRAFT,
         Protocol::MinecraftQuery => &MINECRAFT_QUERY,
         Protocol::Samp => &SAMP,
+        Protocol::Teeworlds => &TEEWORLDS,
     }
 }
 
@@ -95,6 +105,7 @@ pub(super) async fn poll(
         Protocol::Minecraft => minecraft::poll(req, session, deadline, observer).await,
         Protocol::MinecraftQuery => mcquery::poll(req, session, deadline, observer).await,
         Protocol::Samp => samp::poll(req, session, deadline, observer).await,
+        Protocol::Teeworlds => teeworlds::poll(req, session, deadline, observer).await,
     }
 }
 

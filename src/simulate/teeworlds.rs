@@ -10,8 +10,8 @@ use tokio::net::UdpSocket;
 use tokio::time::Instant;
 
 use super::{SimServer, World, WorldState};
-use crate::net::MAX_DATAGRAM;
 use crate::protocol::teeworlds::{seven, six, Client, ClientKind, Flavour, Info, FLAG_PASSWORD};
+use crate::target::MAX_DATAGRAM;
 
 /// Which server software to imitate.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -8,12 +8,10 @@
 //!   capacity) and, when the list does not fit, numbered `iex+` packets.
 //! - [`seven`]: 0.7, a token handshake (a padded control packet, then the request carries the
 //!   server's token), with the reply's numbers as [`packed`] integers.
-//! - [`exchange`]: the sans-IO machine that detects which one a server speaks, reassembles
-//!   DDNet's multi-packet lists under caps, and yields one [`Info`].
 //!
-//! [`to_status`] maps an [`Info`] onto the shared [`Status`].
+//! The dialogue (which dialect first, the handshake, reassembly under caps) is the exchange
+//! in `query/teeworlds/`; [`to_status`] maps an [`Info`] onto the shared [`Status`].
 
-pub mod exchange;
 pub mod packed;
 pub mod seven;
 pub mod six;
@@ -21,8 +19,6 @@ pub mod six;
 use serde_json::{json, Map, Value};
 
 use crate::status::{Player, Status};
-
-pub use exchange::{Exchange, ExchangeConfig, Poll, Tokens};
 
 /// The most clients a reply may announce or list. DDNet's largest build has 128 slots; this
 /// leaves room without letting a hostile list grow without bound.

@@ -1,4 +1,6 @@
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use tokio::time::Instant;
 
 use proptest::prelude::*;
 
@@ -36,7 +38,7 @@ fn kind(d: &[u8]) -> &'static str {
 
 fn transmit(p: Poll) -> Vec<u8> {
     match p {
-        Poll::Transmit(d) => d,
+        Poll::Transmit(d, _) => d,
         other => panic!("expected a transmit, got {other:?}"),
     }
 }
@@ -53,7 +55,7 @@ fn done(p: Poll) -> Outcome {
 #[test]
 fn ddnet_answers_first_request() {
     let t0 = Instant::now();
-    let mut x = Exchange::new(t0, TOKENS, ExchangeConfig::default());
+    let mut x = Machine::new(t0, TOKENS, ExchangeConfig::default());
     let req = transmit(x.poll(t0));
     assert_eq!(req, b"xe\x12\x34\xff\xff\xff\xff\xff\xffgie3\x2a");
     assert_eq!(
@@ -75,7 +77,7 @@ fn ddnet_answers_first_request() {
 #[test]
 fn seven_after_fallback() {
     let t0 = Instant::now();
-    let mut x = Exchange::new(t0, TOKENS, ExchangeConfig::default());
+    let mut x = Machine::new(t0, TOKENS, ExchangeConfig::default());
     assert_eq!(kind(&transmit(x.poll(t0))), "six");
     assert!(matches!(x.poll(t0 + 499 * MS), Poll::Wait(_)));
     let token_req = transmit(x.poll(t0 + 500 * MS));
@@ -110,7 +112,7 @@ fn ddnet_without_sixup_map_is_set_aside() {
         hint: Some(Flavour::Seven),
         ..ExchangeConfig::default()
     };
-    let mut x = Exchange::new(t0, TOKENS, config);
+    let mut x = Machine::new(t0, TOKENS, config);
     assert_eq!(kind(&transmit(x.poll(t0))), "token");
     x.handle_datagram(t0 + MS, &fixture("ddnet_dm1_07_token.0"));
     assert_eq!(kind(&transmit(x.poll(t0 + MS))), "seven");
@@ -131,7 +133,7 @@ fn hint_reorders() {
         hint: Some(Flavour::Seven),
         ..ExchangeConfig::default()
     };
-    let mut x = Exchange::new(t0, TOKENS, config);
+    let mut x = Machine::new(t0, TOKENS, config);
     assert_eq!(kind(&transmit(x.poll(t0))), "token");
     assert_eq!(x.poll(t0), Poll::Wait(t0 + 500 * MS));
     assert_eq!(kind(&transmit(x.poll(t0 + 500 * MS))), "six");
@@ -145,7 +147,7 @@ fn multi_packet_any_order() {
         want_clients: true,
         ..ExchangeConfig::default()
     };
-    let mut x = Exchange::new(t0, TOKENS, config);
+    let mut x = Machine::new(t0, TOKENS, config);
     transmit(x.poll(t0));
     x.handle_datagram(t0 + MS, &fixture("ddnet_many_ext.1"));
     assert!(x.is_pending());
@@ -171,7 +173,7 @@ fn multi_packet_any_order() {
 #[test]
 fn counts_only_stop_at_first_packet() {
     let t0 = Instant::now();
-    let mut x = Exchange::new(t0, TOKENS, ExchangeConfig::default());
+    let mut x = Machine::new(t0, TOKENS, ExchangeConfig::default());
     transmit(x.poll(t0));
     x.handle_datagram(t0 + MS, &fixture("ddnet_many_ext.0"));
     let o = done(x.poll(t0 + MS));
@@ -188,7 +190,7 @@ fn missing_packet_settles() {
         want_clients: true,
         ..ExchangeConfig::default()
     };
-    let mut x = Exchange::new(t0, TOKENS, config);
+    let mut x = Machine::new(t0, TOKENS, config);
     transmit(x.poll(t0));
     x.handle_datagram(t0 + MS, &fixture("ddnet_many_ext.0"));
     assert_eq!(x.poll(t0 + 2 * MS), Poll::Wait(t0 + 301 * MS));
@@ -207,7 +209,7 @@ fn lost_first_packet_is_asked_again() {
         want_clients: true,
         ..ExchangeConfig::default()
     };
-    let mut x = Exchange::new(t0, TOKENS, config);
+    let mut x = Machine::new(t0, TOKENS, config);
     transmit(x.poll(t0));
     x.handle_datagram(t0 + MS, &fixture("ddnet_many_ext.1"));
     assert_eq!(x.poll(t0 + MS), Poll::Wait(t0 + 301 * MS));
@@ -236,7 +238,7 @@ fn more_packet(token: u32, packet: u32, clients: usize) -> Vec<u8> {
 #[test]
 fn multi_packet_bomb_capped() {
     let t0 = Instant::now();
-    let mut x = Exchange::new(t0, TOKENS, ExchangeConfig::default());
+    let mut x = Machine::new(t0, TOKENS, ExchangeConfig::default());
     transmit(x.poll(t0));
     x.handle_datagram(t0, &more_packet(0x12342a, 10_000, 1));
     assert!(matches!(
@@ -244,7 +246,7 @@ fn multi_packet_bomb_capped() {
         Poll::Done(Err(DecodeError::TooLarge { .. }))
     ));
 
-    let mut x = Exchange::new(t0, TOKENS, ExchangeConfig::default());
+    let mut x = Machine::new(t0, TOKENS, ExchangeConfig::default());
     transmit(x.poll(t0));
     for p in 1..MAX_PACKETS {
         x.handle_datagram(t0, &more_packet(0x12342a, p, 100));
@@ -259,7 +261,7 @@ fn multi_packet_bomb_capped() {
 #[test]
 fn count_lying_downwards_is_invalid() {
     let t0 = Instant::now();
-    let mut x = Exchange::new(t0, TOKENS, ExchangeConfig::default());
+    let mut x = Machine::new(t0, TOKENS, ExchangeConfig::default());
     transmit(x.poll(t0));
     x.handle_datagram(t0, &more_packet(0x12342a, 1, 20));
     x.handle_datagram(t0, &fixture("ddnet_two_ext.0")); // counts 2 clients
@@ -276,7 +278,7 @@ fn count_lying_downwards_is_invalid() {
 #[test]
 fn foreign_datagrams_ignored() {
     let t0 = Instant::now();
-    let mut x = Exchange::new(t0, TOKENS, ExchangeConfig::default());
+    let mut x = Machine::new(t0, TOKENS, ExchangeConfig::default());
     transmit(x.poll(t0));
     x.handle_datagram(t0, &more_packet(0x12342b, 1, 1));
     x.handle_datagram(t0, &fixture("tw07_three_info.0"));
@@ -292,7 +294,7 @@ fn foreign_datagrams_ignored() {
 #[test]
 fn vanilla_answer() {
     let t0 = Instant::now();
-    let mut x = Exchange::new(t0, TOKENS, ExchangeConfig::default());
+    let mut x = Machine::new(t0, TOKENS, ExchangeConfig::default());
     transmit(x.poll(t0));
     x.handle_datagram(t0 + MS, &fixture("ddnet_two_06.0"));
     let o = done(x.poll(t0 + MS));
@@ -309,14 +311,14 @@ proptest! {
     fn requests_spaced(steps in proptest::collection::vec(0u64..700, 1..60), gap in 0u64..1500) {
         let t0 = Instant::now();
         let config = ExchangeConfig { min_gap: Duration::from_millis(gap), ..ExchangeConfig::default() };
-        let mut x = Exchange::new(t0, TOKENS, config);
+        let mut x = Machine::new(t0, TOKENS, config);
         let mut now = t0;
         let mut last: std::collections::HashMap<&str, Instant> = Default::default();
         for s in steps {
             now += Duration::from_millis(s);
             loop {
                 match x.poll(now) {
-                    Poll::Transmit(d) => {
+                    Poll::Transmit(d, _) => {
                         let k = kind(&d);
                         if let Some(prev) = last.insert(k, now) {
                             prop_assert!(now - prev >= Duration::from_millis(gap.max(1000)));
@@ -338,12 +340,12 @@ proptest! {
     fn noise(datagrams in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..120), 0..20)) {
         let t0 = Instant::now();
         let config = ExchangeConfig { want_clients: true, ..ExchangeConfig::default() };
-        let mut x = Exchange::new(t0, TOKENS, config);
+        let mut x = Machine::new(t0, TOKENS, config);
         let mut now = t0;
         for d in datagrams {
             now += Duration::from_millis(100);
             x.handle_datagram(now, &d);
-            while let Poll::Transmit(_) = x.poll(now) {}
+            while let Poll::Transmit(..) = x.poll(now) {}
         }
         if let Poll::Done(Ok(o)) = x.poll(now + Duration::from_secs(10)) {
             prop_assert!(o.info.clients.len() <= MAX_CLIENTS as usize);

@@ -15,12 +15,16 @@
 //! server sent none), another reason to ask it the 0.6 way.
 //!
 //! # Driving it
-//! Call [`Exchange::poll`] until it returns [`Poll::Wait`] (send every
-//! [`Poll::Transmit`]); feed each received datagram to [`Exchange::handle_datagram`], then
-//! poll again; on the wake-up time poll again. [`Poll::Done`] ends the exchange. The overall
-//! deadline is the caller's; when it passes, [`Exchange::is_pending`] says whether a
-//! multi-packet reply was under way (`incomplete`) or nothing usable came (`timeout`), and
-//! [`Exchange::last_ignored`] why the datagrams that did arrive were not answers.
+//! [`super::Teeworlds`] runs it inside the generic driver: call [`Machine::poll`] until it
+//! returns [`Poll::Wait`] (send every [`Poll::Transmit`]); feed each received datagram to
+//! [`Machine::handle_datagram`], then poll again; on the wake-up time poll again.
+//! [`Poll::Done`] ends the exchange. The overall deadline is the caller's; when it passes,
+//! [`Machine::settle_at_deadline`] takes a DDNet reply that has its first packet, and otherwise
+//! [`Machine::is_pending`] says whether a multi-packet reply was under way (`incomplete`) or
+//! nothing usable came, and [`Machine::ignored`] how many datagrams were not answers.
+//!
+//! The machine resends by itself, per request kind (the driver's one-request resend cannot
+//! keep two dialects in flight), so it is driven with the driver's resends off.
 //!
 //! # Requests and flood protection
 //! Three request kinds exist: the 0.6 info request, the 0.7 token request, the 0.7 info
@@ -29,9 +33,11 @@
 //! that), so a server that drops fast repeats never sees one from us.
 
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use super::{seven, six, Client, Flavour, Info, MAX_CLIENTS, MAX_PACKETS};
+use tokio::time::Instant;
+
+use crate::protocol::teeworlds::{seven, six, Client, Flavour, Info, MAX_CLIENTS, MAX_PACKETS};
 use crate::protocol::DecodeError;
 
 /// The random values a poll uses; the caller draws them (this module has no randomness).
@@ -90,8 +96,8 @@ pub struct Outcome {
 /// What the caller should do next.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Poll {
-    /// Send this datagram now, then poll again.
-    Transmit(Vec<u8>),
+    /// Send this datagram now (the label names it for transcripts), then poll again.
+    Transmit(Vec<u8>, &'static str),
     /// Nothing to send before this time (or before a datagram arrives).
     Wait(Instant),
     Done(Result<Outcome, DecodeError>),
@@ -169,7 +175,7 @@ impl Collector {
 
 /// One poll's exchange; see the module documentation.
 #[derive(Debug)]
-pub struct Exchange {
+pub struct Machine {
     config: ExchangeConfig,
     tokens: Tokens,
     started: Instant,
@@ -183,13 +189,14 @@ pub struct Exchange {
     answered: Option<(Instant, Instant)>,
     done: Option<Result<Outcome, DecodeError>>,
     last_ignored: Option<DecodeError>,
+    ignored: u32,
 }
 
-impl Exchange {
-    pub fn new(now: Instant, tokens: Tokens, mut config: ExchangeConfig) -> Exchange {
+impl Machine {
+    pub fn new(now: Instant, tokens: Tokens, mut config: ExchangeConfig) -> Machine {
         config.resend_after = config.resend_after.max(config.min_gap);
         let seven_first = config.hint == Some(Flavour::Seven);
-        Exchange {
+        Machine {
             config,
             tokens: Tokens {
                 six: tokens.six & six::TOKEN_MASK,
@@ -209,6 +216,25 @@ impl Exchange {
             answered: None,
             done: None,
             last_ignored: None,
+            ignored: 0,
+        }
+    }
+
+    /// Datagrams set aside as not answering this exchange (other tokens, other tags).
+    pub fn ignored(&self) -> u32 {
+        self.ignored
+    }
+
+    /// At the deadline: a DDNet reply whose first packet came ends with the clients that came
+    /// (its counts are whole); anything else is `None`.
+    pub fn settle_at_deadline(&mut self) -> Option<Result<Outcome, DecodeError>> {
+        if let Some(done) = &self.done {
+            return Some(done.clone());
+        }
+        self.collector.head.as_ref()?;
+        match self.finish_collected(false) {
+            Poll::Done(done) => Some(done),
+            _ => None,
         }
     }
 
@@ -250,7 +276,7 @@ impl Exchange {
             self.six.last = Some(now);
             let mut out = Vec::with_capacity(24);
             six::encode_request(self.tokens.six, &mut out);
-            return Poll::Transmit(out);
+            return Poll::Transmit(out, "DDNet extended info request");
         }
         if !collecting {
             match self.seven {
@@ -258,7 +284,7 @@ impl Exchange {
                     self.seven_token.last = Some(now);
                     let mut out = Vec::with_capacity(seven::TOKEN_REQUEST_LEN);
                     seven::encode_token_request(self.tokens.seven, &mut out);
-                    return Poll::Transmit(out);
+                    return Poll::Transmit(out, "0.7 token request");
                 }
                 Seven::AwaitInfo { server } if self.seven_info.is_due(now, resend) => {
                     self.seven_info.last = Some(now);
@@ -269,7 +295,7 @@ impl Exchange {
                         self.tokens.browse,
                         &mut out,
                     );
-                    return Poll::Transmit(out);
+                    return Poll::Transmit(out, "0.7 info request");
                 }
                 _ => {}
             }
@@ -309,7 +335,10 @@ impl Exchange {
         }
         if let Err(e) = self.try_datagram(now, datagram) {
             match e {
-                DecodeError::Mismatch(_) => self.last_ignored = Some(e),
+                DecodeError::Mismatch(_) => {
+                    self.ignored = self.ignored.saturating_add(1);
+                    self.last_ignored = Some(e);
+                }
                 e => self.done = Some(Err(e)),
             }
         }
