@@ -34,7 +34,8 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-PROTOCOLS = ["a2s", "minecraft", "minecraft-query", "samp"]
+# The demo's protocols, one simulator each: from --protocols (e2e.sh keeps the list).
+PROTOCOLS = []
 # The metric names of the exporter's contract (README "Metrics").
 CONTRACT_METRICS = [
     "gameserver_up",
@@ -236,7 +237,9 @@ def main():
     ap.add_argument("--sd", required=True, help="the exporter's /sd answer")
     ap.add_argument("--dashboard", required=True)
     ap.add_argument("--rules", required=True)
+    ap.add_argument("--protocols", required=True, help="the demo's protocols, space-separated")
     args = ap.parse_args()
+    PROTOCOLS[:] = args.protocols.split()
     prom = Prom(args.prometheus)
 
     # --- the exporter's own answers
@@ -291,9 +294,10 @@ def main():
                lambda: prom.instant('rate(gameserver_query_failures_total{job="gameserver-daemon"}[1m])'), 30)
     wait_until('GameServerDown is pending for e2e-closed (rule sees real exporter output)',
                lambda: prom.instant('ALERTS{alertname="GameServerDown", target="e2e-closed", alertstate="pending"}'), 30)
-    wait_until("ad-hoc probes (sharded job shape): 4 simulators scraped with up == 1",
-               lambda: len(prom.instant('up{job="gameserver-probe-adhoc"} == 1')) == 4, 45)
-    wait_until("ad-hoc probes: gameserver_up == 1 for all 4, one per protocol",
+    n = len(PROTOCOLS)
+    wait_until(f"ad-hoc probes (sharded job shape): {n} simulators scraped with up == 1",
+               lambda: len(prom.instant('up{job="gameserver-probe-adhoc"} == 1')) == n, 45)
+    wait_until(f"ad-hoc probes: gameserver_up == 1 for all {n}, one per protocol",
                lambda: sorted(s["metric"].get("protocol", "") for s in
                               prom.instant('gameserver_up{job="gameserver-probe-adhoc"} == 1')) == sorted(PROTOCOLS), 45)
 

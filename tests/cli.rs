@@ -129,6 +129,12 @@ fn query_simulators_json() {
                     .await
                     .unwrap(),
             ),
+            (
+                "teeworlds",
+                simulate::teeworlds::spawn(World::new(world()), Default::default())
+                    .await
+                    .unwrap(),
+            ),
         ]
     });
     for (protocol, server) in &servers {

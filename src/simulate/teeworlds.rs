@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::io;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
 use tokio::net::UdpSocket;
@@ -45,7 +45,7 @@ pub enum Misbehaviour {
     /// Names full of control bytes, invalid UTF-8, old colour-code habits and 15-byte cuts.
     OddStrings,
     /// Drops an info request that comes within this long of the last one of its kind from
-    /// the same address (token requests are not info requests).
+    /// the same IP address, whatever its port (token requests are not info requests).
     FloodProtected(Duration),
 }
 
@@ -129,7 +129,7 @@ enum Kind {
 
 async fn serve(socket: UdpSocket, world: World, config: TeeworldsConfig) {
     let mut buf = vec![0u8; MAX_DATAGRAM];
-    let mut last_seen: HashMap<(SocketAddr, Kind), Instant> = HashMap::new();
+    let mut last_seen: HashMap<(IpAddr, Kind), Instant> = HashMap::new();
     loop {
         let (n, from) = match socket.recv_from(&mut buf).await {
             Ok(x) => x,
@@ -140,12 +140,12 @@ async fn serve(socket: UdpSocket, world: World, config: TeeworldsConfig) {
             if let Some(kind) = info_kind(&buf[..n]) {
                 let now = Instant::now();
                 let fast = last_seen
-                    .get(&(from, kind))
+                    .get(&(from.ip(), kind))
                     .is_some_and(|&t| now.duration_since(t) < gap);
                 if last_seen.len() > 4096 {
                     last_seen.clear(); // bounded memory against address floods
                 }
-                last_seen.insert((from, kind), now);
+                last_seen.insert((from.ip(), kind), now);
                 if fast {
                     continue;
                 }
