@@ -268,11 +268,13 @@ async fn run_query(a: QueryArgs) -> ExitCode {
         Some(p) => (p, None),
         None => match Game::find(&a.protocol) {
             Some(g) => (g.protocol, Some(g)),
-            None => return fail(format!(
+            None => {
+                return fail(format!(
                 "unknown protocol {:?} (one of: a2s, minecraft, minecraft-query, samp, teeworlds; \
                      or a game id from `gameserver-exporter games`)",
                 a.protocol
-            )),
+            ))
+            }
         },
     };
     let mut address = match Address::parse(&a.address) {

@@ -146,13 +146,19 @@ async fn seven_flavour_remembered() {
     let mut session = Session::default();
     let started = Instant::now();
     let s = poll_with(&req, &mut session).await.unwrap();
-    assert!(started.elapsed() >= Duration::from_millis(500), "after the fallback");
+    assert!(
+        started.elapsed() >= Duration::from_millis(500),
+        "after the fallback"
+    );
     assert_eq!((s.online, s.max, s.bots), (4, 32, Some(2)));
     assert_eq!(s.name, "Sim Tee");
 
     let started = Instant::now();
     let s = poll_with(&req, &mut session).await.unwrap();
-    assert!(started.elapsed() < Duration::from_millis(500), "no fallback wait");
+    assert!(
+        started.elapsed() < Duration::from_millis(500),
+        "no fallback wait"
+    );
     assert_eq!((s.online, s.max, s.bots), (4, 32, Some(2)));
 }
 
@@ -226,7 +232,10 @@ async fn odd_strings_decode() {
     for flavour in FLAVOURS {
         let server = served(flavour, Misbehaviour::OddStrings).await;
         let s = poll(&with_list(&server)).await.unwrap();
-        assert!(s.name.contains("\u{1}Tee\u{7f}\u{1b}[31m^1red"), "{flavour:?}");
+        assert!(
+            s.name.contains("\u{1}Tee\u{7f}\u{1b}[31m^1red"),
+            "{flavour:?}"
+        );
         assert!(s.name.ends_with(&"~".repeat(300)));
         let version = s.version.clone().unwrap_or_default();
         assert!(version.contains('\u{fffd}') || s.name.contains('\u{fffd}'));
