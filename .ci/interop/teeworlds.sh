@@ -2,10 +2,15 @@
 # Interop check against real Teeworlds-family servers: installs ddnet-server and
 # teeworlds-server if missing, starts DDNet 16.x and Teeworlds 0.7.x on free 127.0.0.1 ports
 # (no master-server registration), checks each answers in the dialects it speaks (and that
-# Teeworlds 0.7 ignores the 0.6 request, which is why the exporter must detect), then stops
-# both by PID. Takes a few seconds once the packages are installed.
-#
-# Phase 2 extends this to assert `gameserver-exporter query teeworlds ...` and daemon gauges.
+# Teeworlds 0.7 ignores the 0.6 request, which is why the exporter must detect), joins a few
+# fake clients, then asserts against the settings the servers were started with:
+# - `gameserver-exporter query teeworlds 127.0.0.1:PORT --json` (name, map, max, online,
+#   dialect, player names);
+# - a daemon polling both: gameserver_up 1, players online/max, bots (0.7), and the name and
+#   map labels of gameserver_info.
+# Every process it starts is stopped by PID, on failure too. About 15 s once the packages are
+# installed. The exporter binary: $GSE_BIN, else target/debug/gameserver-exporter (built if
+# missing).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -24,15 +29,26 @@ if ((${#need[@]})); then
     fi
     # teeworlds-server ships a service unit: it must not start (policy-rc.d exit 101).
     policy=/usr/sbin/policy-rc.d
+    made_policy=
     if [[ ! -e $policy ]]; then
         printf '#!/bin/sh\nexit 101\n' >"$policy"
         chmod 0755 "$policy"
+        made_policy=1
         trap 'rm -f "$policy"' EXIT
     fi
     echo "teeworlds.sh: apt-get install ${need[*]}"
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+    if [[ -n $made_policy ]]; then
+        rm -f "$policy"
+        trap - EXIT
+    fi
+fi
+
+bin=${GSE_BIN:-target/debug/gameserver-exporter}
+if [[ ! -x $bin ]]; then
+    cargo build --locked --quiet --bin gameserver-exporter
 fi
 
 work=$(mktemp -d)
@@ -47,6 +63,8 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
+# A signal ends the script through exit, so the EXIT trap stops the servers too.
+trap 'exit 130' INT TERM
 
 # A UDP port free on 127.0.0.1 right now (the server binds it a moment later).
 free_port() {
@@ -102,7 +120,61 @@ else
     echo "check06 port $TW_PORT: no answer from Teeworlds 0.7, as expected"
 fi
 
+# Fake clients: 2 on DDNet (one spectating: online counts it), 3 connecting to 0.7.
+python3 "$probe" hold "$DD_PORT" "$TW_PORT" 60 >"$work/hold.out" 2>&1 &
+pids+=($!)
+for _ in $(seq 1 40); do
+    grep -q ready "$work/hold.out" 2>/dev/null && break
+    sleep 0.25
+done
+grep -q ready "$work/hold.out" || { echo "teeworlds.sh: fake clients did not join" >&2; cat "$work/hold.out" >&2; fail=1; }
+
+# `query --json` against the settings each server was started with.
+query() {
+    local what=$1 port=$2
+    shift 2
+    echo "query teeworlds 127.0.0.1:$port --json ($what)"
+    if ! "$bin" query teeworlds "127.0.0.1:$port" --json --players >"$work/$what.json" 2>"$work/$what.err"; then
+        echo "  exit status $?: $(cat "$work/$what.err")" >&2
+        return 1
+    fi
+    python3 "$probe" json "$work/$what.json" "$@"
+}
+query ddnet "$DD_PORT" "name=$DD_NAME" map=Tutorial "max=$DD_MAX" online=2 flavour=ddnet \
+    "players=nameless tee,brainless tee" || fail=1
+query teeworlds07 "$TW_PORT" "name=$TW_NAME" map=dm1 "max=$TW_MAX" online=3 bots=0 flavour=0.7 \
+    version-prefix=0.7 || fail=1
+
+# The daemon, polling both every second.
+listen_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+cat >"$work/exporter.toml" <<TOML
+[exporter]
+listen = "127.0.0.1:$listen_port"
+interval = "1s"
+timeout = "900ms"
+
+[[target]]
+name = "tw-ddnet"
+protocol = "teeworlds"
+address = "127.0.0.1:$DD_PORT"
+
+[[target]]
+name = "tw-07"
+game = "teeworlds"
+address = "127.0.0.1:$TW_PORT"
+TOML
+"$bin" --config "$work/exporter.toml" --log-level warn >"$work/daemon.log" 2>&1 &
+pids+=($!)
+metrics="http://127.0.0.1:$listen_port/metrics"
+echo "daemon on 127.0.0.1:$listen_port"
+python3 "$probe" metrics "$metrics" tw-ddnet 15 up=1 "name=$DD_NAME" map=Tutorial "max=$DD_MAX" online=2 \
+    || fail=1
+python3 "$probe" metrics "$metrics" tw-07 15 up=1 "name=$TW_NAME" map=dm1 "max=$TW_MAX" online=3 bots=0 \
+    || fail=1
+
 if ((fail)); then
+    echo "--- daemon log (tail)" >&2
+    tail -n 20 "$work/daemon.log" >&2 || true
     echo "teeworlds.sh: FAILED" >&2
     exit 1
 fi

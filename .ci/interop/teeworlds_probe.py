@@ -8,11 +8,26 @@ Loopback only: every address is 127.0.0.1. Our own code, written from observing 
   teeworlds_probe.py capture DDPORT TWPORT DIR
                                            every request form against both servers, with fake
                                            clients joined, each reply saved as DIR/<case>.bin
+  teeworlds_probe.py hold DDPORT TWPORT SECONDS
+                                           joins 2 fake clients to DDNet (one spectating) and 3
+                                           connecting ones to Teeworlds 0.7, prints "ready",
+                                           keeps them SECONDS (or until killed)
+  teeworlds_probe.py json FILE KEY=VALUE...
+                                           the exporter's `query --json` output in FILE has these
+                                           values (keys: name, map, max, online, bots, flavour,
+                                           version-prefix, players: names joined by commas)
+  teeworlds_probe.py metrics URL TARGET SECONDS KEY=VALUE...
+                                           within SECONDS, the exporter's /metrics at URL shows
+                                           TARGET with these values (up, online, max, bots, name,
+                                           map: from gameserver_up, _players_*, gameserver_info)
 """
+import json
 import os
+import re
 import socket
 import sys
 import time
+import urllib.request
 
 HOST = "127.0.0.1"
 H6 = b"\xff" * 6  # 0.6 connless header
@@ -181,8 +196,97 @@ def capture(dd, tw, out):
         c.close()
 
 
+def hold(dd, tw, seconds):
+    keep = [join06(dd, "nameless tee", "clanA", 276), join06(dd, "brainless tee", "", -1, True)]
+    keep += [connect07(tw, bytes([0x0A, 0x0B, 0x0C, i])) for i in range(3)]
+    time.sleep(0.5)  # the servers list a client once its join is processed
+    print("ready", flush=True)
+    time.sleep(seconds)
+    for c in keep:
+        c.close()
+
+
+def check_json(path, wants):
+    with open(path, encoding="utf-8") as f:
+        v = json.load(f)
+    got = {
+        "name": v.get("name"),
+        "map": v.get("map"),
+        "max": str(v.get("max")),
+        "online": str(v.get("online")),
+        "bots": str(v.get("bots")),
+        "flavour": (v.get("extras") or {}).get("flavour"),
+        "players": ",".join(p.get("name", "") for p in v.get("players") or []),
+    }
+    ok = True
+    for want in wants:
+        key, value = want.split("=", 1)
+        if key == "version-prefix":
+            have = v.get("version") or ""
+            good = have.startswith(value)
+        else:
+            have = got.get(key)
+            good = have == value
+        print(f"  query --json {key}: {have!r} {'ok' if good else f'WANT {value!r}'}")
+        ok &= good
+    return ok
+
+
+SAMPLE = re.compile(r'^([a-z_]+)\{(.*)\} (\S+)$')
+LABEL = re.compile(r'([a-z_]+)="((?:[^"\\]|\\.)*)"')
+
+
+def scrape(url, target):
+    """The target's samples: metric name -> (labels, value)."""
+    with urllib.request.urlopen(url, timeout=2) as r:
+        text = r.read().decode()
+    out = {}
+    for line in text.splitlines():
+        m = SAMPLE.match(line)
+        if not m:
+            continue
+        labels = dict(LABEL.findall(m.group(2)))
+        if labels.get("target") == target:
+            out[m.group(1)] = (labels, m.group(3))
+    return out
+
+
+def check_metrics(url, target, seconds, wants):
+    def read(samples, key):
+        if key in ("name", "map"):
+            return samples.get("gameserver_info", ({}, None))[0].get(key)
+        metric = {"up": "gameserver_up", "online": "gameserver_players_online",
+                  "max": "gameserver_players_max", "bots": "gameserver_players_bots"}[key]
+        return samples.get(metric, ({}, None))[1]
+
+    wants = [w.split("=", 1) for w in wants]
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            samples = scrape(url, target)
+        except OSError:
+            samples = {}
+        have = {k: read(samples, k) for k, _ in wants}
+        if all(have[k] == v for k, v in wants) or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    ok = True
+    for k, v in wants:
+        good = have[k] == v
+        print(f"  daemon {target} {k}: {have[k]!r} {'ok' if good else f'WANT {v!r}'}")
+        ok &= good
+    return ok
+
+
 def main():
     cmd = sys.argv[1] if len(sys.argv) > 1 else ""
+    if cmd == "hold":
+        hold(int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]))
+        return
+    if cmd == "json":
+        sys.exit(0 if check_json(sys.argv[2], sys.argv[3:]) else 1)
+    if cmd == "metrics":
+        sys.exit(0 if check_metrics(sys.argv[2], sys.argv[3], float(sys.argv[4]), sys.argv[5:]) else 1)
     if cmd == "check06":
         sys.exit(0 if check06(int(sys.argv[2]), sys.argv[3]) else 1)
     if cmd == "check07":
