@@ -16,7 +16,8 @@
 //! - [`net`]: the thin async layer: connected UDP, framed TCP reads, name and SRV resolution.
 //! - [`query`]: each protocol's dialogue (challenges, splits, fallbacks) producing one
 //!   normalized [`status::Status`] or a [`status::Failure`] with a closed [`status::Reason`].
-//! - [`config`], [`scheduler`] (its tasks on the [`poller`] thread), [`state`], [`metrics`],
+//! - [`config`], [`scheduler`] (its tasks on the [`poller`] thread), [`state`] (with
+//!   [`roster`]: player lists cut down to bounded per-player series), [`metrics`],
 //!   [`http`], [`daemon`]: the daemon;
 //!   [`demo`] runs it against simulators of every protocol.
 //! - [`simulate`]: in-process servers for every protocol, used by `demo` and by the tests.
@@ -47,6 +48,8 @@ pub mod probe;
 pub mod protocol;
 #[cfg(feature = "daemon")]
 pub mod query;
+#[cfg(feature = "daemon")]
+pub mod roster;
 #[cfg(feature = "daemon")]
 pub mod scheduler;
 #[cfg(feature = "daemon")]
