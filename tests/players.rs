@@ -438,3 +438,51 @@ async fn player_seconds_grow() {
     );
     d.stop().await;
 }
+
+/// Fetching the list is best effort: an A2S server that never answers A2S_PLAYER stays up
+/// with no per-player series, and SA:MP above 100 players (no list) keeps its count from `i`.
+#[tokio::test]
+async fn list_unanswered() {
+    let names: Vec<String> = (0..150).map(|i| format!("g{i}")).collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let world = World::new(WorldState {
+        players: players(&refs),
+        max: 200,
+        ..WorldState::default()
+    });
+    let mute = A2sConfig {
+        answer_players: false,
+        ..A2sConfig::default()
+    };
+    let a2s = simulate::a2s::spawn(world.clone(), mute).await.unwrap();
+    let samp = simulate::samp::spawn(world, Default::default())
+        .await
+        .unwrap();
+    let text = format!(
+        "[exporter]\ninterval = \"500ms\"\ntimeout = \"400ms\"\n{}{}",
+        target("a", "a2s", &a2s.addr.to_string(), "players = true\n"),
+        target("s", "samp", &samp.addr.to_string(), "players = true\n"),
+    );
+    let d = start(&text, Arc::new(QueryProber)).await;
+    let s = until(d.addr, |s| polled(s, "a") >= 1.0 && polled(s, "s") >= 1.0).await;
+    for t in ["a", "s"] {
+        assert_eq!(value(&s, "gameserver_up", t), Some(1.0), "{t}");
+        assert_eq!(
+            value(&s, "gameserver_players_online", t),
+            Some(150.0),
+            "{t}"
+        );
+        assert!(of(&s, "gameserver_player_score", t).is_empty(), "{t}");
+        assert_eq!(
+            value(&s, "gameserver_player_series_dropped", t),
+            None,
+            "{t}"
+        );
+        assert_eq!(
+            value(&s, "gameserver_player_joins_total", t),
+            Some(0.0),
+            "{t}"
+        );
+    }
+    d.stop().await;
+}
