@@ -125,6 +125,7 @@ async fn rust_keywords_and_players_off() {
     assert_eq!(value(&s, "gameserver_players_online", "plain"), Some(2.0));
     assert_eq!(value(&s, "gameserver_players_queued", "plain"), None);
     for family in [
+        "gameserver_player_info",
         "gameserver_player_score",
         "gameserver_player_connected_seconds",
         "gameserver_player_ping_seconds",
@@ -390,6 +391,11 @@ async fn minecraft_names() {
     .await;
     for t in ["q", "j"] {
         assert_eq!(value(&s, "gameserver_player_series_dropped", t), Some(0.0));
+        let names: Vec<&str> = of(&s, "gameserver_player_info", t)
+            .iter()
+            .map(|x| x.label("player").unwrap())
+            .collect();
+        assert_eq!(names, ["Steve", "Alex"], "{t}");
         // Names only: no score, time or ping series.
         for family in [
             "gameserver_player_score",

@@ -130,6 +130,12 @@ pub const RULE_INFO: Family = target(
     &RULE_INFO_LABELS,
     "A configured server rule whose value is not a number; always 1.",
 );
+pub const PLAYER_INFO: Family = target(
+    "gameserver_player_info",
+    Gauge,
+    &PLAYER_LABELS,
+    "A player online (targets with per-player series on); always 1.",
+);
 pub const PLAYER_SCORE: Family = target(
     "gameserver_player_score",
     Gauge,
@@ -253,7 +259,7 @@ pub const PROCESS_START_TIME: Family = exporter(
 );
 
 /// Every family, in the order a `/metrics` page writes them.
-pub const ALL: [Family; 30] = [
+pub const ALL: [Family; 31] = [
     UP,
     PLAYERS_ONLINE,
     PLAYERS_MAX,
@@ -263,6 +269,7 @@ pub const ALL: [Family; 30] = [
     INFO,
     RULE_VALUE,
     RULE_INFO,
+    PLAYER_INFO,
     PLAYER_SCORE,
     PLAYER_CONNECTED,
     PLAYER_PING,

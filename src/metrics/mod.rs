@@ -16,6 +16,10 @@
 //!   alerts fire). Players, latency and info disappear.
 //!
 //! `gameserver_query_failures_total{reason}` appears for a reason once it has occurred.
+//!
+//! Opt-in per target ([`players`]): rules listed in `rules`; with `players` on, per-player
+//! gauges from the last poll's list (none when that poll got no list) and the join/leave
+//! counters. `gameserver_player_seconds_total` is written for every polled target.
 
 pub mod encode;
 pub mod families;
@@ -323,6 +327,10 @@ gameserver_rule_value{target="alpha",protocol="a2s",region="eu",rule="mp_timelim
 # HELP gameserver_rule_info A configured server rule whose value is not a number; always 1.
 # TYPE gameserver_rule_info gauge
 gameserver_rule_info{target="alpha",protocol="a2s",region="eu",rule="sv_contact",value="admin@example.org"} 1
+# HELP gameserver_player_info A player online (targets with per-player series on); always 1.
+# TYPE gameserver_player_info gauge
+gameserver_player_info{target="alpha",protocol="a2s",region="eu",player="Eve\"\\"} 1
+gameserver_player_info{target="alpha",protocol="a2s",region="eu",player="Alice"} 1
 # HELP gameserver_player_score Score of a player online (targets with per-player series on).
 # TYPE gameserver_player_score gauge
 gameserver_player_score{target="alpha",protocol="a2s",region="eu",player="Eve\"\\"} -1

@@ -63,9 +63,18 @@ fn number(v: &str) -> Option<f64> {
     v.trim().parse::<f64>().ok().filter(|n| n.is_finite())
 }
 
-/// The per-player gauges and `gameserver_player_series_dropped`.
+/// The per-player gauges and `gameserver_player_series_dropped`. `gameserver_player_info`
+/// names every published player, so lists of names only (Minecraft) still say who is online.
 pub(super) fn per_player(enc: &mut Encoder, entries: &[Entry]) {
     let [player_label] = F::PLAYER_LABELS;
+    enc.family(&F::PLAYER_INFO);
+    for e in entries {
+        for p in fresh(e).map(|r| r.shown.as_slice()).unwrap_or_default() {
+            enc.start(&F::PLAYER_INFO, labels::of(&e.meta));
+            enc.label(player_label, &p.name);
+            enc.value_u64(1);
+        }
+    }
     enc.family(&F::PLAYER_SCORE);
     for e in entries {
         for p in fresh(e).map(|r| r.shown.as_slice()).unwrap_or_default() {
