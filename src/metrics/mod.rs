@@ -17,7 +17,7 @@
 //!
 //! `gameserver_query_failures_total{reason}` appears for a reason once it has occurred.
 //!
-//! Opt-in per target ([`players`]): rules listed in `rules`; with `players` on, per-player
+//! Opt-in per target (`players.rs`): rules listed in `rules`; with `players` on, per-player
 //! gauges from the last poll's list (none when that poll got no list) and the join/leave
 //! counters. `gameserver_player_seconds_total` is written for every polled target.
 
