@@ -20,6 +20,8 @@
 //!   [`roster`]: player lists cut down to bounded per-player series), [`metrics`],
 //!   [`http`], [`daemon`]: the daemon;
 //!   [`demo`] runs it against simulators of every protocol.
+//! - [`shard`]: `--shard I/N`, Prometheus's `hashmod` over target names, so several replicas
+//!   split one configuration.
 //! - [`simulate`]: in-process servers for every protocol, used by `demo` and by the tests.
 
 #[cfg(feature = "daemon")]
@@ -52,6 +54,8 @@ pub mod query;
 pub mod roster;
 #[cfg(feature = "daemon")]
 pub mod scheduler;
+#[cfg(feature = "daemon")]
+pub mod shard;
 #[cfg(feature = "daemon")]
 pub mod simulate;
 #[cfg(feature = "daemon")]
