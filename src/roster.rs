@@ -260,4 +260,34 @@ mod tests {
         assert_eq!(diff(&s(&["a", "b"]), &s(&[])), (0, 2));
         assert_eq!(diff(&s(&["x", "y"]), &s(&["y", "x"])), (0, 0));
     }
+
+    proptest::proptest! {
+        /// Any list: shown + dropped is the list's length, shown names are distinct, free of
+        /// control characters and bounded, and joins minus leaves is the change in size.
+        #[test]
+        fn any_list(
+            names in proptest::collection::vec("\\PC{0,3}|[a\n\"\\\\]{0,3}|.{0,80}", 0..40),
+            old in proptest::collection::vec("[ab]{0,2}", 0..10),
+            cap in 1usize..30,
+        ) {
+            let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+            let r = Roster::new(named(&refs), PlayerSeries { max_series: cap });
+            proptest::prop_assert_eq!(r.shown.len() as u64 + r.dropped, names.len() as u64);
+            proptest::prop_assert_eq!(r.shown.len(), names.len().min(cap));
+            let set: HashSet<&str> = r.shown.iter().map(|s| s.name.as_str()).collect();
+            proptest::prop_assert_eq!(set.len(), r.shown.len());
+            for s in &r.shown {
+                proptest::prop_assert!(!s.name.is_empty());
+                proptest::prop_assert!(!s.name.chars().any(char::is_control));
+                proptest::prop_assert!(s.name.chars().count() <= MAX_NAME_CHARS + 12);
+            }
+            let mut old: Vec<String> = old.iter().map(|n| clean_name(n)).collect();
+            old.sort();
+            let (joins, leaves) = diff(&old, &r.names);
+            proptest::prop_assert_eq!(
+                joins as i64 - leaves as i64,
+                r.names.len() as i64 - old.len() as i64
+            );
+        }
+    }
 }
