@@ -13,9 +13,14 @@
 //! - [`target`] and [`status`]: the shared vocabulary below every layer: what a poll aims at
 //!   (protocol, address, limits, the configured target and its defaults) and what it found.
 //! - [`protocol`]: sans-IO codecs, one module per protocol. No tokio, no sockets, no clock.
-//! - [`net`]: the thin async layer: connected UDP, framed TCP reads, name and SRV resolution.
-//! - [`query`]: each protocol's dialogue (challenges, splits, fallbacks) producing one
-//!   normalized [`status::Status`] or a [`status::Failure`] with a closed [`status::Reason`].
+//!   A bad input is a structured `DecodeError`, never a label.
+//! - [`net`]: the transports: the shared UDP socket (mux), connected UDP, TCP, name and SRV
+//!   resolution, every wait with a deadline. Errors are `NetError` (wrapping `DecodeError`).
+//! - [`query`]: per protocol a sans-IO exchange (challenges, splits, tokens, fallbacks) that
+//!   one generic driver runs over a transport with resends and pacing; a registry entry per
+//!   protocol. It produces one normalized [`status::Status`] or a [`status::Failure`]: the
+//!   one place where errors become a closed [`status::Reason`] is `query::Error::reason`.
+//!   `docs/adding-a-protocol.md` shows what a new protocol fills in.
 //! - [`config`], [`scheduler`] (its tasks on the [`poller`] thread), [`state`] (with
 //!   [`roster`]: player lists cut down to bounded per-player series), [`metrics`],
 //!   [`http`], [`daemon`]: the daemon;
