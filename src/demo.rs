@@ -82,7 +82,8 @@ impl Demo {
                 Protocol::A2s => &["mp_friendlyfire"],
                 Protocol::Samp => &["weather", "weburl"],
                 Protocol::MinecraftQuery => &["gametype"],
-                Protocol::Minecraft => &[],
+                // Teeworlds has no server variables in its info.
+                Protocol::Minecraft | Protocol::Teeworlds => &[],
             };
             c.targets.push(Target {
                 labels: [("env".to_string(), "demo".to_string())].into(),

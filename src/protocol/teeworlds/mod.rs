@@ -152,7 +152,9 @@ pub fn to_status(info: Info, players: bool, detail: bool) -> Status {
             .collect()
     });
     Status {
-        online: info.num_clients,
+        // A plain 0.6 list longer than its count (DDNet et al. are refused for that): the
+        // list is what was seen.
+        online: info.num_clients.max(info.clients.len() as u32),
         max: info.max_clients,
         bots,
         name: info.name,
