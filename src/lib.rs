@@ -10,16 +10,30 @@
 //! http /metrics <── metrics (renders a snapshot at scrape time) <── state (latest result per target)
 //! ```
 //!
-//! - [`target`] and [`status`]: the shared vocabulary below every layer: what a poll aims at
-//!   (protocol, address, limits, the configured target and its defaults) and what it found.
-//! - [`protocol`]: sans-IO codecs, one module per protocol. No tokio, no sockets, no clock.
-//! - [`net`]: the thin async layer: connected UDP, framed TCP reads, name and SRV resolution.
-//! - [`query`]: each protocol's dialogue (challenges, splits, fallbacks) producing one
-//!   normalized [`status::Status`] or a [`status::Failure`] with a closed [`status::Reason`].
-//! - [`config`], [`scheduler`] (its tasks on the [`poller`] thread), [`state`], [`metrics`],
-//!   [`http`], [`daemon`]: the daemon;
-//!   [`demo`] runs it against simulators of every protocol.
-//! - [`simulate`]: in-process servers for every protocol, used by `demo` and by the tests.
+//! The layers, bottom to top; each may use only the layers below it, and within the daemon
+//! only what `tests/architecture.rs` lists (its `ALLOWED` table is the edge-by-edge version
+//! of this list, checked against every `crate::` path in `src/` on each test run):
+//!
+//! 1. The shared vocabulary, used by everyone and using nobody: [`target`] (what a poll aims
+//!    at: protocol, address, limits, the configured target and every default) and [`status`]
+//!    (what a poll found: the normalized status, the failure and its closed set of reasons).
+//! 2. [`protocol`]: sans-IO codecs, one module per protocol. Only the vocabulary; no tokio,
+//!    no sockets, no clock (it builds without the `daemon` feature).
+//! 3. [`net`]: the thin async layer: UDP channels and the shared mux, framed TCP reads with
+//!    caps, name and SRV resolution.
+//! 4. [`query`]: each protocol's dialogue (challenges, splits, fallbacks) producing one
+//!    normalized [`status::Status`] or a [`status::Failure`] with a closed [`status::Reason`].
+//! 5. [`simulate`]: in-process servers for every protocol, used by `demo` and by the tests;
+//!    it reaches `protocol` and the vocabulary only, never the client side.
+//! 6. The daemon: [`config`] (schema and validation; [`cidr`] for the allow-list),
+//!    [`state`] (targets and their latest results), [`scheduler`] (its tasks on the
+//!    [`poller`] thread), [`metrics`] (the exposition: families, labels, encoder; never
+//!    `net`, `protocol`, `query` or `scheduler`), [`handles`] (the running exporter's shared
+//!    handles), [`probe`] (`/probe`: lookup, resolution, allow-list, one poll), [`landing`]
+//!    (the HTML page), [`http`] (parses, delegates, responds; never `protocol` or `net`),
+//!    [`daemon`] (the entry point tying them together) and [`demo`].
+//!
+//! No two top-level modules import each other, directly or through others.
 
 #[cfg(feature = "daemon")]
 pub mod cidr;
