@@ -35,6 +35,8 @@
 //!
 //! No two top-level modules import each other, directly or through others.
 
+#![forbid(unsafe_code)]
+
 #[cfg(feature = "daemon")]
 pub mod cidr;
 #[cfg(feature = "daemon")]
