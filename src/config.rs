@@ -4,11 +4,13 @@
 //! fields are [`toml::Spanned`], with `deny_unknown_fields` everywhere, so a typo is an
 //! error; then `validate` turns the raw structs into a [`Config`] and checks what serde
 //! cannot (durations, protocols, addresses, encodings, label names, duplicates, timeout <
-//! interval). Every error is one line naming the file, the line and the key (`location`
-//! finds them), e.g. `exporter.toml:12: target[1].timeout: 20s must be shorter than interval
-//! 15s`.
+//! interval), resolving game presets (`preset`) and included target files (`include`) on the
+//! way. Every error is one line naming the file, the line and the key (`location` finds
+//! them), e.g. `exporter.toml:12: target[1].timeout: 20s must be shorter than interval 15s`.
 
+mod include;
 mod location;
+mod preset;
 mod schema;
 mod validate;
 
@@ -18,7 +20,11 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::cidr::IpNet;
-use crate::target::{Address, Limits, Protocol, Target};
+pub use crate::target::Target;
+use crate::target::{Address, Limits, Protocol};
+pub use include::Include;
+use location::Ctx;
+use schema::RawFile;
 
 /// Where the daemon looks for its configuration unless told otherwise.
 pub const DEFAULT_PATH: &str = "/etc/gameserver-exporter/exporter.toml";
@@ -38,7 +44,10 @@ pub const RESERVED_LABELS: [&str; 11] = [
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
     pub exporter: Exporter,
+    /// The main file's targets, then each included file's, in `include` order.
     pub targets: Vec<Target>,
+    /// What each `[exporter] include` pattern matched.
+    pub includes: Vec<Include>,
 }
 
 /// The `[exporter]` table, defaults filled in.
@@ -79,7 +88,7 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
-/// Reads and validates the file at `path`.
+/// Reads and validates the file at `path` and the files it includes.
 pub fn load(path: &Path) -> Result<Config, ConfigError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| ConfigError(format!("{}: cannot read: {e}", path.display())))?;
@@ -87,14 +96,60 @@ pub fn load(path: &Path) -> Result<Config, ConfigError> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.display().to_string());
-    parse(&name, &text)
+    let origin = include::Origin {
+        dir: path.parent().unwrap_or(Path::new("")),
+        main: Some(path),
+    };
+    let config = parse_in(&name, &text, Some(origin))?;
+    for i in config.includes.iter().filter(|i| i.files.is_empty()) {
+        tracing::info!(pattern = %i.pattern, "exporter.include: the pattern matches no files");
+    }
+    Ok(config)
 }
 
-/// Validates `text`; `file` names it in error messages.
+/// Validates `text`; `file` names it in error messages. It cannot `include` (nothing to be
+/// relative to): use [`load`] for that.
 pub fn parse(file: &str, text: &str) -> Result<Config, ConfigError> {
-    let raw: schema::RawFile =
-        toml::from_str(text).map_err(|e| location::parse_error(file, text, &e))?;
-    validate::validate(raw, &location::Ctx { file, text })
+    parse_in(file, text, None)
+}
+
+fn parse_in(
+    file: &str,
+    text: &str,
+    origin: Option<include::Origin>,
+) -> Result<Config, ConfigError> {
+    let raw: RawFile = decode(file, text)?;
+    let ctx = Ctx { file, text };
+    let patterns = raw
+        .exporter
+        .as_ref()
+        .and_then(|e| e.include.as_deref())
+        .unwrap_or_default();
+    let (files, includes) = include::read(&ctx, patterns, origin)?;
+    let mut included = Vec::with_capacity(files.len());
+    let mut total = raw.target.len();
+    for f in &files {
+        let r: include::RawTargets = decode(&f.name, &f.text)?;
+        total += r.target.len();
+        include::check_total(&ctx, patterns[0].span(), total)?;
+        included.push(r.target);
+    }
+    let mut sources = vec![(ctx, raw.target.as_slice())];
+    for (f, targets) in files.iter().zip(&included) {
+        let ctx = Ctx {
+            file: &f.name,
+            text: &f.text,
+        };
+        sources.push((ctx, targets.as_slice()));
+    }
+    let mut config = validate::validate(raw.exporter.unwrap_or_default(), &sources)?;
+    config.includes = includes;
+    Ok(config)
+}
+
+/// serde's reading of one file, its errors located like ours (`file:line: key: message`).
+fn decode<T: serde::de::DeserializeOwned>(file: &str, text: &str) -> Result<T, ConfigError> {
+    toml::from_str(text).map_err(|e| location::parse_error(file, text, &e))
 }
 
 #[cfg(test)]
@@ -215,7 +270,7 @@ max_split_packets = 9
     fn unknown_exporter_key() {
         assert_eq!(
             err("[exporter]\ninterval = \"15s\"\nlisten_addr = \"x\"\n"),
-            "exporter.toml:3: exporter.listen_addr: unknown field `listen_addr`, expected one of `listen`, `interval`, `timeout`, `max_concurrent_polls`, `max_reply_bytes`, `max_split_packets`, `max_challenges`, `http_header_timeout`, `probe_allowed_networks`"
+            "exporter.toml:3: exporter.listen_addr: unknown field `listen_addr`, expected one of `listen`, `interval`, `timeout`, `max_concurrent_polls`, `max_reply_bytes`, `max_split_packets`, `max_challenges`, `http_header_timeout`, `probe_allowed_networks`, `include`"
         );
     }
 
@@ -224,7 +279,7 @@ max_split_packets = 9
     fn unknown_target_key() {
         assert_eq!(
             err(&format!("{T}{T}port = 1\n").replacen("\"a\"", "\"b\"", 1)),
-            "exporter.toml:9: target[1].port: unknown field `port`, expected one of `name`, `protocol`, `address`, `interval`, `timeout`, `encoding`, `max_reply_bytes`, `max_split_packets`, `labels`"
+            "exporter.toml:9: target[1].port: unknown field `port`, expected one of `name`, `protocol`, `address`, `interval`, `timeout`, `encoding`, `max_reply_bytes`, `max_split_packets`, `labels`, `game`"
         );
     }
 

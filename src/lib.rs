@@ -17,6 +17,8 @@
 //! 1. The shared vocabulary, used by everyone and using nobody: [`target`] (what a poll aims
 //!    at: protocol, address, limits, the configured target and every default) and [`status`]
 //!    (what a poll found: the normalized status, the failure and its closed set of reasons).
+//!    [`games`] (game presets: which protocol and default port a game id means) sits on
+//!    the vocabulary and is used by `config`.
 //! 2. [`protocol`]: sans-IO codecs, one module per protocol. Only the vocabulary; no tokio,
 //!    no sockets, no clock (it builds without the `daemon` feature).
 //! 3. [`net`]: the thin async layer: UDP channels and the shared mux, framed TCP reads with
@@ -45,6 +47,7 @@ pub mod config;
 pub mod daemon;
 #[cfg(feature = "daemon")]
 pub mod demo;
+pub mod games;
 #[cfg(feature = "daemon")]
 pub mod handles;
 #[cfg(feature = "daemon")]

@@ -116,6 +116,10 @@ pub struct Target {
     /// Extra labels on every series of this target, sorted by name.
     pub labels: BTreeMap<String, String>,
     pub limits: Limits,
+    /// The game preset the config named (`game = "..."`), by id. Its protocol and default
+    /// port are already in the fields above; its quirks are looked up by this id
+    /// ([`crate::games::Game::find`]).
+    pub game: Option<&'static str>,
 }
 
 impl Target {
@@ -132,6 +136,7 @@ impl Target {
             encoding: DEFAULT_ENCODING,
             labels: BTreeMap::new(),
             limits: Limits::default(),
+            game: None,
         }
     }
 }

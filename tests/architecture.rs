@@ -19,6 +19,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("target", &[]),
     ("status", &[]),
     ("sync", &[]),
+    // Game presets (protocol and default port per game id): data over the vocabulary.
+    ("games", &["target"]),
     // Sans-IO codecs.
     ("protocol", &["status", "target"]),
     // The async I/O layer.
@@ -29,7 +31,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("simulate", &["protocol", "status", "target"]),
     // The daemon: configuration, scheduling, results, rendering, HTTP.
     ("cidr", &[]),
-    ("config", &["cidr", "target"]),
+    ("config", &["cidr", "games", "target"]),
     ("poller", &["sync"]),
     ("state", &["status", "sync", "target"]),
     (

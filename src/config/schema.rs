@@ -28,13 +28,14 @@ pub(super) struct RawExporter {
     pub(super) max_challenges: Option<Spanned<i64>>,
     pub(super) http_header_timeout: Option<Spanned<String>>,
     pub(super) probe_allowed_networks: Option<Vec<Spanned<String>>>,
+    pub(super) include: Option<Vec<Spanned<String>>>,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawTarget {
     pub(super) name: Spanned<String>,
-    pub(super) protocol: Spanned<String>,
+    pub(super) protocol: Option<Spanned<String>>,
     pub(super) address: Spanned<String>,
     pub(super) interval: Option<Spanned<String>>,
     pub(super) timeout: Option<Spanned<String>>,
@@ -42,4 +43,5 @@ pub(super) struct RawTarget {
     pub(super) max_reply_bytes: Option<Spanned<i64>>,
     pub(super) max_split_packets: Option<Spanned<i64>>,
     pub(super) labels: Option<Spanned<BTreeMap<String, String>>>,
+    pub(super) game: Option<Spanned<String>>,
 }

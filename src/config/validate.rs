@@ -9,14 +9,13 @@ use std::time::Duration;
 use toml::Spanned;
 
 use super::location::{line_of, Ctx};
-use super::schema::RawFile;
+use super::preset;
+use super::schema::{RawExporter, RawTarget};
 use super::{
     Config, ConfigError, Exporter, DEFAULT_HTTP_HEADER_TIMEOUT, DEFAULT_LISTEN, RESERVED_LABELS,
 };
 use crate::cidr::IpNet;
-use crate::target::{
-    Address, Limits, Protocol, Target, DEFAULT_ENCODING, DEFAULT_INTERVAL, DEFAULT_TIMEOUT,
-};
+use crate::target::{Limits, Target, DEFAULT_ENCODING, DEFAULT_INTERVAL, DEFAULT_TIMEOUT};
 
 /// Highest `max_reply_bytes` accepted: one poll never holds more than this.
 const MAX_REPLY_BYTES_CAP: i64 = 64 * 1024 * 1024;
@@ -56,9 +55,13 @@ fn show(d: Duration) -> humantime::FormattedDuration {
     humantime::format_duration(d)
 }
 
-/// Turns the raw file into a [`Config`], checking what serde cannot.
-pub(super) fn validate(raw: RawFile, ctx: &Ctx) -> Result<Config, ConfigError> {
-    let ex = raw.exporter.unwrap_or_default();
+/// Turns the raw file into a [`Config`], checking what serde cannot. `sources`: the main file's targets first (its context also locates `[exporter]` errors),
+/// then each included file's.
+pub(super) fn validate(
+    ex: RawExporter,
+    sources: &[(Ctx, &[Spanned<RawTarget>])],
+) -> Result<Config, ConfigError> {
+    let ctx = &sources[0].0;
     let listen = match &ex.listen {
         Some(v) => v.get_ref().parse::<SocketAddr>().map_err(|_| {
             ctx.err(
@@ -131,112 +134,109 @@ pub(super) fn validate(raw: RawFile, ctx: &Ctx) -> Result<Config, ConfigError> {
         probe_allowed_networks.push(net);
     }
 
-    let mut targets: Vec<Target> = Vec::with_capacity(raw.target.len());
-    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
-    for (i, t) in raw.target.iter().enumerate() {
-        let t = t.get_ref();
-        let key = |k: &str| format!("target[{i}].{k}");
-        let name = t.name.get_ref().clone();
-        if name.is_empty() || name.chars().any(char::is_control) {
-            return Err(ctx.err(
-                t.name.span(),
-                &key("name"),
-                "must be non-empty and free of control characters",
-            ));
-        }
-        if let Some(&first) = seen.get(&name) {
-            return Err(ctx.err(
-                t.name.span(),
-                &key("name"),
-                format!(
-                    "duplicate name {name:?} (first used at line {})",
-                    line_of(ctx.text, first)
-                ),
-            ));
-        }
-        // The byte offset, not the line: counting lines for every target made parsing
-        // quadratic in the fleet size (seconds of CPU per reload at 10,000 targets).
-        seen.insert(name.clone(), t.name.span().start);
-        let protocol = Protocol::from_name(t.protocol.get_ref()).ok_or_else(|| {
-            ctx.err(
-                t.protocol.span(),
-                &key("protocol"),
-                format!(
-                    "unknown protocol {:?} (one of: a2s, minecraft, minecraft-query, samp)",
-                    t.protocol.get_ref()
-                ),
-            )
-        })?;
-        let address = Address::parse(t.address.get_ref()).map_err(|e| {
-            ctx.err(
-                t.address.span(),
-                &key("address"),
-                format!("invalid address {:?}: {e}", t.address.get_ref()),
-            )
-        })?;
-        let t_interval = match &t.interval {
-            Some(v) => duration(ctx, v, &key("interval"))?,
-            None => interval,
-        };
-        let t_timeout = match &t.timeout {
-            Some(v) => duration(ctx, v, &key("timeout"))?,
-            None => timeout,
-        };
-        if t_timeout >= t_interval {
-            let span = t
-                .timeout
-                .as_ref()
-                .or(t.interval.as_ref())
-                .map_or(0..0, |s| s.span());
-            return Err(ctx.err(
-                span,
-                &key("timeout"),
-                format!(
-                    "{} must be shorter than interval {}",
-                    show(t_timeout),
-                    show(t_interval)
-                ),
-            ));
-        }
-        let encoding = match &t.encoding {
-            Some(v) => {
-                encoding_rs::Encoding::for_label(v.get_ref().as_bytes()).ok_or_else(|| {
-                    ctx.err(
-                        v.span(),
-                        &key("encoding"),
-                        format!("unknown encoding {:?}", v.get_ref()),
-                    )
-                })?
+    let total = sources.iter().map(|(_, t)| t.len()).sum();
+    let mut targets: Vec<Target> = Vec::with_capacity(total);
+    // Name -> (source, byte offset) of its first use.
+    let mut seen: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    for (source, (ctx, list)) in sources.iter().enumerate() {
+        for (i, spanned) in list.iter().enumerate() {
+            let t = spanned.get_ref();
+            let key = |k: &str| format!("target[{i}].{k}");
+            let name = t.name.get_ref().clone();
+            if name.is_empty() || name.chars().any(char::is_control) {
+                return Err(ctx.err(
+                    t.name.span(),
+                    &key("name"),
+                    "must be non-empty and free of control characters",
+                ));
             }
-            None => DEFAULT_ENCODING,
-        };
-        let labels = match &t.labels {
-            Some(v) => {
-                for name in v.get_ref().keys() {
-                    if let Err(why) = check_label_name(name) {
-                        return Err(ctx.err(v.span(), &key(&format!("labels.{name}")), why));
-                    }
+            if let Some(&(first_source, first)) = seen.get(&name) {
+                let first = if first_source == source {
+                    format!("line {}", line_of(ctx.text, first))
+                } else {
+                    let c = &sources[first_source].0;
+                    format!("{}:{}", c.file, line_of(c.text, first))
+                };
+                return Err(ctx.err(
+                    t.name.span(),
+                    &key("name"),
+                    format!("duplicate name {name:?} (first used at {first})"),
+                ));
+            }
+            // The byte offset, not the line: counting lines for every target made parsing
+            // quadratic in the fleet size (seconds of CPU per reload at 10,000 targets).
+            seen.insert(name.clone(), (source, t.name.span().start));
+            let preset::Resolved {
+                protocol,
+                address,
+                game,
+            } = preset::resolve(ctx, i, spanned.span(), t)?;
+            let t_interval = match &t.interval {
+                Some(v) => duration(ctx, v, &key("interval"))?,
+                None => interval,
+            };
+            let t_timeout = match &t.timeout {
+                Some(v) => duration(ctx, v, &key("timeout"))?,
+                None => timeout,
+            };
+            if t_timeout >= t_interval {
+                let span = t
+                    .timeout
+                    .as_ref()
+                    .or(t.interval.as_ref())
+                    .map_or(0..0, |s| s.span());
+                return Err(ctx.err(
+                    span,
+                    &key("timeout"),
+                    format!(
+                        "{} must be shorter than interval {}",
+                        show(t_timeout),
+                        show(t_interval)
+                    ),
+                ));
+            }
+            let encoding = match &t.encoding {
+                Some(v) => {
+                    encoding_rs::Encoding::for_label(v.get_ref().as_bytes()).ok_or_else(|| {
+                        ctx.err(
+                            v.span(),
+                            &key("encoding"),
+                            format!("unknown encoding {:?}", v.get_ref()),
+                        )
+                    })?
                 }
-                v.get_ref().clone()
+                None => DEFAULT_ENCODING,
+            };
+            let labels = match &t.labels {
+                Some(v) => {
+                    for name in v.get_ref().keys() {
+                        if let Err(why) = check_label_name(name) {
+                            return Err(ctx.err(v.span(), &key(&format!("labels.{name}")), why));
+                        }
+                    }
+                    v.get_ref().clone()
+                }
+                None => BTreeMap::new(),
+            };
+            let mut t_limits = limits;
+            if let Some(v) = &t.max_reply_bytes {
+                t_limits.max_reply_bytes =
+                    int_in(ctx, v, &key("max_reply_bytes"), 1024..=MAX_REPLY_BYTES_CAP)? as usize;
             }
-            None => BTreeMap::new(),
-        };
-        let mut t_limits = limits;
-        if let Some(v) = &t.max_reply_bytes {
-            t_limits.max_reply_bytes =
-                int_in(ctx, v, &key("max_reply_bytes"), 1024..=MAX_REPLY_BYTES_CAP)? as usize;
+            if let Some(v) = &t.max_split_packets {
+                t_limits.max_split_packets =
+                    int_in(ctx, v, &key("max_split_packets"), 1..=255)? as u8;
+            }
+            targets.push(Target {
+                interval: t_interval,
+                timeout: t_timeout,
+                encoding,
+                labels,
+                limits: t_limits,
+                game: game.map(|g| g.id),
+                ..Target::new(name, protocol, address)
+            });
         }
-        if let Some(v) = &t.max_split_packets {
-            t_limits.max_split_packets = int_in(ctx, v, &key("max_split_packets"), 1..=255)? as u8;
-        }
-        targets.push(Target {
-            interval: t_interval,
-            timeout: t_timeout,
-            encoding,
-            labels,
-            limits: t_limits,
-            ..Target::new(name, protocol, address)
-        });
     }
     Ok(Config {
         exporter: Exporter {
@@ -249,6 +249,7 @@ pub(super) fn validate(raw: RawFile, ctx: &Ctx) -> Result<Config, ConfigError> {
             http_header_timeout,
         },
         targets,
+        includes: Vec::new(),
     })
 }
 
