@@ -29,7 +29,8 @@
 //!    it reaches `protocol` and the vocabulary only, never the client side.
 //! 6. The daemon: [`config`] (schema and validation; [`cidr`] for the allow-list),
 //!    [`state`] (targets and their latest results), [`scheduler`] (its tasks on the
-//!    [`poller`] thread), [`metrics`] (the exposition: families, labels, encoder; never
+//!    [`poller`] thread; [`shard`] picks this replica's share of the targets, Prometheus's
+//!    `hashmod` over target names), [`metrics`] (the exposition: families, labels, encoder; never
 //!    `net`, `protocol`, `query` or `scheduler`), [`handles`] (the running exporter's shared
 //!    handles), [`probe`] (`/probe`: lookup, resolution, allow-list, one poll), [`landing`]
 //!    (the HTML page), [`http`] (parses, delegates, responds; never `protocol` or `net`),
@@ -67,6 +68,8 @@ pub mod protocol;
 pub mod query;
 #[cfg(feature = "daemon")]
 pub mod scheduler;
+#[cfg(feature = "daemon")]
+pub mod shard;
 #[cfg(feature = "daemon")]
 pub mod simulate;
 #[cfg(feature = "daemon")]

@@ -31,17 +31,19 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("simulate", &["protocol", "status", "target"]),
     // The daemon: configuration, scheduling, results, rendering, HTTP.
     ("cidr", &[]),
-    ("config", &["cidr", "games", "target"]),
+    // Which targets this replica polls (hashmod over names).
+    ("shard", &["target"]),
+    ("config", &["cidr", "games", "shard", "target"]),
     ("poller", &["sync"]),
     ("state", &["status", "sync", "target"]),
     (
         "scheduler",
         &["net", "query", "state", "status", "sync", "target"],
     ),
-    ("metrics", &["state", "status", "target"]),
+    ("metrics", &["shard", "state", "status", "target"]),
     (
         "handles",
-        &["config", "poller", "scheduler", "state", "sync"],
+        &["config", "poller", "scheduler", "shard", "state", "sync"],
     ),
     (
         "probe",
@@ -50,6 +52,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "net",
             "query",
             "scheduler",
+            "shard",
             "state",
             "status",
             "target",

@@ -29,6 +29,7 @@ pub(super) struct RawExporter {
     pub(super) http_header_timeout: Option<Spanned<String>>,
     pub(super) probe_allowed_networks: Option<Vec<Spanned<String>>>,
     pub(super) include: Option<Vec<Spanned<String>>>,
+    pub(super) shard: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]

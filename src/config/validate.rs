@@ -133,6 +133,13 @@ pub(super) fn validate(
         })?;
         probe_allowed_networks.push(net);
     }
+    let shard = match &ex.shard {
+        Some(v) => Some(
+            crate::shard::Shard::parse(v.get_ref())
+                .map_err(|e| ctx.err(v.span(), "exporter.shard", e))?,
+        ),
+        None => None,
+    };
 
     let total = sources.iter().map(|(_, t)| t.len()).sum();
     let mut targets: Vec<Target> = Vec::with_capacity(total);
@@ -247,6 +254,7 @@ pub(super) fn validate(
             limits,
             probe_allowed_networks,
             http_header_timeout,
+            shard,
         },
         targets,
         includes: Vec::new(),
