@@ -11,6 +11,6 @@ pub mod udp;
 
 pub use error::NetError;
 
-// Old paths of target vocabulary, kept while udp.rs, tcp.rs and query/ (being rewritten on
-// another branch) still name them here.
-pub use crate::target::{Address, MAX_DATAGRAM};
+// Old path of the datagram size, kept while udp.rs (being rewritten on another branch)
+// still names it here.
+pub use crate::target::MAX_DATAGRAM;
