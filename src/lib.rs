@@ -20,11 +20,15 @@
 //!    [`games`] (game presets: which protocol and default port a game id means) sits on
 //!    the vocabulary and is used by `config`.
 //! 2. [`protocol`]: sans-IO codecs, one module per protocol. Only the vocabulary; no tokio,
-//!    no sockets, no clock (it builds without the `daemon` feature).
-//! 3. [`net`]: the thin async layer: UDP channels and the shared mux, framed TCP reads with
-//!    caps, name and SRV resolution.
-//! 4. [`query`]: each protocol's dialogue (challenges, splits, fallbacks) producing one
-//!    normalized [`status::Status`] or a [`status::Failure`] with a closed [`status::Reason`].
+//!    no sockets, no clock (it builds without the `daemon` feature). A bad input is a
+//!    structured `DecodeError`, never a label.
+//! 3. [`net`]: the transports: the shared UDP socket (mux), connected UDP, TCP, name and SRV
+//!    resolution, every wait with a deadline. Errors are `NetError` (wrapping `DecodeError`).
+//! 4. [`query`]: per protocol a sans-IO exchange (challenges, splits, tokens, fallbacks) that
+//!    one generic driver runs over a transport with resends and pacing; a registry entry per
+//!    protocol. It produces one normalized [`status::Status`] or a [`status::Failure`]: the
+//!    one place where errors become a closed [`status::Reason`] is `query::Error::reason`.
+//!    `docs/adding-a-protocol.md` shows what a new protocol fills in.
 //! 5. [`simulate`]: in-process servers for every protocol, used by `demo` and by the tests;
 //!    it reaches `protocol` and the vocabulary only, never the client side.
 //! 6. The daemon: [`config`] (schema and validation; [`cidr`] for the allow-list),

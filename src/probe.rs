@@ -139,7 +139,8 @@ async fn ad_hoc(daemon: &Daemon, p: &str, a: &str) -> Result<AdHoc, Refused> {
         Ok(ip) => ip,
         Err(e) => {
             let mut entry = Entry::new(Arc::new(TargetMeta::new(target)));
-            entry.record(Err(Failure::from(e)), Duration::ZERO, SystemTime::now());
+            let failure = Failure::from(crate::query::Error::from(e));
+            entry.record(Err(failure), Duration::ZERO, SystemTime::now());
             return Ok(AdHoc::Unresolved(entry));
         }
     };
