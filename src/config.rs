@@ -35,9 +35,9 @@ pub const DEFAULT_HTTP_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 /// Label names the exporter sets itself or Prometheus reserves; a target's own labels may not
 /// use them (nor anything starting with `__`). `metrics::families` checks in a test that every
 /// label it writes is listed here.
-pub const RESERVED_LABELS: [&str; 11] = [
-    "target", "protocol", "name", "map", "game", "version", "reason", "job", "instance", "le",
-    "quantile",
+pub const RESERVED_LABELS: [&str; 14] = [
+    "target", "protocol", "name", "map", "game", "version", "reason", "player", "rule", "value",
+    "job", "instance", "le", "quantile",
 ];
 
 /// A validated configuration.
@@ -158,6 +158,7 @@ fn decode<T: serde::de::DeserializeOwned>(file: &str, text: &str) -> Result<T, C
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::target::PlayerSeries;
 
     fn err(text: &str) -> String {
         parse("exporter.toml", text).unwrap_err().0
@@ -290,7 +291,85 @@ max_split_packets = 9
     fn unknown_target_key() {
         assert_eq!(
             err(&format!("{T}{T}port = 1\n").replacen("\"a\"", "\"b\"", 1)),
-            "exporter.toml:9: target[1].port: unknown field `port`, expected one of `name`, `protocol`, `address`, `interval`, `timeout`, `encoding`, `max_reply_bytes`, `max_split_packets`, `labels`, `game`"
+            "exporter.toml:9: target[1].port: unknown field `port`, expected one of `name`, `protocol`, `address`, `interval`, `timeout`, `encoding`, `max_reply_bytes`, `max_split_packets`, `labels`, `game`, `players`, `rules`"
+        );
+    }
+
+    /// `players` and `rules`: off by default, on with the default cap, a cap of its own,
+    /// the rule names in config order.
+    #[test]
+    fn players_and_rules() {
+        let c = parse("x", T).unwrap();
+        assert_eq!((c.targets[0].players, c.targets[0].rules.len()), (None, 0));
+        let t = |extra: &str| parse("x", &format!("{T}{extra}")).unwrap().targets[0].clone();
+        assert_eq!(
+            t("players = true\n").players,
+            Some(PlayerSeries { max_series: 100 })
+        );
+        assert_eq!(t("players = false\n").players, None);
+        assert_eq!(
+            t("players = { max_series = 7 }\n").players,
+            Some(PlayerSeries { max_series: 7 })
+        );
+        assert_eq!(
+            t("[target.players]\nmax_series = 1000\n").players,
+            Some(PlayerSeries { max_series: 1000 })
+        );
+        assert_eq!(t("players = {}\n").players, Some(PlayerSeries::default()));
+        assert_eq!(
+            t("rules = [\"mp_timelimit\", \"sv_contact\"]\n").rules,
+            ["mp_timelimit", "sv_contact"]
+        );
+    }
+
+    /// Bad `players` and `rules` values are refused, each with its key.
+    #[test]
+    fn bad_players_and_rules() {
+        for (extra, want) in [
+            (
+                "players = { max_series = 0 }\n",
+                "exporter.toml:5: target[0].players.max_series: 0 is out of range 1..=1000",
+            ),
+            (
+                "players = { max_series = 1001 }\n",
+                "exporter.toml:5: target[0].players.max_series: 1001 is out of range 1..=1000",
+            ),
+            (
+                "players = { max_series = \"10\" }\n",
+                "exporter.toml:5: target[0].players.max_series: expected an integer, found string",
+            ),
+            (
+                "players = { max = 10 }\n",
+                "exporter.toml:5: target[0].players.max: unknown field `max`, expected `max_series`",
+            ),
+            (
+                "players = \"yes\"\n",
+                "exporter.toml:5: target[0].players: expected true, false or a table like { max_series = 100 }",
+            ),
+            (
+                "rules = \"mp_timelimit\"\n",
+                "exporter.toml:5: target[0].rules: invalid type: string \"mp_timelimit\", expected a sequence",
+            ),
+            (
+                "rules = [\"a\", \"\"]\n",
+                "exporter.toml:5: target[0].rules[1]: must be non-empty and free of control characters",
+            ),
+            (
+                "rules = [\"a\", \"b\", \"a\"]\n",
+                "exporter.toml:5: target[0].rules[2]: duplicate rule \"a\"",
+            ),
+        ] {
+            assert_eq!(err(&format!("{T}{extra}")), want, "{extra}");
+        }
+        let long = "r".repeat(65);
+        assert_eq!(
+            err(&format!("{T}rules = [\"{long}\"]\n")),
+            "exporter.toml:5: target[0].rules[0]: longer than 64 characters"
+        );
+        let many: Vec<String> = (0..33).map(|i| format!("\"r{i}\"")).collect();
+        assert_eq!(
+            err(&format!("{T}rules = [{}]\n", many.join(", "))),
+            "exporter.toml:5: target[0].rules: 33 names, at most 32 allowed"
         );
     }
 

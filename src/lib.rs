@@ -18,7 +18,7 @@
 //!    at: protocol, address, limits, the configured target and every default) and [`status`]
 //!    (what a poll found: the normalized status, the failure and its closed set of reasons).
 //!    [`games`] (game presets: which protocol and default port a game id means) sits on
-//!    the vocabulary and is used by `config`.
+//!    the vocabulary and is used by `config` and `query`.
 //! 2. [`protocol`]: sans-IO codecs, one module per protocol. Only the vocabulary; no tokio,
 //!    no sockets, no clock (it builds without the `daemon` feature). A bad input is a
 //!    structured `DecodeError`, never a label.
@@ -32,7 +32,8 @@
 //! 5. [`simulate`]: in-process servers for every protocol, used by `demo` and by the tests;
 //!    it reaches `protocol` and the vocabulary only, never the client side.
 //! 6. The daemon: [`config`] (schema and validation; [`cidr`] for the allow-list),
-//!    [`state`] (targets and their latest results), [`scheduler`] (its tasks on the
+//!    [`state`] (targets and their latest results; [`roster`] cuts player lists down to
+//!    bounded per-player series), [`scheduler`] (its tasks on the
 //!    [`poller`] thread; [`shard`] picks this replica's share of the targets, Prometheus's
 //!    `hashmod` over target names), [`metrics`] (the exposition: families, labels, encoder; never
 //!    `net`, `protocol`, `query` or `scheduler`), [`handles`] (the running exporter's shared
@@ -70,6 +71,8 @@ pub mod probe;
 pub mod protocol;
 #[cfg(feature = "daemon")]
 pub mod query;
+#[cfg(feature = "daemon")]
+pub mod roster;
 #[cfg(feature = "daemon")]
 pub mod scheduler;
 #[cfg(feature = "daemon")]

@@ -26,7 +26,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // The async I/O layer.
     ("net", &["protocol", "status", "sync", "target"]),
     // Each protocol's dialogue.
-    ("query", &["net", "protocol", "status", "target"]),
+    ("query", &["games", "net", "protocol", "status", "target"]),
     // In-process servers for every protocol.
     ("simulate", &["protocol", "status", "target"]),
     // The daemon: configuration, scheduling, results, rendering, HTTP.
@@ -35,12 +35,14 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("shard", &["target"]),
     ("config", &["cidr", "games", "shard", "target"]),
     ("poller", &["sync"]),
-    ("state", &["status", "sync", "target"]),
+    // Player lists cut down to bounded per-player series.
+    ("roster", &["status", "target"]),
+    ("state", &["roster", "status", "sync", "target"]),
     (
         "scheduler",
         &["net", "query", "state", "status", "sync", "target"],
     ),
-    ("metrics", &["shard", "state", "status", "target"]),
+    ("metrics", &["roster", "shard", "state", "status", "target"]),
     (
         "handles",
         &["config", "poller", "scheduler", "shard", "state", "sync"],

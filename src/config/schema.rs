@@ -45,4 +45,6 @@ pub(super) struct RawTarget {
     pub(super) max_split_packets: Option<Spanned<i64>>,
     pub(super) labels: Option<Spanned<BTreeMap<String, String>>>,
     pub(super) game: Option<Spanned<String>>,
+    pub(super) players: Option<Spanned<toml::Value>>,
+    pub(super) rules: Option<Spanned<Vec<Spanned<String>>>>,
 }

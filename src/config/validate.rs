@@ -15,10 +15,18 @@ use super::{
     Config, ConfigError, Exporter, DEFAULT_HTTP_HEADER_TIMEOUT, DEFAULT_LISTEN, RESERVED_LABELS,
 };
 use crate::cidr::IpNet;
-use crate::target::{Limits, Target, DEFAULT_ENCODING, DEFAULT_INTERVAL, DEFAULT_TIMEOUT};
+use crate::target::{
+    Limits, PlayerSeries, Target, DEFAULT_ENCODING, DEFAULT_INTERVAL, DEFAULT_TIMEOUT,
+};
 
 /// Highest `max_reply_bytes` accepted: one poll never holds more than this.
 const MAX_REPLY_BYTES_CAP: i64 = 64 * 1024 * 1024;
+/// Highest `players.max_series`: beyond this a target's player series would dwarf the rest
+/// of a scrape.
+const MAX_PLAYER_SERIES_CAP: i64 = 1000;
+/// Names one target's `rules` may list, and the length of each.
+const MAX_RULES: usize = 32;
+const MAX_RULE_NAME_CHARS: usize = 64;
 
 fn duration(ctx: &Ctx, v: &Spanned<String>, key: &str) -> Result<Duration, ConfigError> {
     let d = humantime::parse_duration(v.get_ref()).map_err(|e| {
@@ -234,6 +242,14 @@ pub(super) fn validate(
                 t_limits.max_split_packets =
                     int_in(ctx, v, &key("max_split_packets"), 1..=255)? as u8;
             }
+            let players = match &t.players {
+                Some(v) => player_series(ctx, v, &key("players"))?,
+                None => None,
+            };
+            let rules = match &t.rules {
+                Some(v) => rule_names(ctx, v, &key("rules"))?,
+                None => Vec::new(),
+            };
             targets.push(Target {
                 interval: t_interval,
                 timeout: t_timeout,
@@ -241,6 +257,8 @@ pub(super) fn validate(
                 labels,
                 limits: t_limits,
                 game: game.map(|g| g.id),
+                players,
+                rules,
                 ..Target::new(name, protocol, address)
             });
         }
@@ -259,6 +277,90 @@ pub(super) fn validate(
         targets,
         includes: Vec::new(),
     })
+}
+
+/// `players = true | false | { max_series = N }`.
+fn player_series(
+    ctx: &Ctx,
+    v: &Spanned<toml::Value>,
+    key: &str,
+) -> Result<Option<PlayerSeries>, ConfigError> {
+    let table = match v.get_ref() {
+        toml::Value::Boolean(on) => return Ok(on.then(PlayerSeries::default)),
+        toml::Value::Table(table) => table,
+        _ => {
+            return Err(ctx.err(
+                v.span(),
+                key,
+                "expected true, false or a table like { max_series = 100 }",
+            ))
+        }
+    };
+    let mut series = PlayerSeries::default();
+    for (k, value) in table {
+        let k_key = format!("{key}.{k}");
+        match (k.as_str(), value) {
+            ("max_series", toml::Value::Integer(n)) => {
+                let n = Spanned::new(v.span(), *n);
+                series.max_series = int_in(ctx, &n, &k_key, 1..=MAX_PLAYER_SERIES_CAP)? as usize;
+            }
+            ("max_series", other) => {
+                return Err(ctx.err(
+                    v.span(),
+                    &k_key,
+                    format!("expected an integer, found {}", other.type_str()),
+                ))
+            }
+            _ => {
+                return Err(ctx.err(
+                    v.span(),
+                    &k_key,
+                    format!("unknown field `{k}`, expected `max_series`"),
+                ))
+            }
+        }
+    }
+    Ok(Some(series))
+}
+
+/// `rules = ["name", ...]`: a bounded list of distinct, printable names.
+fn rule_names(
+    ctx: &Ctx,
+    v: &Spanned<Vec<Spanned<String>>>,
+    key: &str,
+) -> Result<Vec<String>, ConfigError> {
+    let list = v.get_ref();
+    if list.len() > MAX_RULES {
+        return Err(ctx.err(
+            v.span(),
+            key,
+            format!("{} names, at most {MAX_RULES} allowed", list.len()),
+        ));
+    }
+    let mut names: Vec<String> = Vec::with_capacity(list.len());
+    for (i, name) in list.iter().enumerate() {
+        let n = name.get_ref();
+        let k = format!("{key}[{i}]");
+        if n.is_empty() || n.chars().any(char::is_control) {
+            return Err(ctx.err(
+                name.span(),
+                &k,
+                "must be non-empty and free of control characters",
+            ));
+        }
+        if n.chars().count() > MAX_RULE_NAME_CHARS {
+            return Err(ctx.err(
+                name.span(),
+                &k,
+                format!("longer than {MAX_RULE_NAME_CHARS} characters"),
+            ));
+        }
+        if names.contains(n) {
+            return Err(ctx.err(name.span(), &k, format!("duplicate rule {n:?}")));
+        }
+        names.push(n.clone());
+    }
+    Ok(names)
 }
 
 fn check_label_name(name: &str) -> Result<(), String> {
