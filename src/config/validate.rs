@@ -12,7 +12,8 @@ use super::location::{line_of, Ctx};
 use super::preset;
 use super::schema::{RawExporter, RawTarget};
 use super::{
-    Config, ConfigError, Exporter, DEFAULT_HTTP_HEADER_TIMEOUT, DEFAULT_LISTEN, RESERVED_LABELS,
+    Config, ConfigError, Exporter, DEFAULT_HTTP_HEADER_TIMEOUT, DEFAULT_LISTEN, PLAYER_LABELS,
+    RESERVED_LABELS, RULE_LABELS,
 };
 use crate::cidr::IpNet;
 use crate::target::{
@@ -250,6 +251,22 @@ pub(super) fn validate(
                 Some(v) => rule_names(ctx, v, &key("rules"))?,
                 None => Vec::new(),
             };
+            let taken = PLAYER_LABELS
+                .iter()
+                .filter(|_| players.is_some())
+                .chain(RULE_LABELS.iter().filter(|_| !rules.is_empty()))
+                .find(|l| labels.contains_key(**l));
+            if let (Some(l), Some(v)) = (taken, &t.labels) {
+                let why = format!(
+                    "label name {l:?} is reserved on a target with {}",
+                    if PLAYER_LABELS.contains(l) {
+                        "players"
+                    } else {
+                        "rules"
+                    }
+                );
+                return Err(ctx.err(v.span(), &key(&format!("labels.{l}")), why));
+            }
             targets.push(Target {
                 interval: t_interval,
                 timeout: t_timeout,
