@@ -269,6 +269,29 @@ mod tests {
         assert!(s.extras.is_empty());
     }
 
+    /// The captured Nexuiz (DarkPlaces) replies map to the settings the server was started
+    /// with: 6 slots, 3 bots by its own count.
+    #[test]
+    fn captured_darkplaces() {
+        let status =
+            decode_status(include_bytes!("testdata/dp_getstatus.bin"), Some("abc123")).unwrap();
+        let info = decode_info(include_bytes!("testdata/dp_getinfo.bin"), None).unwrap();
+        let s = to_status(&status, Some(&info), ALL, Duration::ZERO);
+        assert_eq!(s.name, "DP Test Green");
+        assert_eq!((s.online, s.max, s.bots), (3, 6, Some(3)));
+        assert_eq!(s.map.as_deref(), Some("aggressor"));
+        assert_eq!(s.game.as_deref(), Some("Nexuiz"));
+        assert_eq!(s.version.as_deref(), Some("20000"));
+        assert_eq!(s.password, None);
+        assert_eq!(s.extras.get("bots_from"), Some(&json!("bots")));
+        assert_eq!(s.extras.get("protocol"), Some(&json!("3")));
+        let names: Vec<_> = s.players.unwrap().into_iter().map(|p| p.name).collect();
+        assert_eq!(
+            names,
+            ["[BOT]Hellfire", "[BOT]Resurrection", "[BOT]Mystery"]
+        );
+    }
+
     fn reply(vars: &[(&str, &str)], players: &[(i64, &str)]) -> Reply {
         let vars: Vec<(String, String)> = vars
             .iter()

@@ -192,6 +192,13 @@ mod tests {
     /// `g_humanplayers` 0: ioquake3 counts neither in the 2 private slots, where 2 bots sit.
     pub(crate) const OA_INFO: &[u8] = include_bytes!("testdata/oa_getinfo.bin");
 
+    /// The `statusResponse` of the real Nexuiz 2.5.2 server (DarkPlaces 0~20180908~beta1,
+    /// Debian `nexuiz-server`) on 127.0.0.1 to `getstatus abc123`, started with
+    /// `hostname "^1DP^7 Test ^x0F0Green"`, `maxplayers 6`, `minplayers 3`, `bot_join_empty 1`.
+    pub(crate) const DP_STATUS: &[u8] = include_bytes!("testdata/dp_getstatus.bin");
+    /// Its `infoResponse` to `getinfo xyz789`: the same variables, ending in a newline.
+    pub(crate) const DP_INFO: &[u8] = include_bytes!("testdata/dp_getinfo.bin");
+
     fn s(v: &[(&str, &str)]) -> Vec<(String, String)> {
         v.iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -275,6 +282,41 @@ mod tests {
             decode_info(OA_STATUS, None),
             Err(DecodeError::Mismatch("Quake 3 reply command"))
         );
+    }
+
+    /// The captured DarkPlaces replies, field by field. Unlike ioquake3, an empty line
+    /// follows the infostring, and the three bots carry ping 0 and `bots\3`.
+    #[test]
+    fn captured_darkplaces() {
+        let mut want = Vec::new();
+        want.extend_from_slice(&OOB);
+        want.extend_from_slice(b"statusResponse\n");
+        want.extend_from_slice(b"\\gamename\\Nexuiz\\modname\\data\\gameversion\\20000");
+        want.extend_from_slice(b"\\sv_maxclients\\6\\clients\\3\\bots\\3\\mapname\\aggressor");
+        want.extend_from_slice(b"\\hostname\\^1DP^7 Test ^x0F0Green\\protocol\\3");
+        want.extend_from_slice(b"\\qcstatus\\dm:2.5.2::score!!\\challenge\\abc123\n");
+        want.extend_from_slice(b"\n"); // the empty line
+        want.extend_from_slice(b"1 0 \"[BOT]Hellfire\"\n");
+        want.extend_from_slice(b"0 0 \"[BOT]Resurrection\"\n");
+        want.extend_from_slice(b"0 0 \"[BOT]Mystery\"\n");
+        assert_eq!(DP_STATUS, &want[..]);
+        let r = decode_status(DP_STATUS, Some("abc123")).unwrap();
+        assert_eq!(r.vars.get("bots"), Some("3"));
+        assert_eq!(r.vars.get("qcstatus"), Some("dm:2.5.2::score!!"));
+        assert_eq!(r.vars.pairs.len(), 11);
+        let p = r.players.unwrap();
+        assert_eq!(p.total, 3);
+        assert_eq!(p.zero_ping(), 3);
+        assert_eq!(p.list[0].score, Some(1));
+        assert_eq!(p.list[1].name, "[BOT]Resurrection");
+
+        assert!(DP_INFO.ends_with(b"\\challenge\\xyz789\n"));
+        let i = decode_info(DP_INFO, Some("xyz789")).unwrap();
+        assert_eq!(i.vars.pairs.len(), 11);
+        assert_eq!(i.vars.get("hostname"), Some("^1DP^7 Test ^x0F0Green"));
+        for n in 0..DP_STATUS.len() {
+            let _ = decode_reply(&DP_STATUS[..n]);
+        }
     }
 
     /// Every cut of the captured status reply is an error, never a panic: a cut before the
