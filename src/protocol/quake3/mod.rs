@@ -28,9 +28,9 @@ mod reply;
 
 pub use color::strip_colors;
 pub use exchange::{Action, Exchange, Outcome};
-pub use infostring::{Vars, MAX_VARS};
+pub use infostring::{decode_vars, encode_vars, Vars, MAX_VARS};
 pub use map::{to_status, BotSource, Want};
-pub use players::{PlayerLine, Players, MAX_PLAYERS};
+pub use players::{encode_line as encode_player_line, PlayerLine, Players, MAX_PLAYERS};
 pub use reply::{
     decode_info, decode_reply, decode_status, encode_info_reply, encode_status_reply, Kind, Reply,
 };
