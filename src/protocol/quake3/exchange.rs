@@ -235,6 +235,46 @@ mod tests {
         assert_eq!(o.latency, t - (t0 + Duration::from_millis(3300)));
     }
 
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(256))]
+
+            /// Whatever arrives and whenever it is polled, two sends are never closer than the
+            /// gap, and the machine never panics.
+            #[test]
+            fn sends_keep_the_gap(
+                steps in proptest::collection::vec(
+                    (0u64..700, proptest::option::of(proptest::collection::vec(any::<u8>(), 0..64)), any::<bool>()),
+                    1..40,
+                ),
+                want_info in any::<bool>(),
+            ) {
+                let t0 = Instant::now();
+                let mut t = t0;
+                let mut x = Exchange::new("c".into(), want_info, GAP);
+                let mut last: Option<Instant> = None;
+                for (advance, datagram, valid) in steps {
+                    t += Duration::from_millis(advance);
+                    if let Action::Send(_) = x.poll(t) {
+                        if let Some(l) = last {
+                            prop_assert!(t - l >= GAP);
+                        }
+                        last = Some(t);
+                    }
+                    let bytes = match (datagram, valid) {
+                        (_, true) => status_reply("c"),
+                        (Some(d), false) => d,
+                        (None, false) => info_reply("c"),
+                    };
+                    let _ = x.handle(&bytes, t);
+                }
+            }
+        }
+    }
+
     /// After Done, nothing more is taken.
     #[test]
     fn done_refuses() {
