@@ -1,24 +1,19 @@
-//! The Quake 3 codec and exchange against the simulator over real loopback UDP, with a small
-//! driver of its own (the generic query driver takes the protocol over later).
+//! Quake 3 dialogue against the simulator on 127.0.0.1, through the exporter's own poll
+//! (registry entry, driver, resends paced by the protocol's minimum gap).
 
-use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use gameserver_exporter::protocol::quake3::{
-    challenge, to_status, Action, Command, Exchange, Outcome, Want, MAX_PLAYERS,
-};
-use gameserver_exporter::protocol::DecodeError;
+use gameserver_exporter::protocol::quake3::{encode_request, Command, MAX_PLAYERS};
+use gameserver_exporter::query::{poll, Request};
 use gameserver_exporter::simulate::quake3::{
-    spawn, Flavour, Misbehaviour, Quake3Config, HUGE_LIST,
+    spawn, Flavour, Misbehaviour, Quake3Config, DARKPLACES_FLOOD_GAP, HUGE_LIST,
 };
-use gameserver_exporter::simulate::{World, WorldState};
-use gameserver_exporter::status::{Reason, Status};
+use gameserver_exporter::simulate::{SimServer, World, WorldState};
+use gameserver_exporter::status::Reason;
+use gameserver_exporter::target::Address;
+use gameserver_exporter::target::Protocol;
+use serde_json::json;
 use tokio::net::UdpSocket;
-
-/// A shorter flood gap than DarkPlaces' second keeps the suite quick; the exchange keeps a
-/// slightly longer one, as the real defaults do (1 s against 1.1 s).
-const FLOOD: Duration = Duration::from_millis(300);
-const GAP: Duration = Duration::from_millis(330);
 
 fn world() -> World {
     World::new(WorldState {
@@ -34,86 +29,42 @@ fn world() -> World {
     })
 }
 
-#[derive(Debug, PartialEq)]
-enum Failed {
-    Timeout,
-    Decode(DecodeError),
+fn request(server: &SimServer, timeout: Duration) -> Request {
+    let mut req = Request::new(
+        Protocol::Quake3,
+        Address::parse(&server.addr.to_string()).unwrap(),
+    );
+    req.timeout = timeout;
+    req
 }
 
-impl Failed {
-    fn reason(&self) -> Reason {
-        match self {
-            Failed::Timeout => Reason::Timeout,
-            Failed::Decode(e) => e.reason(),
-        }
-    }
+fn full(server: &SimServer) -> Request {
+    let mut req = request(server, Duration::from_secs(2));
+    req.players = true;
+    req.rules = true;
+    req.detail = true;
+    req
 }
 
-/// Runs one exchange until done or `budget` passes; mismatched datagrams are skipped.
-async fn exchange(
-    sock: &UdpSocket,
-    server: SocketAddr,
-    want_info: bool,
-    nonce: u32,
-    budget: Duration,
-) -> (Result<Outcome, Failed>, u32) {
-    let deadline = Instant::now() + budget;
-    let mut x = Exchange::new(challenge(nonce), want_info, GAP);
-    let mut buf = vec![0u8; 65536];
-    loop {
-        let now = Instant::now();
-        let until = match x.poll(now) {
-            Action::Send(bytes) => {
-                sock.send_to(&bytes, server).await.unwrap();
-                continue;
-            }
-            Action::WaitUntil(t) => t.min(deadline),
-            Action::Done => break,
-        };
-        if now >= deadline {
-            break;
-        }
-        let wait = until.saturating_duration_since(now);
-        if let Ok(Ok((n, _))) = tokio::time::timeout(wait, sock.recv_from(&mut buf)).await {
-            match x.handle(&buf[..n], Instant::now()) {
-                Ok(()) | Err(DecodeError::Mismatch(_)) => {}
-                Err(e) => return (Err(Failed::Decode(e)), x.sends()),
-            }
-        }
-    }
-    let sends = x.sends();
-    (x.finish().ok_or(Failed::Timeout), sends)
-}
-
-async fn client() -> UdpSocket {
-    UdpSocket::bind("127.0.0.1:0").await.unwrap()
-}
-
-const ALL: Want = Want {
-    detail: true,
-    players: true,
-    rules: true,
-};
-
-fn status(o: &Outcome) -> Status {
-    to_status(&o.status, o.info.as_ref(), ALL, o.latency)
-}
-
-/// ioquake3 shape, getstatus alone: every field from the world, colours stripped, bots by
-/// their zero ping, the rules in order without our challenge.
+/// ioquake3 shape: every field from the world, colours stripped, bots by their zero ping,
+/// the rules in order without our challenge; a daemon poll (no detail) builds no extras.
 #[tokio::test]
 async fn ioquake3_status() {
-    let server = spawn(world(), Quake3Config::default()).await.unwrap();
-    let sock = client().await;
-    let (o, sends) = exchange(&sock, server.addr, false, 1, Duration::from_secs(2)).await;
-    let s = status(&o.unwrap());
-    assert_eq!(sends, 1);
+    let config = Quake3Config {
+        private_slots: 4,
+        ..Quake3Config::default()
+    };
+    let counters = config.counters.clone();
+    let server = spawn(world(), config).await.unwrap();
+    let s = poll(&full(&server)).await.unwrap();
     assert_eq!(s.name, "Rail Arena");
+    // 16 public slots (the world's max) + 4 private ones on the wire: max is the public 16.
     assert_eq!((s.online, s.max, s.bots), (4, 16, Some(2)));
     assert_eq!(s.map.as_deref(), Some("q3dm17"));
     assert_eq!(s.game.as_deref(), Some("baseq3"));
     assert_eq!(s.version.as_deref(), Some("ioq3 1.36"));
     assert_eq!(s.password, Some(false));
+    assert!(s.latency > Duration::ZERO);
     let players = s.players.unwrap();
     assert_eq!(players[0].name, "Sarge");
     assert_eq!((players[0].score, players[0].ping), (Some(12), Some(20)));
@@ -122,65 +73,47 @@ async fn ioquake3_status() {
     assert_eq!(rules[0], ("sv_hostname".into(), "Rail Arena".into()));
     assert!(rules.iter().all(|(k, _)| k != "challenge"));
     assert!(rules.contains(&("fraglimit".into(), "20".into())));
-}
+    assert_eq!(s.extras.get("private_slots"), Some(&json!(4)));
+    assert_eq!(s.extras.get("bots_from"), Some(&json!("zero_ping")));
+    // One request per poll: getstatus only.
+    assert_eq!((counters.status(), counters.info()), (1, 0));
 
-/// With private slots and getinfo: max is net of them, getinfo comes a gap after getstatus,
-/// and (private slots present) the bots still come from the pings.
-#[tokio::test]
-async fn ioquake3_with_info_and_private_slots() {
-    let config = Quake3Config {
-        private_slots: 4,
-        ..Quake3Config::default()
-    };
-    let counters = config.counters.clone();
-    let server = spawn(world(), config).await.unwrap();
-    let sock = client().await;
-    let start = Instant::now();
-    let (o, sends) = exchange(&sock, server.addr, true, 2, Duration::from_secs(2)).await;
-    let o = o.unwrap();
-    assert!(start.elapsed() >= GAP);
-    assert_eq!(sends, 2);
-    assert_eq!((counters.status(), counters.info()), (1, 1));
-    let s = status(&o);
+    let s = poll(&request(&server, Duration::from_secs(2)))
+        .await
+        .unwrap();
     assert_eq!((s.online, s.max, s.bots), (4, 16, Some(2)));
-    assert_eq!(s.extras.get("private_slots"), Some(&serde_json::json!(4)));
-    assert_eq!(
-        s.extras.get("info_g_humanplayers"),
-        Some(&serde_json::json!(2))
-    );
+    assert_eq!((s.players, s.rules), (None, None));
+    assert!(s.extras.is_empty(), "{:?}", s.extras);
 }
 
-/// DarkPlaces shape with getinfo: `hostname`, the server's own bot count.
+/// DarkPlaces shape: `hostname`, the server's own bot count.
 #[tokio::test]
-async fn darkplaces_status_and_info() {
+async fn darkplaces_status() {
     let config = Quake3Config {
         flavour: Flavour::DarkPlaces,
-        flood_gap: Some(FLOOD),
+        flood_gap: Some(DARKPLACES_FLOOD_GAP),
         ..Quake3Config::default()
     };
-    let counters = config.counters.clone();
     let server = spawn(world(), config).await.unwrap();
-    let sock = client().await;
-    let (o, _) = exchange(&sock, server.addr, true, 3, Duration::from_secs(2)).await;
-    let s = status(&o.unwrap());
+    let s = poll(&full(&server)).await.unwrap();
     assert_eq!(s.name, "Rail Arena");
     assert_eq!((s.online, s.max, s.bots), (4, 16, Some(2)));
-    assert_eq!(s.extras.get("bots_from"), Some(&serde_json::json!("bots")));
-    assert_eq!(counters.flooded(), 0);
+    assert_eq!(s.game.as_deref(), Some("baseq3"));
+    assert_eq!(s.extras.get("bots_from"), Some(&json!("bots")));
 }
 
 /// The flood-protected server drops a naive second request sent 10 ms after the first.
 #[tokio::test]
 async fn flood_protection_drops_fast_repeats() {
     let config = Quake3Config {
-        flood_gap: Some(FLOOD),
+        flood_gap: Some(DARKPLACES_FLOOD_GAP),
         ..Quake3Config::default()
     };
     let counters = config.counters.clone();
     let server = spawn(world(), config).await.unwrap();
-    let sock = client().await;
+    let sock = UdpSocket::bind("127.0.0.1:0").await.unwrap();
     let mut req = Vec::new();
-    gameserver_exporter::protocol::quake3::encode_request(Command::Status, "a", &mut req);
+    encode_request(Command::Status, "a", &mut req);
     sock.send_to(&req, server.addr).await.unwrap();
     tokio::time::sleep(Duration::from_millis(10)).await;
     sock.send_to(&req, server.addr).await.unwrap();
@@ -192,110 +125,95 @@ async fn flood_protection_drops_fast_repeats() {
     assert_eq!((counters.status(), counters.flooded()), (2, 1));
 }
 
-/// Polled back to back (status and info each time) for several rounds, the flood-protected
-/// server never drops a request and never fails a poll: every send keeps the gap.
+/// Polled every 1.2 s (an interval just above DarkPlaces' 1 s block), the flood-protected
+/// server never drops a request and no poll fails.
 #[tokio::test]
-async fn flood_protected_polled_repeatedly() {
+async fn flood_protected_polled_every_interval() {
     let config = Quake3Config {
         flavour: Flavour::DarkPlaces,
-        flood_gap: Some(FLOOD),
+        flood_gap: Some(DARKPLACES_FLOOD_GAP),
         ..Quake3Config::default()
     };
     let counters = config.counters.clone();
     let server = spawn(world(), config).await.unwrap();
-    let sock = client().await;
-    for round in 0..4 {
-        let (o, sends) = exchange(&sock, server.addr, true, round, Duration::from_secs(2)).await;
-        let o = o.unwrap_or_else(|e| panic!("round {round}: {e:?}"));
-        assert!(o.info.is_some(), "round {round}");
-        assert_eq!(sends, 2, "round {round}");
-        // The next poll's first request must keep the gap too (the registry's job later).
-        tokio::time::sleep(GAP).await;
+    let req = request(&server, Duration::from_secs(1));
+    let mut tick = tokio::time::interval(Duration::from_millis(1200));
+    for round in 0..5 {
+        tick.tick().await;
+        let s = poll(&req)
+            .await
+            .unwrap_or_else(|e| panic!("round {round}: {e}"));
+        assert_eq!(s.online, 4, "round {round}");
     }
     assert_eq!(counters.flooded(), 0);
-    assert_eq!((counters.status(), counters.info()), (4, 4));
+    assert_eq!(counters.status(), 5);
 }
 
-/// Lossy and flood-protected: the first reply is lost, the resend waits out the gap and is
-/// answered; nothing is dropped by the flood filter.
+/// Lossy and flood-protected: the first reply is lost; the driver's resend waits out the
+/// protocol's minimum gap (a sooner one would be dropped) and is answered.
 #[tokio::test]
 async fn lossy_flood_protected_answers_after_resend() {
     let config = Quake3Config {
         flavour: Flavour::DarkPlaces,
-        flood_gap: Some(FLOOD),
+        flood_gap: Some(DARKPLACES_FLOOD_GAP),
         lossy: true,
         ..Quake3Config::default()
     };
     let counters = config.counters.clone();
     let server = spawn(world(), config).await.unwrap();
-    let sock = client().await;
     let start = Instant::now();
-    let (o, sends) = exchange(&sock, server.addr, false, 9, Duration::from_secs(2)).await;
-    assert_eq!(status(&o.unwrap()).online, 4);
-    assert!(start.elapsed() >= GAP);
-    assert_eq!(sends, 2);
+    let s = poll(&request(&server, Duration::from_secs(3)))
+        .await
+        .unwrap();
+    assert_eq!(s.online, 4);
+    assert!(start.elapsed() >= DARKPLACES_FLOOD_GAP);
+    assert_eq!(counters.status(), 2);
     assert_eq!((counters.lost(), counters.flooded()), (1, 0));
 }
 
-async fn misbehaving(m: Misbehaviour, flavour: Flavour) -> Result<Outcome, Failed> {
+async fn failing(m: Misbehaviour, flavour: Flavour) -> Reason {
     let config = Quake3Config {
         flavour,
         misbehaviour: m,
         ..Quake3Config::default()
     };
     let server = spawn(world(), config).await.unwrap();
-    let sock = client().await;
-    exchange(&sock, server.addr, false, 5, Duration::from_millis(800))
+    let err = poll(&request(&server, Duration::from_millis(800)))
         .await
-        .0
+        .unwrap_err();
+    err.reason
 }
 
-/// Silence and a wrong challenge end in a timeout (the wrong answers are skipped).
+/// Each misbehaviour fails with its reason, in both shapes: silence `timeout`, another
+/// challenge `mismatch`, a cut reply `malformed`, more lines than slots `too_large`.
 #[tokio::test]
-async fn silence_and_wrong_challenge_time_out() {
-    for m in [Misbehaviour::Silence, Misbehaviour::WrongChallenge] {
-        let r = misbehaving(m, Flavour::Ioquake3).await;
-        assert_eq!(r.unwrap_err().reason(), Reason::Timeout, "{m:?}");
-    }
-}
-
-/// A cut reply is malformed (truncated), in both shapes.
-#[tokio::test]
-async fn truncated_is_malformed() {
+async fn misbehaviours_fail_with_their_reason() {
     for flavour in [Flavour::Ioquake3, Flavour::DarkPlaces] {
-        let r = misbehaving(Misbehaviour::Truncated, flavour).await;
-        let e = r.unwrap_err();
-        assert!(
-            matches!(e, Failed::Decode(DecodeError::Truncated { .. })),
-            "{flavour:?}: {e:?}"
-        );
-        assert_eq!(e.reason(), Reason::Malformed);
-    }
-}
-
-/// More player lines than slots is too_large, in both shapes.
-#[tokio::test]
-async fn lying_counts_are_too_large() {
-    for flavour in [Flavour::Ioquake3, Flavour::DarkPlaces] {
-        let e = misbehaving(Misbehaviour::LyingCounts, flavour)
-            .await
-            .unwrap_err();
-        assert_eq!(e.reason(), Reason::TooLarge, "{flavour:?}: {e:?}");
+        for (m, reason) in [
+            (Misbehaviour::Silence, Reason::Timeout),
+            (Misbehaviour::WrongChallenge, Reason::Mismatch),
+            (Misbehaviour::Truncated, Reason::Malformed),
+            (Misbehaviour::LyingCounts, Reason::TooLarge),
+        ] {
+            assert_eq!(failing(m, flavour).await, reason, "{flavour:?} {m:?}");
+        }
     }
 }
 
 /// 10,000 player lines: all counted, only the cap stored.
 #[tokio::test]
 async fn huge_player_list_is_capped() {
-    let o = misbehaving(Misbehaviour::HugePlayerList, Flavour::Ioquake3)
-        .await
-        .unwrap();
-    let s = status(&o);
+    let config = Quake3Config {
+        misbehaviour: Misbehaviour::HugePlayerList,
+        ..Quake3Config::default()
+    };
+    let server = spawn(world(), config).await.unwrap();
+    let s = poll(&full(&server)).await.unwrap();
     assert_eq!(s.online, HUGE_LIST as u32);
     assert_eq!(s.players.map(|p| p.len()), Some(MAX_PLAYERS));
     assert_eq!(
         s.extras.get("players_not_listed"),
-        Some(&serde_json::json!(HUGE_LIST - MAX_PLAYERS))
+        Some(&json!(HUGE_LIST - MAX_PLAYERS))
     );
 }
 
@@ -303,10 +221,13 @@ async fn huge_player_list_is_capped() {
 #[tokio::test]
 async fn colour_soup_is_stripped() {
     for flavour in [Flavour::Ioquake3, Flavour::DarkPlaces] {
-        let o = misbehaving(Misbehaviour::ColourSoup, flavour)
-            .await
-            .unwrap();
-        let s = status(&o);
+        let config = Quake3Config {
+            flavour,
+            misbehaviour: Misbehaviour::ColourSoup,
+            ..Quake3Config::default()
+        };
+        let server = spawn(world(), config).await.unwrap();
+        let s = poll(&full(&server)).await.unwrap();
         // The soup's "^^" is a literal caret in DarkPlaces' reading.
         assert_eq!(s.name, "Rail Arena^", "{flavour:?}");
         assert_eq!(s.map.as_deref(), Some("q3dm17^"));

@@ -12,10 +12,10 @@ use tokio::net::UdpSocket;
 use tokio::time::Instant;
 
 use super::{SimServer, World, WorldState};
-use crate::net::MAX_DATAGRAM;
 use crate::protocol::quake3::{
     self, encode_info_reply, encode_player_line, encode_status_reply, Command, PlayerLine, OOB,
 };
+use crate::target::MAX_DATAGRAM;
 
 /// DarkPlaces' default `net_getstatusfloodblockingtimeout`.
 pub const DARKPLACES_FLOOD_GAP: Duration = Duration::from_secs(1);

@@ -15,19 +15,19 @@
 //! engines that do not are accepted, the address being all we can match then).
 //!
 //! # Driving a poll
-//! [`Exchange`] sends `getstatus`, optionally `getinfo` after it, and spaces every send
-//! (resends included) by a minimum gap, because servers drop fast repeats from one address
-//! (see [`MIN_GAP`]). [`to_status`] maps what came back onto [`crate::status::Status`].
+//! Send [`encode_request`] `getstatus` with a fresh [`challenge`], feed datagrams to
+//! [`decode_status`] (a [`DecodeError::Mismatch`] is someone else's reply: keep waiting), and
+//! map the reply with [`to_status`]. Space every request to one server, resends included, by
+//! [`MIN_GAP`]: servers drop fast repeats from one address. `getinfo` ([`decode_info`]) adds
+//! ioquake3's `g_humanplayers`; [`to_status`] takes it when the caller has one.
 
 mod color;
-mod exchange;
 mod infostring;
 mod map;
 mod players;
 mod reply;
 
 pub use color::strip_colors;
-pub use exchange::{Action, Exchange, Outcome};
 pub use infostring::{decode_vars, encode_vars, Vars, MAX_VARS};
 pub use map::{to_status, BotSource, Want};
 pub use players::{encode_line as encode_player_line, PlayerLine, Players, MAX_PLAYERS};
