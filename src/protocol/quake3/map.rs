@@ -76,7 +76,7 @@ pub fn to_status(status: &Reply, info: Option<&Reply>, want: Want, latency: Dura
         // getinfo's sv_maxclients is already net of private slots.
         None => iv.and_then(|i| i.int("sv_maxclients")).map_or(0, clamp_u32),
     };
-    let bots = bots(v, iv, online, listed.map(|p| p.zero_ping()), private);
+    let bots = bots(v, iv, online, listed.map(|p| p.zero_ping), private);
 
     let mut out = Status {
         online: u32::try_from(online).unwrap_or(u32::MAX),

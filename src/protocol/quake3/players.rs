@@ -34,13 +34,8 @@ pub struct Players {
     pub list: Vec<PlayerLine>,
     /// Every line, stored or not.
     pub total: usize,
-}
-
-impl Players {
-    /// Stored lines whose ping is exactly 0: how ioquake3 and DarkPlaces mark bots.
-    pub fn zero_ping(&self) -> usize {
-        self.list.iter().filter(|p| p.ping == Some(0)).count()
-    }
+    /// Lines, stored or not, whose ping is exactly 0: how ioquake3 and DarkPlaces mark bots.
+    pub zero_ping: usize,
 }
 
 /// Parses the text after the infostring's newline: newline-terminated lines. A last line
@@ -61,8 +56,14 @@ pub fn decode_players(text: &[u8], offset: usize) -> Result<Players, DecodeError
         let line = &rest[..end];
         if !line.iter().all(u8::is_ascii_whitespace) {
             players.total += 1;
+            // Lines past the cap are parsed too (a transient name, dropped) so the bot count
+            // covers them; only the first MAX_PLAYERS are kept.
+            let player = decode_line(line);
+            if player.ping == Some(0) {
+                players.zero_ping += 1;
+            }
             if players.list.len() < MAX_PLAYERS {
-                players.list.push(decode_line(line));
+                players.list.push(player);
             }
         }
         rest = &rest[end + 1..];
@@ -143,7 +144,7 @@ mod tests {
                 line(-3, 999, Some(2), "a b"),
             ]
         );
-        assert_eq!(p.zero_ping(), 1);
+        assert_eq!(p.zero_ping, 1);
     }
 
     /// Odd lines still decode: quotes inside the name, no quotes, a mod token for the
@@ -193,6 +194,7 @@ mod tests {
         }
         let p = decode_players(&text, 0).unwrap();
         assert_eq!((p.total, p.list.len()), (10_000, MAX_PLAYERS));
+        assert_eq!(p.zero_ping, 10_000);
         assert_eq!(p.list[MAX_PLAYERS - 1].score, Some(MAX_PLAYERS as i64 - 1));
     }
 
@@ -205,6 +207,7 @@ mod tests {
             if let Ok(p) = decode_players(&bytes, 0) {
                 prop_assert!(p.list.len() <= MAX_PLAYERS.min(p.total));
                 prop_assert!(p.total <= bytes.iter().filter(|&&b| b == b'\n').count());
+                prop_assert!(p.zero_ping <= p.total);
             }
         }
 

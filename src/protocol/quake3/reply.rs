@@ -306,7 +306,7 @@ mod tests {
         assert_eq!(r.vars.pairs.len(), 11);
         let p = r.players.unwrap();
         assert_eq!(p.total, 3);
-        assert_eq!(p.zero_ping(), 3);
+        assert_eq!(p.zero_ping, 3);
         assert_eq!(p.list[0].score, Some(1));
         assert_eq!(p.list[1].name, "[BOT]Resurrection");
 
