@@ -6,8 +6,9 @@
 #
 # Installs what is missing (apt, as root), starts each server on 127.0.0.1 on a free port with
 # known settings, checks that getstatus and getinfo answer with those settings and that the
-# engine's flood protection behaves as docs/protocols/quake3.md says, and stops every process
-# it started by PID. Phase 2 extends it to assert the exporter's `query` output and gauges.
+# engine's flood protection behaves as docs/protocols/quake3.md says, then asserts the
+# exporter's `query quake3 ... --json` output and the daemon's gauges against the settings
+# the server was started with, and stops every process it started by PID.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -108,6 +109,68 @@ else:
 print("ok")
 PY
 
+bin=${GSE_BIN:-target/debug/gameserver-exporter}
+[[ -x $bin ]] || cargo build --locked --quiet
+[[ -x $bin ]] || { echo "quake3 interop: no binary at $bin" >&2; exit 1; }
+
+# exporter_check PORT NAME MAX BOTS ONLINE: `query --json` and the daemon's gauges.
+exporter_check() {
+    local port=$1 name=$2 max=$3 bots=$4 online=$5
+    # A fresh source port, but the same IP as check.py's last query: wait out the flood gap.
+    sleep 1.2
+    local json
+    json=$("$bin" query quake3 "127.0.0.1:$port" --json --players --rules --timeout 4s)
+    echo "query --json: ${json:0:300}..."
+    python3 - "$json" "$name" "$max" "$bots" "$online" <<'PY'
+import json, sys
+s = json.loads(sys.argv[1]); name, mx, bots, online = sys.argv[2], *map(int, sys.argv[3:6])
+got = (s["name"], s["max"], s["bots"], s["online"])
+assert got == (name, mx, bots, online), (got, (name, mx, bots, online))
+assert len(s["players"]) == online and all(p["ping"] == 0 for p in s["players"]), s["players"]
+assert s["map"] == "aggressor", s["map"]
+assert not any(k == "challenge" for k, _ in s["rules"]), "our challenge leaked into rules"
+print("query: ok", got)
+PY
+    local lport
+    lport=$(free_port)
+    cat >"$work/exporter.toml" <<TOML
+[exporter]
+interval = "2s"
+timeout = "1900ms"
+
+[[target]]
+name = "real"
+protocol = "quake3"
+address = "127.0.0.1:$port"
+TOML
+    "$bin" --config "$work/exporter.toml" --listen "127.0.0.1:$lport" --log-level warn \
+        >"$work/daemon.log" 2>&1 &
+    local dpid=$!
+    pids+=("$dpid")
+    local metrics="" i
+    for i in $(seq 40); do
+        sleep 0.5
+        metrics=$(python3 -c 'import sys, urllib.request
+try: print(urllib.request.urlopen(sys.argv[1], timeout=2).read().decode())
+except Exception: pass' "http://127.0.0.1:$lport/metrics")
+        grep -q '^gameserver_up{target="real",protocol="quake3"} 1' <<<"$metrics" && break
+    done
+    # Four more polls (2 s apart): none may fail on the flood-protected server.
+    sleep 8
+    metrics=$(python3 -c 'import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=2).read().decode())' "http://127.0.0.1:$lport/metrics")
+    kill "$dpid"
+    grep '{target="real"' <<<"$metrics" | grep -E '^gameserver_(up|players_(online|max|bots)|query_failures_total|queries_total)' || true
+    grep -q "^gameserver_up{target=\"real\",protocol=\"quake3\"} 1$" <<<"$metrics"
+    grep -q "^gameserver_players_max{target=\"real\",protocol=\"quake3\"} $max$" <<<"$metrics"
+    grep -q "^gameserver_players_online{target=\"real\",protocol=\"quake3\"} $online$" <<<"$metrics"
+    grep -q "^gameserver_players_bots{target=\"real\",protocol=\"quake3\"} $bots$" <<<"$metrics"
+    if grep -q '^gameserver_query_failures_total{target="real"' <<<"$metrics"; then
+        echo "quake3 interop: the daemon's polls failed" >&2
+        exit 1
+    fi
+    echo "daemon: ok"
+}
+
 install openarena-server
 port=$(free_port)
 mkdir -p "$work/oa"
@@ -118,6 +181,7 @@ HOME="$work/oa" /usr/games/openarena-server +set net_enabled 1 +set net_ip 127.0
 pids+=($!)
 echo "quake3 interop: OpenArena pid ${pids[-1]} on 127.0.0.1:$port"
 python3 "$work/check.py" "$port" "^1Interop ^7OA" 8 2 ioq3 || { tail -20 "$work/oa.log"; exit 1; }
+exporter_check "$port" "Interop OA" 8 2 2
 
 if [[ "${GSE_INTEROP_QUAKE3_DP:-}" == 1 ]]; then
     install nexuiz-server
@@ -137,5 +201,6 @@ if [[ "${GSE_INTEROP_QUAKE3_DP:-}" == 1 ]]; then
     # Nexuiz adds no bots to an empty server unless told to.
     echo "bot_join_empty 1" >"$work/dp.in"
     python3 "$work/check.py" "$port" "^1Interop ^7DP" 6 2 dp || { tail -20 "$work/dp.log"; exit 1; }
+    exporter_check "$port" "Interop DP" 6 2 2
 fi
 echo "quake3 interop: passed"
