@@ -43,17 +43,22 @@ pub enum Protocol {
     /// SA:MP and open.mp query, UDP.
     #[serde(rename = "samp")]
     Samp,
+    /// Quake 3-engine `getstatus` (ioquake3, OpenArena, Urban Terror, ET, Call of Duty,
+    /// DarkPlaces games...), UDP.
+    #[serde(rename = "quake3")]
+    Quake3,
     /// Teeworlds 0.6/0.7 and DDNet server info, UDP.
     #[serde(rename = "teeworlds")]
     Teeworlds,
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 5] = [
+    pub const ALL: [Protocol; 6] = [
         Protocol::A2s,
         Protocol::Minecraft,
         Protocol::MinecraftQuery,
         Protocol::Samp,
+        Protocol::Quake3,
         Protocol::Teeworlds,
     ];
 
@@ -63,6 +68,7 @@ impl Protocol {
             Protocol::Minecraft => "minecraft",
             Protocol::MinecraftQuery => "minecraft-query",
             Protocol::Samp => "samp",
+            Protocol::Quake3 => "quake3",
             Protocol::Teeworlds => "teeworlds",
         }
     }
@@ -73,6 +79,7 @@ impl Protocol {
             Protocol::A2s => 27015,
             Protocol::Minecraft | Protocol::MinecraftQuery => 25565,
             Protocol::Samp => 7777,
+            Protocol::Quake3 => 27960,
             Protocol::Teeworlds => 8303,
         }
     }
