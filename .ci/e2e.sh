@@ -97,18 +97,20 @@ check "exporter /-/ready within 15s" wait_http "http://$exporter/-/ready" 15
 # custom label, one on a closed loopback TCP port (so failure counters and a down target
 # exist) in an included target file, and probe_allowed_networks for the ad-hoc probes of the
 # sharded setup.
+# The demo's protocols: every protocol the exporter speaks (README table).
+protos=(a2s minecraft minecraft-query samp quake3 teeworlds)
 declare -A sim
 for _ in $(seq 20); do # the lines may trail the listener by a moment
-    (($(grep -cE '^ *[a-z0-9-]+ simulator on ' "$tmp/exporter.log") >= 5)) && break
+    (($(grep -cE '^ *[a-z0-9-]+ simulator on ' "$tmp/exporter.log") >= ${#protos[@]})) && break
     sleep 0.25
 done
 while read -r proto _ _ addr; do
     sim[$proto]=$addr
 done < <(grep -E '^ *[a-z0-9-]+ simulator on 127\.0\.0\.1:[0-9]+$' "$tmp/exporter.log")
-if ((${#sim[@]} == 5)); then
-    pass "demo printed the addresses of 5 simulators (${!sim[*]})"
+if ((${#sim[@]} == ${#protos[@]})); then
+    pass "demo printed the addresses of ${#protos[@]} simulators (${!sim[*]})"
 else
-    fail "demo printed the addresses of 5 simulators (${!sim[*]})"
+    fail "demo printed the addresses of ${#protos[@]} simulators (${!sim[*]})"
     dump_logs
     echo "$passed passed, $failed failed"
     exit 1
@@ -145,11 +147,10 @@ pids+=($!)
 daemon_pid=$!
 check "daemon (--config, --listen overrides exporter.listen) answers /-/healthy" wait_http "http://$daemon/-/healthy" 20 "$daemon_pid"
 
-# Three sharded replicas over one 30-target config (names spread over the demo's five
+# Three sharded replicas over one 30-target config (names spread over the demo's
 # simulators). Replicas 0 and 1 run the command line of systemd/gameserver-exporter@.service
 # for instances 0-of-3 and 1-of-3 (binary, config and listen address substituted); replica 2
 # takes its shard from GAMESERVER_EXPORTER_SHARD=2/3, as a Kubernetes pod does.
-protos=(a2s minecraft minecraft-query samp quake3)
 {
     printf '[exporter]\nlisten = "127.0.0.1:1"\ninterval = "2s"\ntimeout = "1s"\n'
     for i in $(seq 0 29); do
@@ -180,18 +181,9 @@ done
 # Prometheus: /metrics of both exporters (scheduled mode), /probe via /sd (probe mode), and
 # ad-hoc probes of the simulators from file_sd (the sharded job of scrape-probe.yml, on one
 # replica); evaluating prometheus/alerts.yml, with its own port and throwaway storage.
-cat >"$tmp/gameservers.yml" <<YAML
-- targets: ["${sim[a2s]}"]
-  labels: {protocol: a2s}
-- targets: ["${sim[minecraft]}"]
-  labels: {protocol: minecraft}
-- targets: ["${sim[minecraft-query]}"]
-  labels: {protocol: minecraft-query}
-- targets: ["${sim[samp]}"]
-  labels: {protocol: samp}
-- targets: ["${sim[quake3]}"]
-  labels: {protocol: quake3}
-YAML
+for p in "${protos[@]}"; do
+    printf -- '- targets: ["%s"]\n  labels: {protocol: %s}\n' "${sim[$p]}" "$p"
+done >"$tmp/gameservers.yml"
 prom_port=$(free_port)
 prom=127.0.0.1:$prom_port
 cat >"$tmp/prometheus.yml" <<YAML
@@ -320,6 +312,7 @@ set +e
 python3 "$root/.ci/e2e_checks.py" --prometheus "http://$prom" --exporter "http://$exporter" \
     --metrics "$tmp/metrics.txt" --metrics "$tmp/daemon-metrics.txt" --sd "$tmp/sd.json" \
     --dashboard "$root/grafana/gameserver-exporter.json" --rules "$root/prometheus/alerts.yml" \
+    --protocols "${protos[*]}" \
     | tee "$tmp/checks.out"
 set -e
 

@@ -34,7 +34,8 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-PROTOCOLS = ["a2s", "minecraft", "minecraft-query", "samp", "quake3"]
+# The demo's protocols, one simulator each: from --protocols (e2e.sh keeps the list).
+PROTOCOLS = []
 # The metric names of the exporter's contract (README "Metrics").
 CONTRACT_METRICS = [
     "gameserver_up",
@@ -247,7 +248,9 @@ def main():
     ap.add_argument("--sd", required=True, help="the exporter's /sd answer")
     ap.add_argument("--dashboard", required=True)
     ap.add_argument("--rules", required=True)
+    ap.add_argument("--protocols", required=True, help="the demo's protocols, space-separated")
     args = ap.parse_args()
+    PROTOCOLS[:] = args.protocols.split()
     prom = Prom(args.prometheus)
 
     # --- the exporter's own answers

@@ -51,6 +51,7 @@ pub async fn spawn_all() -> std::io::Result<Demo> {
             Protocol::MinecraftQuery => simulate::mcquery::spawn_demo(world.clone()).await,
             Protocol::Samp => simulate::samp::spawn_demo(world.clone()).await,
             Protocol::Quake3 => simulate::quake3::spawn_demo(world.clone()).await,
+            Protocol::Teeworlds => simulate::teeworlds::spawn_demo(world.clone()).await,
         };
         match server {
             Ok(server) => servers.push((p, world, server)),
@@ -82,7 +83,8 @@ impl Demo {
                 Protocol::A2s => &["mp_friendlyfire"],
                 Protocol::Samp => &["weather", "weburl"],
                 Protocol::MinecraftQuery => &["gametype"],
-                Protocol::Minecraft | Protocol::Quake3 => &[],
+                // Quake 3 and Teeworlds: no rule series in the demo.
+                Protocol::Minecraft | Protocol::Quake3 | Protocol::Teeworlds => &[],
             };
             c.targets.push(Target {
                 labels: [("env".to_string(), "demo".to_string())].into(),

@@ -47,15 +47,19 @@ pub enum Protocol {
     /// DarkPlaces games...), UDP.
     #[serde(rename = "quake3")]
     Quake3,
+    /// Teeworlds 0.6/0.7 and DDNet server info, UDP.
+    #[serde(rename = "teeworlds")]
+    Teeworlds,
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 5] = [
+    pub const ALL: [Protocol; 6] = [
         Protocol::A2s,
         Protocol::Minecraft,
         Protocol::MinecraftQuery,
         Protocol::Samp,
         Protocol::Quake3,
+        Protocol::Teeworlds,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -65,6 +69,7 @@ impl Protocol {
             Protocol::MinecraftQuery => "minecraft-query",
             Protocol::Samp => "samp",
             Protocol::Quake3 => "quake3",
+            Protocol::Teeworlds => "teeworlds",
         }
     }
 
@@ -75,6 +80,7 @@ impl Protocol {
             Protocol::Minecraft | Protocol::MinecraftQuery => 25565,
             Protocol::Samp => 7777,
             Protocol::Quake3 => 27960,
+            Protocol::Teeworlds => 8303,
         }
     }
 

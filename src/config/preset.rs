@@ -104,7 +104,7 @@ fn protocol(
             v.span(),
             &key("protocol"),
             format!(
-                "unknown protocol {:?} (one of: a2s, minecraft, minecraft-query, samp, quake3)",
+                "unknown protocol {:?} (one of: a2s, minecraft, minecraft-query, samp, quake3, teeworlds)",
                 v.get_ref()
             ),
         )
@@ -204,7 +204,7 @@ mod tests {
         // An unknown protocol keeps its message when a game is named too.
         assert_eq!(
             err("game = \"rust\"\nprotocol = \"quake9\"\naddress = \"q\"\n"),
-            "exporter.toml:4: target[0].protocol: unknown protocol \"quake9\" (one of: a2s, minecraft, minecraft-query, samp, quake3)"
+            "exporter.toml:4: target[0].protocol: unknown protocol \"quake9\" (one of: a2s, minecraft, minecraft-query, samp, quake3, teeworlds)"
         );
     }
 }

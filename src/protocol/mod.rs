@@ -15,6 +15,7 @@ pub mod minecraft;
 pub mod quake3;
 mod reader;
 pub mod samp;
+pub mod teeworlds;
 
 pub use error::DecodeError;
 pub use reader::Reader;

@@ -378,6 +378,7 @@ proptest! {
             let _ = drive(&mut A2s::new(&all, &mut session, d), &mut Fake::<true>::new(script.clone()), d, Pacing::default(), None).await;
             let _ = drive(&mut Samp::new(&all, SAMP_HEADER, d), &mut Fake::<true>::new(script.clone()), d, Pacing::default(), None).await;
             let _ = drive(&mut McQuery::new(&all, &mut session, None, d), &mut Fake::<true>::new(script.clone()), d, Pacing::default(), None).await;
+            let _ = drive(&mut super::teeworlds::Teeworlds::new(&all, &mut session, super::teeworlds::Tokens { six: 1, seven: 2, browse: 3 }, d), &mut Fake::<true>::new(script.clone()), d, Pacing::default(), None).await;
             let _ = drive(&mut Slp::new(&all, "localhost", 25565, d), &mut Fake::<false>::new(script), d, Pacing::default(), None).await;
             assert!(Instant::now() <= d + Duration::from_millis(1));
         });
