@@ -13,9 +13,6 @@ use std::fmt::Write;
 /// Bytes per dump line.
 pub const PER_LINE: usize = 16;
 
-/// Characters one dump line takes at most, indent excluded: offset, hex, ASCII, newline.
-pub const LINE_CHARS: usize = 6 + PER_LINE * 3 + 1 + 2 + PER_LINE + 2;
-
 /// Appends the first `limit` bytes of `bytes` as dump lines, each starting with `indent`.
 /// Offsets count from the start of `bytes`.
 pub fn dump(out: &mut String, bytes: &[u8], limit: usize, indent: &str) {
@@ -52,6 +49,9 @@ fn printable(b: u8) -> char {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Characters one dump line takes at most, indent and newline excluded.
+    const LINE_CHARS: usize = 6 + PER_LINE * 3 + 1 + 2 + PER_LINE + 1;
 
     /// A full line and a short one: offsets, the gap after eight bytes, padding before the
     /// ASCII column, and non-printable bytes as dots.
