@@ -294,6 +294,19 @@ no_gauges_while_down() {
     ! grep -E '^gameserver_(players_[a-z]+|latency_seconds|info)\{target="e2e-closed"' "$tmp/daemon-metrics.txt"
 }
 check "no players/latency/info series for the down target" no_gauges_while_down
+# e2e-a2s has players and rules off: once it is up, none of their series may appear for it.
+no_opt_in_series_when_off() {
+    local _ page=$tmp/daemon-metrics-off.txt
+    for _ in $(seq 20); do
+        curl -fsS --max-time 2 "http://$daemon/metrics" >"$page" 2>/dev/null || true
+        grep -q '^gameserver_up{target="e2e-a2s",protocol="a2s",env="e2e"} 1$' "$page" && break
+        sleep 0.5
+    done
+    grep -q '^gameserver_up{target="e2e-a2s",protocol="a2s",env="e2e"} 1$' "$page" || return 1
+    grep -q '^gameserver_player_seconds_total{target="e2e-a2s",' "$page" || return 1
+    ! grep -E '^gameserver_(player_[a-z_]+|rule_[a-z]+)\{target="e2e-a2s"' "$page" | grep -v '^gameserver_player_seconds_total'
+}
+check "players and rules off: only player-seconds for e2e-a2s, no per-player or rule series" no_opt_in_series_when_off
 check "/metrics as OpenMetrics when asked" bash -c '
     ct=$(curl -fsS --max-time 5 -o "$2" -w "%{content_type}" -H "Accept: application/openmetrics-text;version=1.0.0" "$1")
     echo "content-type: $ct"; tail -n 1 "$2"

@@ -328,7 +328,11 @@ fn summary(s: &Status) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "name:     {}", s.name);
     let bots = s.bots.map(|b| format!(" ({b} bots)")).unwrap_or_default();
-    let _ = writeln!(out, "players:  {}/{}{bots}", s.online, s.max);
+    let queued = s
+        .queued
+        .map(|q| format!(", {q} queued"))
+        .unwrap_or_default();
+    let _ = writeln!(out, "players:  {}/{}{bots}{queued}", s.online, s.max);
     for (label, v) in [("map", &s.map), ("game", &s.game), ("version", &s.version)] {
         if let Some(v) = v {
             let _ = writeln!(out, "{label:<9} {v}", label = format!("{label}:"));

@@ -82,6 +82,25 @@ impl fmt::Display for Protocol {
     }
 }
 
+/// Per-player series a target publishes by default when `players = true`.
+pub const DEFAULT_MAX_PLAYER_SERIES: usize = 100;
+
+/// Opt-in per-player series (`players = true` or `players = { max_series = N }`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlayerSeries {
+    /// Players published per target, in the server's list order; the rest are only counted
+    /// (`gameserver_player_series_dropped`).
+    pub max_series: usize,
+}
+
+impl Default for PlayerSeries {
+    fn default() -> Self {
+        PlayerSeries {
+            max_series: DEFAULT_MAX_PLAYER_SERIES,
+        }
+    }
+}
+
 /// Caps on what one poll may read from a server. Defaults suit every real server seen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
@@ -120,11 +139,16 @@ pub struct Target {
     /// port are already in the fields above; its quirks are looked up by this id
     /// ([`crate::games::Game::find`]).
     pub game: Option<&'static str>,
+    /// Fetch the player list and publish per-player series (`players = ...`); `None`: off.
+    pub players: Option<PlayerSeries>,
+    /// Rules (server variables) to publish, by name, in config order (`rules = [...]`);
+    /// empty: rules are not fetched.
+    pub rules: Vec<String>,
 }
 
 impl Target {
     /// A target with every default: [`DEFAULT_INTERVAL`], [`DEFAULT_TIMEOUT`],
-    /// [`DEFAULT_ENCODING`], no extra labels, [`Limits::default`]. Callers override fields
+    /// [`DEFAULT_ENCODING`], no extra labels, [`Limits::default`], no player series, no rules. Callers override fields
     /// with struct update syntax (`Target { timeout, ..Target::new(..) }`).
     pub fn new(name: impl Into<String>, protocol: Protocol, address: Address) -> Target {
         Target {
@@ -137,6 +161,8 @@ impl Target {
             labels: BTreeMap::new(),
             limits: Limits::default(),
             game: None,
+            players: None,
+            rules: Vec::new(),
         }
     }
 }
