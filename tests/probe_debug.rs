@@ -310,3 +310,20 @@ async fn ad_hoc_and_refusals() {
     );
     d.stop().await;
 }
+
+/// The landing page links each target's transcript next to its probe.
+#[tokio::test]
+async fn landing_page_links_debug() {
+    let text = format!("{EXPORTER}{}", target("a b", "a2s", "127.0.0.1:9", ""));
+    let d = start(&text, Arc::new(QueryProber)).await;
+    let r = get(d.addr, "/").await;
+    assert!(
+        r.body.contains(
+            "<a href=\"/probe?target=a%20b\">probe</a> \
+             <a href=\"/probe?target=a%20b&amp;debug=true\">debug</a>"
+        ),
+        "{}",
+        r.body
+    );
+    d.stop().await;
+}
