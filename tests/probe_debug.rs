@@ -327,3 +327,34 @@ async fn landing_page_links_debug() {
     );
     d.stop().await;
 }
+
+/// A server that answers every request with a flood of junk datagrams: the transcript stays
+/// bounded, says what it left out, and holds no raw control characters.
+#[tokio::test]
+async fn junk_flood_bounded() {
+    let sim = simulate::a2s::spawn(
+        World::new(world()),
+        simulate::a2s::A2sConfig {
+            misbehaviour: simulate::a2s::Misbehaviour::JunkFlood,
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    let text = format!(
+        "[exporter]\ninterval = \"24h\"\ntimeout = \"1500ms\"\n{}",
+        target("flood", "a2s", &sim.addr.to_string(), "")
+    );
+    let d = start(&text, Arc::new(QueryProber)).await;
+    let r = get(d.addr, "/probe?target=flood&debug=true").await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let body = &r.body;
+    assert!(
+        body.contains("more events not shown: the limit is 256)\n"),
+        "{body}"
+    );
+    assert!(body.contains("  down: reason "), "{body}");
+    assert!(body.len() < 100 * 1024, "{}", body.len());
+    assert!(body.chars().all(|c| c == '\n' || !c.is_control()));
+    d.stop().await;
+}
