@@ -45,10 +45,16 @@ const MAX_RULE_NAME_CHARS: usize = 64;
 /// Label names the exporter sets itself or Prometheus reserves; a target's own labels may not
 /// use them (nor anything starting with `__`). `metrics::families` checks in a test that every
 /// label it writes is listed here.
-pub const RESERVED_LABELS: [&str; 14] = [
-    "target", "protocol", "name", "map", "game", "version", "reason", "player", "rule", "value",
-    "job", "instance", "le", "quantile",
+pub const RESERVED_LABELS: [&str; 11] = [
+    "target", "protocol", "name", "map", "game", "version", "reason", "job", "instance", "le",
+    "quantile",
 ];
+
+/// Labels only the opt-in per-player and rule series set: reserved only on a target that turns
+/// the feature on, so a config that used them as its own labels before those features existed
+/// still loads unchanged.
+pub const PLAYER_LABELS: [&str; 1] = ["player"];
+pub const RULE_LABELS: [&str; 2] = ["rule", "value"];
 
 /// A validated configuration.
 #[derive(Debug, Clone, PartialEq)]
@@ -493,6 +499,22 @@ fn validate(
                 Some(v) => rule_names(ctx, v, &key("rules"))?,
                 None => Vec::new(),
             };
+            let taken = PLAYER_LABELS
+                .iter()
+                .filter(|_| players.is_some())
+                .chain(RULE_LABELS.iter().filter(|_| !rules.is_empty()))
+                .find(|l| labels.contains_key(**l));
+            if let (Some(l), Some(v)) = (taken, &t.labels) {
+                let why = format!(
+                    "label name {l:?} is reserved on a target with {}",
+                    if PLAYER_LABELS.contains(l) {
+                        "players"
+                    } else {
+                        "rules"
+                    }
+                );
+                return Err(ctx.err(v.span(), &key(&format!("labels.{l}")), why));
+            }
             targets.push(Target {
                 interval: t_interval,
                 timeout: t_timeout,
@@ -831,6 +853,23 @@ max_split_packets = 9
         ] {
             assert_eq!(err(&format!("{T}{extra}")), want, "{extra}");
         }
+        // `player`, `rule` and `value` stay a target's own labels unless it turns on the
+        // feature whose series set them: configs written before those features still load.
+        let own = "labels = { player = \"p\", rule = \"r\", value = \"v\" }\n";
+        assert_eq!(
+            parse("x", &format!("{T}{own}")).unwrap().targets[0]
+                .labels
+                .len(),
+            3
+        );
+        assert_eq!(
+            err(&format!("{T}players = true\nlabels = {{ player = \"p\" }}\n")),
+            "exporter.toml:6: target[0].labels.player: label name \"player\" is reserved on a target with players"
+        );
+        assert_eq!(
+            err(&format!("{T}rules = [\"a\"]\nlabels = {{ value = \"v\" }}\n")),
+            "exporter.toml:6: target[0].labels.value: label name \"value\" is reserved on a target with rules"
+        );
         let long = "r".repeat(65);
         assert_eq!(
             err(&format!("{T}rules = [\"{long}\"]\n")),

@@ -307,7 +307,7 @@ mod tests {
     use std::collections::{BTreeMap, BTreeSet};
 
     use super::*;
-    use crate::config::RESERVED_LABELS;
+    use crate::config::{PLAYER_LABELS, RESERVED_LABELS, RULE_LABELS};
 
     /// Names are unique and well formed; counters end in `_total`, gauges do not.
     #[test]
@@ -346,7 +346,12 @@ mod tests {
             .copied()
             .collect();
         for l in set {
-            assert!(RESERVED_LABELS.contains(&l), "{l} is not reserved");
+            assert!(
+                RESERVED_LABELS.contains(&l)
+                    || PLAYER_LABELS.contains(&l)
+                    || RULE_LABELS.contains(&l),
+                "{l} is not reserved"
+            );
         }
     }
 
