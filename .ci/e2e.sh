@@ -99,16 +99,16 @@ check "exporter /-/ready within 15s" wait_http "http://$exporter/-/ready" 15
 # sharded setup.
 declare -A sim
 for _ in $(seq 20); do # the lines may trail the listener by a moment
-    (($(grep -cE '^ *[a-z0-9-]+ simulator on ' "$tmp/exporter.log") >= 4)) && break
+    (($(grep -cE '^ *[a-z0-9-]+ simulator on ' "$tmp/exporter.log") >= 5)) && break
     sleep 0.25
 done
 while read -r proto _ _ addr; do
     sim[$proto]=$addr
 done < <(grep -E '^ *[a-z0-9-]+ simulator on 127\.0\.0\.1:[0-9]+$' "$tmp/exporter.log")
-if ((${#sim[@]} == 4)); then
-    pass "demo printed the addresses of 4 simulators (${!sim[*]})"
+if ((${#sim[@]} == 5)); then
+    pass "demo printed the addresses of 5 simulators (${!sim[*]})"
 else
-    fail "demo printed the addresses of 4 simulators (${!sim[*]})"
+    fail "demo printed the addresses of 5 simulators (${!sim[*]})"
     dump_logs
     echo "$passed passed, $failed failed"
     exit 1
@@ -145,15 +145,15 @@ pids+=($!)
 daemon_pid=$!
 check "daemon (--config, --listen overrides exporter.listen) answers /-/healthy" wait_http "http://$daemon/-/healthy" 20 "$daemon_pid"
 
-# Three sharded replicas over one 30-target config (names spread over the demo's four
+# Three sharded replicas over one 30-target config (names spread over the demo's five
 # simulators). Replicas 0 and 1 run the command line of systemd/gameserver-exporter@.service
 # for instances 0-of-3 and 1-of-3 (binary, config and listen address substituted); replica 2
 # takes its shard from GAMESERVER_EXPORTER_SHARD=2/3, as a Kubernetes pod does.
-protos=(a2s minecraft minecraft-query samp)
+protos=(a2s minecraft minecraft-query samp quake3)
 {
     printf '[exporter]\nlisten = "127.0.0.1:1"\ninterval = "2s"\ntimeout = "1s"\n'
     for i in $(seq 0 29); do
-        p=${protos[i % 4]}
+        p=${protos[i % ${#protos[@]}]}
         printf '\n[[target]]\nname = "shard-e2e-%02d"\nprotocol = "%s"\naddress = "%s"\n' "$i" "$p" "${sim[$p]}"
     done
 } >"$tmp/sharded.toml"
@@ -189,6 +189,8 @@ cat >"$tmp/gameservers.yml" <<YAML
   labels: {protocol: minecraft-query}
 - targets: ["${sim[samp]}"]
   labels: {protocol: samp}
+- targets: ["${sim[quake3]}"]
+  labels: {protocol: quake3}
 YAML
 prom_port=$(free_port)
 prom=127.0.0.1:$prom_port

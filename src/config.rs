@@ -948,8 +948,8 @@ max_split_packets = 9
     #[test]
     fn unknown_protocol() {
         assert_eq!(
-            err(&T.replace("a2s", "quake3")),
-            "exporter.toml:3: target[0].protocol: unknown protocol \"quake3\" (one of: a2s, minecraft, minecraft-query, samp)"
+            err(&T.replace("a2s", "quake9")),
+            "exporter.toml:3: target[0].protocol: unknown protocol \"quake9\" (one of: a2s, minecraft, minecraft-query, samp, quake3)"
         );
     }
 

@@ -50,6 +50,7 @@ pub async fn spawn_all() -> std::io::Result<Demo> {
             Protocol::Minecraft => simulate::minecraft::spawn_demo(world.clone()).await,
             Protocol::MinecraftQuery => simulate::mcquery::spawn_demo(world.clone()).await,
             Protocol::Samp => simulate::samp::spawn_demo(world.clone()).await,
+            Protocol::Quake3 => simulate::quake3::spawn_demo(world.clone()).await,
         };
         match server {
             Ok(server) => servers.push((p, world, server)),

@@ -236,7 +236,7 @@ async fn run_daemon(path: PathBuf, listen: Option<SocketAddr>, shard: Option<Str
 
 #[derive(clap::Args)]
 struct QueryArgs {
-    /// a2s, minecraft, minecraft-query or samp; or a game id from `games` (its protocol,
+    /// a2s, minecraft, minecraft-query, samp or quake3; or a game id from `games` (its protocol,
     /// default port and quirks).
     protocol: String,
     /// host[:port]
@@ -270,7 +270,7 @@ async fn run_query(a: QueryArgs) -> ExitCode {
             Some(g) => (g.protocol, Some(g)),
             None => {
                 return fail(format!(
-                    "unknown protocol {:?} (one of: a2s, minecraft, minecraft-query, samp; \
+                    "unknown protocol {:?} (one of: a2s, minecraft, minecraft-query, samp, quake3; \
                      or a game id from `gameserver-exporter games`)",
                     a.protocol
                 ))

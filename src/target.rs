@@ -43,14 +43,19 @@ pub enum Protocol {
     /// SA:MP and open.mp query, UDP.
     #[serde(rename = "samp")]
     Samp,
+    /// Quake 3-engine `getstatus` (ioquake3, OpenArena, Urban Terror, ET, Call of Duty,
+    /// DarkPlaces games...), UDP.
+    #[serde(rename = "quake3")]
+    Quake3,
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 4] = [
+    pub const ALL: [Protocol; 5] = [
         Protocol::A2s,
         Protocol::Minecraft,
         Protocol::MinecraftQuery,
         Protocol::Samp,
+        Protocol::Quake3,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -59,6 +64,7 @@ impl Protocol {
             Protocol::Minecraft => "minecraft",
             Protocol::MinecraftQuery => "minecraft-query",
             Protocol::Samp => "samp",
+            Protocol::Quake3 => "quake3",
         }
     }
 
@@ -68,6 +74,7 @@ impl Protocol {
             Protocol::A2s => 27015,
             Protocol::Minecraft | Protocol::MinecraftQuery => 25565,
             Protocol::Samp => 7777,
+            Protocol::Quake3 => 27960,
         }
     }
 

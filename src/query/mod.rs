@@ -24,6 +24,7 @@ mod fake;
 mod mcquery;
 mod minecraft;
 pub mod oneshot;
+mod quake3;
 pub mod registry;
 mod samp;
 mod stream;
