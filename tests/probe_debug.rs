@@ -358,3 +358,33 @@ async fn junk_flood_bounded() {
     assert!(body.chars().all(|c| c == '\n' || !c.is_control()));
     d.stop().await;
 }
+
+/// A protocol added through the registry gets transcripts without code of its own: Quake 3
+/// `getstatus` (out-of-band header `ff ff ff ff`) and its reply.
+#[tokio::test]
+async fn quake3_transcript() {
+    let sim = simulate::quake3::spawn(World::new(world()), Default::default())
+        .await
+        .unwrap();
+    let text = format!(
+        "{EXPORTER}{}",
+        target("q3", "quake3", &sim.addr.to_string(), "")
+    );
+    let d = start(&text, Arc::new(QueryProber)).await;
+    let r = get(d.addr, "/probe?target=q3&debug=true").await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let ev = events(&r.body);
+    assert_eq!(ev[1], format!("peer {} (udp)", sim.addr), "{}", r.body);
+    assert!(ev[2].starts_with("sent "), "{}", r.body);
+    assert!(
+        r.body.contains("  0000  ff ff ff ff 67 65 74 73  "),
+        "{}",
+        r.body
+    );
+    assert!(ev.iter().any(|e| e.starts_with("received: ")), "{}", r.body);
+    assert_eq!(ev.last(), Some(&"finished: up"), "{}", r.body);
+    assert!(r
+        .body
+        .contains("gameserver_up{target=\"q3\",protocol=\"quake3\"} 1\n"));
+    d.stop().await;
+}
