@@ -211,7 +211,11 @@ async fn probe(daemon: &Daemon, q: &[(String, String)], format: Format) -> Respo
     let answer = match probe::debug::requested(q) {
         Ok(true) => probe::debug::run(daemon, q)
             .await
-            .map(|transcript| text(StatusCode::OK, transcript)),
+            .map(|(transcript, entry)| {
+                // The series part is the ordinary probe's, in the text format.
+                let series = metrics::render_probe(Format::Text, &entry);
+                text(StatusCode::OK, transcript.finish(&entry, &series))
+            }),
         Ok(false) => probe::probe(daemon, q).await.map(|entry| {
             let body = metrics::render_probe(format, &entry);
             respond(StatusCode::OK, format.content_type(), body)

@@ -18,6 +18,7 @@
 
 pub mod debug;
 mod hexdump;
+mod text;
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
