@@ -5,7 +5,8 @@
 //! [`crate::landing`] or the [`Daemon`], respond.
 //!
 //! `/probe` answers blackbox style with one fresh poll's gauges (no counters, and the shared
-//! state is left alone); [`crate::probe`] says how a target is found and checked.
+//! state is left alone); [`crate::probe`] says how a target is found and checked. With
+//! `debug=true` it answers that poll's transcript as plain text ([`crate::probe::debug`]).
 //! Hardening: headers must arrive within `exporter.http_header_timeout` and fit [`MAX_HEADER_BYTES`],
 //! at most [`MAX_CONNECTIONS`] connections are served at once (more are closed on accept),
 //! request bodies are never read, and a malformed query string is a 400.
@@ -207,11 +208,22 @@ fn percent_decode(s: &str) -> Result<String, String> {
 }
 
 async fn probe(daemon: &Daemon, q: &[(String, String)], format: Format) -> Response<Body> {
-    match crate::probe::probe(daemon, q).await {
-        Ok(entry) => {
+    let answer = match probe::debug::requested(q) {
+        Ok(true) => probe::debug::run(daemon, q)
+            .await
+            .map(|(transcript, entry)| {
+                // The series part is the ordinary probe's, in the text format.
+                let series = metrics::render_probe(Format::Text, &entry);
+                text(StatusCode::OK, transcript.finish(&entry, &series))
+            }),
+        Ok(false) => probe::probe(daemon, q).await.map(|entry| {
             let body = metrics::render_probe(format, &entry);
             respond(StatusCode::OK, format.content_type(), body)
-        }
+        }),
+        Err(refused) => Err(refused),
+    };
+    match answer {
+        Ok(response) => response,
         Err(refused) => {
             let status = match refused.kind() {
                 probe::Kind::BadRequest => StatusCode::BAD_REQUEST,
