@@ -15,6 +15,7 @@ use crate::poller::PollerThread;
 use crate::scheduler::{Diff, Permits, Prober, Scheduler};
 use crate::state::State;
 use crate::sync::lock;
+use crate::web::{self, Web};
 
 /// Shared by the HTTP handlers, the signal handlers and the scheduler.
 pub struct Daemon {
@@ -22,6 +23,8 @@ pub struct Daemon {
     config: RwLock<Arc<Config>>,
     config_path: Option<PathBuf>,
     scheduler: Mutex<Scheduler>,
+    /// `--web.config.file`: TLS and basic auth, reloaded with the main configuration.
+    web: Web,
     /// The thread the target tasks run on; declared after the scheduler, so dropping a daemon
     /// aborts the tasks before their runtime stops. `None` if it could not be started: the
     /// tasks then share the caller's runtime.
@@ -34,6 +37,16 @@ impl Daemon {
     pub fn start(
         config: Config,
         config_path: Option<PathBuf>,
+        prober: Arc<dyn Prober>,
+    ) -> Arc<Daemon> {
+        Daemon::start_with_web(config, config_path, Web::none(), prober)
+    }
+
+    /// [`Daemon::start`] with a loaded web config.
+    pub fn start_with_web(
+        config: Config,
+        config_path: Option<PathBuf>,
+        web: Web,
         prober: Arc<dyn Prober>,
     ) -> Arc<Daemon> {
         let state: Arc<State> = Arc::default();
@@ -55,6 +68,7 @@ impl Daemon {
             config: RwLock::new(Arc::new(config)),
             config_path,
             scheduler: Mutex::new(scheduler),
+            web,
             _poller: poller,
         })
     }
@@ -71,6 +85,11 @@ impl Daemon {
             .clone()
     }
 
+    /// The web config in force (TLS acceptor, users).
+    pub fn web(&self) -> Arc<web::Active> {
+        self.web.current()
+    }
+
     pub fn prober(&self) -> Arc<dyn Prober> {
         self.scheduler().prober()
     }
@@ -84,16 +103,28 @@ impl Daemon {
         lock(&self.scheduler)
     }
 
-    /// Re-reads the configuration file and applies it by diff. A bad file is refused: the
-    /// running configuration stays and `gameserver_config_last_reload_successful` drops to 0.
+    /// Re-reads the configuration file and the web config file (if any) and applies them,
+    /// the targets by diff. Both are checked before either is applied; if one is bad, both
+    /// running ones stay and `gameserver_config_last_reload_successful` drops to 0.
     pub fn reload(&self) -> Result<Diff, ConfigError> {
         let Some(path) = &self.config_path else {
             let e = ConfigError("no configuration file to reload".into());
             self.state.set_reload(false, SystemTime::now());
             return Err(e);
         };
+        let web = match self.web.prepare() {
+            Ok(w) => w,
+            Err(e) => {
+                tracing::error!(error = %e, "web config reload refused; keeping the running configuration");
+                self.state.set_reload(false, SystemTime::now());
+                return Err(ConfigError(e.0));
+            }
+        };
         match config::load(path) {
             Ok(c) => {
+                if let Some(w) = web {
+                    self.web.install(w);
+                }
                 let diff = self.apply(c);
                 tracing::info!(
                     added = diff.added.len(),
@@ -145,7 +176,19 @@ pub async fn run(
     listener: TcpListener,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
-    let daemon = Daemon::start(config, config_path, prober);
+    run_with_web(config, config_path, Web::none(), prober, listener, shutdown).await
+}
+
+/// [`run`] with a loaded web config (TLS, basic auth).
+pub async fn run_with_web(
+    config: Config,
+    config_path: Option<PathBuf>,
+    web: Web,
+    prober: Arc<dyn Prober>,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    let daemon = Daemon::start_with_web(config, config_path, web, prober);
     let result = crate::http::serve(daemon.clone(), listener, shutdown).await;
     daemon.shutdown();
     result

@@ -15,7 +15,8 @@
 //! - [`query`]: each protocol's dialogue (challenges, splits, fallbacks) producing one
 //!   normalized [`status::Status`] or a [`status::Failure`] with a closed [`status::Reason`].
 //! - [`config`], [`scheduler`] (its tasks on the [`poller`] thread), [`state`], [`metrics`],
-//!   [`http`], [`daemon`]: the daemon;
+//!   [`http`], [`daemon`]: the daemon; [`web`]: TLS, basic auth and gzip for the HTTP side
+//!   (`--web.config.file`), [`health`]: `/health?target=` for uptime tools;
 //!   [`demo`] runs it against simulators of every protocol.
 //! - [`simulate`]: in-process servers for every protocol, used by `demo` and by the tests.
 
@@ -25,6 +26,8 @@ pub mod config;
 pub mod daemon;
 #[cfg(feature = "daemon")]
 pub mod demo;
+#[cfg(feature = "daemon")]
+pub mod health;
 #[cfg(feature = "daemon")]
 pub mod http;
 #[cfg(feature = "daemon")]
@@ -45,3 +48,5 @@ pub mod state;
 pub mod status;
 #[cfg(feature = "daemon")]
 mod sync;
+#[cfg(feature = "daemon")]
+pub mod web;

@@ -14,6 +14,7 @@ use gameserver_exporter::protocol::Protocol;
 use gameserver_exporter::query::{self, Request};
 use gameserver_exporter::scheduler::QueryProber;
 use gameserver_exporter::status::Status;
+use gameserver_exporter::web::Web;
 
 #[derive(Parser)]
 #[command(version, about)]
@@ -26,6 +27,10 @@ struct Cli {
     /// Listen address; overrides exporter.listen.
     #[arg(long)]
     listen: Option<SocketAddr>,
+    /// TLS and basic auth: a YAML file in exporter-toolkit's format (as node_exporter's),
+    /// re-read on reload with the configuration.
+    #[arg(long = "web.config.file", value_name = "PATH")]
+    web_config_file: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
     /// Log filter: a level (info, debug...) or tracing env-filter directives.
@@ -69,7 +74,7 @@ fn main() -> ExitCode {
         }
         None => {
             init_logs(cli.log_format, &cli.log_level);
-            runtime().block_on(run_daemon(cli.config, cli.listen))
+            runtime().block_on(run_daemon(cli.config, cli.listen, cli.web_config_file))
         }
     }
 }
@@ -135,7 +140,11 @@ async fn terminate() {
     tracing::info!("shutting down");
 }
 
-async fn run_daemon(path: PathBuf, listen: Option<SocketAddr>) -> ExitCode {
+async fn run_daemon(
+    path: PathBuf,
+    listen: Option<SocketAddr>,
+    web_config: Option<PathBuf>,
+) -> ExitCode {
     let config = match config::load(&path) {
         Ok(c) => c,
         Err(e) => {
@@ -143,6 +152,14 @@ async fn run_daemon(path: PathBuf, listen: Option<SocketAddr>) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let web = match web_config.map(Web::load).transpose() {
+        Ok(w) => w.unwrap_or_else(Web::none),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let tls = web.current().tls.is_some();
     let addr = listen.unwrap_or(config.exporter.listen);
     let listener = match tokio::net::TcpListener::bind(addr).await {
         Ok(l) => l,
@@ -153,8 +170,8 @@ async fn run_daemon(path: PathBuf, listen: Option<SocketAddr>) -> ExitCode {
     };
     // The bound address, so `--listen 127.0.0.1:0` (tests) logs the port it got.
     let addr = listener.local_addr().unwrap_or(addr);
-    tracing::info!(%addr, targets = config.targets.len(), "gameserver-exporter listening");
-    let daemon = Daemon::start(config, Some(path), Arc::new(QueryProber));
+    tracing::info!(%addr, tls, targets = config.targets.len(), "gameserver-exporter listening");
+    let daemon = Daemon::start_with_web(config, Some(path), web, Arc::new(QueryProber));
     #[cfg(unix)]
     let hup = {
         use tokio::signal::unix::{signal, SignalKind};

@@ -220,7 +220,7 @@ impl State {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::net::Address;
     use crate::protocol::Protocol;
