@@ -92,7 +92,8 @@ check "exporter /-/ready within 15s" wait_http "http://$exporter/-/ready" 15
 
 # A second exporter in daemon mode (--config): one target on the demo's A2S simulator with a
 # custom label, one on a closed loopback TCP port (so failure counters and a down target
-# exist), and probe_allowed_networks for the ad-hoc probes of the sharded setup.
+# exist) in an included target file, and probe_allowed_networks for the ad-hoc probes of the
+# sharded setup.
 declare -A sim
 for _ in $(seq 20); do # the lines may trail the listener by a moment
     (($(grep -cE '^ *[a-z0-9-]+ simulator on ' "$tmp/exporter.log") >= 4)) && break
@@ -118,19 +119,24 @@ listen = "127.0.0.1:1"
 interval = "2s"
 timeout = "1s"
 probe_allowed_networks = ["127.0.0.0/8"]
+include = ["targets.d/*.toml"]
 
 [[target]]
 name = "e2e-a2s"
 protocol = "a2s"
 address = "${sim[a2s]}"
 labels = { env = "e2e" }
-
+TOML
+mkdir -p "$tmp/targets.d"
+cat >"$tmp/targets.d/closed.toml" <<TOML
 [[target]]
 name = "e2e-closed"
-protocol = "minecraft"
+game = "minecraft"
 address = "127.0.0.1:$closed_port"
 TOML
-check "check-config accepts the e2e config" "$bin" check-config "$tmp/exporter.toml"
+check "check-config accepts the e2e config and its included file" bash -c '
+    out=$("$1" check-config "$2") || exit 1; echo "$out"
+    grep -q "OK (2 targets)" <<<"$out" && grep -q "include \"targets.d/\*.toml\": 1 files" <<<"$out"' _ "$bin" "$tmp/exporter.toml"
 "$bin" --config "$tmp/exporter.toml" --listen "$daemon" --log-level warn >"$tmp/daemon.log" 2>&1 &
 pids+=($!)
 daemon_pid=$!

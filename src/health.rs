@@ -83,13 +83,13 @@ mod tests {
     use std::time::Duration;
 
     use crate::state::TargetMeta;
+    use crate::target::{Address, Protocol, Target};
     use crate::status::{Failure, Reason, Status};
 
     fn state_with(name: &str) -> (State, Arc<TargetMeta>) {
         let s = State::default();
-        let mut t = crate::state::tests::target(name);
-        t.labels.clear();
-        let meta = Arc::new(TargetMeta::new(t));
+        let address = Address::parse("127.0.0.1:1").unwrap();
+        let meta = Arc::new(TargetMeta::new(Target::new(name, Protocol::A2s, address)));
         s.insert(meta.clone());
         (s, meta)
     }

@@ -10,6 +10,8 @@
 //! http /metrics <── metrics (renders a snapshot at scrape time) <── state (latest result per target)
 //! ```
 //!
+//! - [`target`] and [`status`]: the shared vocabulary below every layer: what a poll aims at
+//!   (protocol, address, limits, the configured target and its defaults) and what it found.
 //! - [`protocol`]: sans-IO codecs, one module per protocol. No tokio, no sockets, no clock.
 //! - [`net`]: the thin async layer: connected UDP, framed TCP reads, name and SRV resolution.
 //! - [`query`]: each protocol's dialogue (challenges, splits, fallbacks) producing one
@@ -21,21 +23,30 @@
 //! - [`simulate`]: in-process servers for every protocol, used by `demo` and by the tests.
 
 #[cfg(feature = "daemon")]
+pub mod cidr;
+#[cfg(feature = "daemon")]
 pub mod config;
 #[cfg(feature = "daemon")]
 pub mod daemon;
 #[cfg(feature = "daemon")]
 pub mod demo;
+pub mod games;
+#[cfg(feature = "daemon")]
+pub mod handles;
 #[cfg(feature = "daemon")]
 pub mod health;
 #[cfg(feature = "daemon")]
 pub mod http;
+#[cfg(feature = "daemon")]
+pub mod landing;
 #[cfg(feature = "daemon")]
 pub mod metrics;
 #[cfg(feature = "daemon")]
 pub mod net;
 #[cfg(feature = "daemon")]
 pub mod poller;
+#[cfg(feature = "daemon")]
+pub mod probe;
 pub mod protocol;
 #[cfg(feature = "daemon")]
 pub mod query;
@@ -48,5 +59,6 @@ pub mod state;
 pub mod status;
 #[cfg(feature = "daemon")]
 mod sync;
+pub mod target;
 #[cfg(feature = "daemon")]
 pub mod web;

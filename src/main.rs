@@ -1,4 +1,4 @@
-//! The command line: run the daemon (default), `check-config`, `query` and `demo`.
+//! The command line: run the daemon (default), `check-config`, `query`, `games` and `demo`.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -8,12 +8,13 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use gameserver_exporter::config;
-use gameserver_exporter::daemon::Daemon;
-use gameserver_exporter::net::Address;
-use gameserver_exporter::protocol::Protocol;
+use gameserver_exporter::games::Game;
+use gameserver_exporter::handles::Daemon;
 use gameserver_exporter::query::{self, Request};
 use gameserver_exporter::scheduler::QueryProber;
 use gameserver_exporter::status::Status;
+use gameserver_exporter::target::Address;
+use gameserver_exporter::target::Protocol;
 use gameserver_exporter::web::Web;
 
 #[derive(Parser)]
@@ -50,6 +51,12 @@ enum Command {
     CheckConfig { path: PathBuf },
     /// Poll one server once and print what it says.
     Query(QueryArgs),
+    /// List the game presets (`game = "..."` in a target): id, name, protocol, port, notes.
+    Games {
+        /// Print README's Markdown table instead.
+        #[arg(long)]
+        markdown: bool,
+    },
     /// Run simulators of every protocol on 127.0.0.1 and the exporter polling them.
     Demo {
         #[arg(long, default_value = "127.0.0.1:10765")]
@@ -61,6 +68,18 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Some(Command::CheckConfig { path }) => check_config(&path),
+        Some(Command::Games { markdown }) => {
+            use gameserver_exporter::games;
+            print!(
+                "{}",
+                if markdown {
+                    games::markdown()
+                } else {
+                    games::text()
+                }
+            );
+            ExitCode::SUCCESS
+        }
         Some(Command::Query(args)) => runtime().block_on(run_query(args)),
         Some(Command::Demo { listen }) => {
             init_logs(cli.log_format, &cli.log_level);
@@ -107,6 +126,12 @@ fn check_config(path: &std::path::Path) -> ExitCode {
     match config::load(path) {
         Ok(c) => {
             println!("{}: OK ({} targets)", path.display(), c.targets.len());
+            for i in &c.includes {
+                match i.files.len() {
+                    0 => println!("  include {:?}: matches no files", i.pattern),
+                    n => println!("  include {:?}: {n} files", i.pattern),
+                }
+            }
             ExitCode::SUCCESS
         }
         Err(e) => {
@@ -206,7 +231,8 @@ async fn run_daemon(
 
 #[derive(clap::Args)]
 struct QueryArgs {
-    /// a2s, minecraft, minecraft-query or samp.
+    /// a2s, minecraft, minecraft-query or samp; or a game id from `games` (its protocol,
+    /// default port and quirks).
     protocol: String,
     /// host[:port]
     address: String,
@@ -233,20 +259,42 @@ fn fail(msg: impl std::fmt::Display) -> ExitCode {
 }
 
 async fn run_query(a: QueryArgs) -> ExitCode {
-    let Some(protocol) = Protocol::from_name(&a.protocol) else {
-        return fail(format!(
-            "unknown protocol {:?} (one of: a2s, minecraft, minecraft-query, samp)",
-            a.protocol
-        ));
+    let (protocol, game) = match Protocol::from_name(&a.protocol) {
+        Some(p) => (p, None),
+        None => match Game::find(&a.protocol) {
+            Some(g) => (g.protocol, Some(g)),
+            None => {
+                return fail(format!(
+                    "unknown protocol {:?} (one of: a2s, minecraft, minecraft-query, samp; \
+                     or a game id from `gameserver-exporter games`)",
+                    a.protocol
+                ))
+            }
+        },
     };
-    let address = match Address::parse(&a.address) {
+    let mut address = match Address::parse(&a.address) {
         Ok(x) => x,
         Err(e) => return fail(format!("invalid address {:?}: {e}", a.address)),
     };
+    if let (Some(g), None) = (game, address.port) {
+        address.port = g.port_for(protocol);
+    }
     let mut req = Request::new(protocol, address);
     req.timeout = a.timeout;
     req.players = a.players;
     req.rules = a.rules;
+    if let Some(g) = game {
+        // A request the game never answers would only burn its share of the deadline.
+        for (asked, answers, what) in [
+            (&mut req.players, g.quirks.players, "player"),
+            (&mut req.rules, g.quirks.rules, "rules"),
+        ] {
+            if *asked && !answers {
+                *asked = false;
+                eprintln!("note: {} never answers the {what} query; not sent", g.name);
+            }
+        }
+    }
     req.detail = true;
     if let Some(label) = &a.encoding {
         match encoding_rs::Encoding::for_label(label.as_bytes()) {

@@ -16,30 +16,11 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use crate::net::udp::UdpMux;
-use crate::net::Address;
-use crate::protocol::Protocol;
 use crate::status::{Failure, Status};
+use crate::target::{self, Address, Protocol, Target};
 
-/// Caps on what one poll may read from a server. Defaults suit every real server seen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
-    /// Bytes a whole reply may take: a TCP stream, a reassembled or decompressed split reply.
-    pub max_reply_bytes: usize,
-    /// Fragments a split UDP reply may announce.
-    pub max_split_packets: u8,
-    /// Challenges an A2S server may issue in a row before the poll fails with `challenge`.
-    pub max_challenges: u8,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            max_reply_bytes: 1024 * 1024,
-            max_split_packets: 32,
-            max_challenges: 3,
-        }
-    }
-}
+// Old path of the limits, kept while query/ (being rewritten on another branch) names it here.
+pub use crate::target::Limits;
 
 /// Everything one poll needs.
 #[derive(Debug, Clone)]
@@ -88,14 +69,25 @@ impl Request {
         Request {
             protocol,
             address,
-            timeout: Duration::from_secs(5),
-            encoding: encoding_rs::WINDOWS_1252,
+            timeout: target::DEFAULT_TIMEOUT,
+            encoding: target::DEFAULT_ENCODING,
             players: false,
             rules: false,
             detail: false,
             limits: Limits::default(),
             mux: None,
         }
+    }
+}
+
+impl From<&Target> for Request {
+    /// The request the scheduler and `/probe` send for a configured target.
+    fn from(t: &Target) -> Request {
+        let mut req = Request::new(t.protocol, t.address.clone());
+        req.timeout = t.timeout;
+        req.encoding = t.encoding;
+        req.limits = t.limits;
+        req
     }
 }
 
