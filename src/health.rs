@@ -83,8 +83,8 @@ mod tests {
     use std::time::Duration;
 
     use crate::state::TargetMeta;
-    use crate::target::{Address, Protocol, Target};
     use crate::status::{Failure, Reason, Status};
+    use crate::target::{Address, Protocol, Target};
 
     fn state_with(name: &str) -> (State, Arc<TargetMeta>) {
         let s = State::default();

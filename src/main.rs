@@ -67,7 +67,15 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Some(Command::CheckConfig { path }) => check_config(&path),
+        Some(Command::CheckConfig { path }) => {
+            let main = check_config(&path);
+            let web = cli.web_config_file.as_deref().map(check_web_config);
+            if main == ExitCode::SUCCESS && web != Some(ExitCode::FAILURE) {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
         Some(Command::Games { markdown }) => {
             use gameserver_exporter::games;
             print!(
@@ -132,6 +140,28 @@ fn check_config(path: &std::path::Path) -> ExitCode {
                     n => println!("  include {:?}: {n} files", i.pattern),
                 }
             }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            println!("{e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `--web.config.file` given with `check-config`: the file parsed, its certificates and keys
+/// read, as at start-up.
+fn check_web_config(path: &std::path::Path) -> ExitCode {
+    match Web::load(path.to_path_buf()) {
+        Ok(w) => {
+            let active = w.current();
+            let tls = if active.tls.is_some() {
+                "TLS"
+            } else {
+                "plain HTTP"
+            };
+            let users = active.users.as_ref().map_or(0, |u| u.len());
+            println!("{}: OK ({tls}, {users} users)", path.display());
             ExitCode::SUCCESS
         }
         Err(e) => {

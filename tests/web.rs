@@ -563,3 +563,41 @@ async fn health_endpoint() {
     assert_eq!(r.status, 405);
     d.stop().await;
 }
+
+/// `check-config` with `--web.config.file` validates both files: a good web config is OK
+/// (its certificate read), a bad one fails naming the key.
+#[test]
+fn check_config_reads_the_web_config() {
+    let dir = scratch();
+    pki(&dir);
+    std::fs::write(dir.join("exporter.toml"), CONFIG).unwrap();
+    let hash = bcrypt::hash("x", 4).unwrap();
+    std::fs::write(
+        dir.join("web.yml"),
+        format!("{TLS}basic_auth_users:\n  a: '{hash}'\n  b: '{hash}'\n"),
+    )
+    .unwrap();
+    let run = || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_gameserver-exporter"))
+            .arg("--web.config.file")
+            .arg(dir.join("web.yml"))
+            .arg("check-config")
+            .arg(dir.join("exporter.toml"))
+            .output()
+            .unwrap()
+    };
+    let out = run();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("web.yml: OK (TLS, 2 users)"), "{text}");
+
+    std::fs::write(dir.join("web.yml"), format!("{TLS}  client_auth: x\n")).unwrap();
+    let out = run();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(!out.status.success(), "{text}");
+    assert!(
+        text.contains("web.yml: line 4 column 3: unknown field `client_auth`"),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

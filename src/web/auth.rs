@@ -66,6 +66,15 @@ impl Users {
         })
     }
 
+    /// How many users are configured.
+    pub fn len(&self) -> usize {
+        self.hashes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.hashes.is_empty()
+    }
+
     fn fingerprint(&self, password: &[u8]) -> [u8; 32] {
         let mut input = Vec::with_capacity(self.salt.len() + password.len());
         input.extend_from_slice(&self.salt);

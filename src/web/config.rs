@@ -164,9 +164,20 @@ pub fn parse(text: &str, dir: &Path) -> Result<WebConfig, String> {
     } else {
         serde_saphyr::from_str(text).map_err(|e| {
             let e = e.without_snippet();
-            match e.location() {
-                Some(l) => format!("line {} column {}: {e}", l.line(), l.column()),
-                None => e.to_string(),
+            let at = e
+                .location()
+                .map(|l| format!("line {} column {}: ", l.line(), l.column()))
+                .unwrap_or_default();
+            match e {
+                // The library's own wording points at its API, not at the file.
+                serde_saphyr::Error::DuplicateMappingKey { key, .. } => {
+                    format!("{at}duplicate key {}", key.as_deref().unwrap_or("?"))
+                }
+                _ => {
+                    let msg = e.to_string();
+                    let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
+                    format!("{at}{msg}")
+                }
             }
         })?
     };
@@ -360,7 +371,7 @@ mod tests {
         let e = err(&format!(
             "basic_auth_users:\n  a: '{HASH}'\n  a: '{HASH}'\n"
         ));
-        assert!(e.contains("line 3") && e.contains("duplicate"), "{e}");
+        assert_eq!(e, "line 3 column 3: duplicate key a");
         let e = err("- just\n- a list\n");
         assert!(!e.is_empty());
     }
