@@ -178,6 +178,20 @@ mod tests {
         assert_eq!(credentials(&HeaderMap::new()), None);
     }
 
+    proptest::proptest! {
+        /// Any Authorization bytes: no panic; a decoded pair always comes from a Basic token.
+        #[test]
+        fn arbitrary_authorization(v in proptest::collection::vec(proptest::num::u8::ANY, 0..300)) {
+            if let Ok(value) = HeaderValue::from_bytes(&v) {
+                let mut h = HeaderMap::new();
+                h.insert(AUTHORIZATION, value);
+                if credentials(&h).is_some() {
+                    proptest::prop_assert!(v.len() > 6 && v[..6].eq_ignore_ascii_case(b"basic "));
+                }
+            }
+        }
+    }
+
     /// Right, wrong, unknown and missing credentials; the right one is then cached and a
     /// wrong one is still refused with a cached entry present.
     #[tokio::test]

@@ -390,6 +390,24 @@ mod tests {
         assert!(parse(&doc, Path::new(".")).is_err());
     }
 
+    proptest::proptest! {
+        /// Arbitrary text never panics the parser; it is a config or an error.
+        #[test]
+        fn arbitrary_text(t in "[ -~\n\t]{0,300}") {
+            let _ = parse(&t, Path::new("."));
+        }
+
+        /// YAML-shaped noise built from the real keys.
+        #[test]
+        fn arbitrary_yaml(parts in proptest::collection::vec(proptest::sample::select(vec![
+            "tls_server_config:", "basic_auth_users:", "  cert_file: a", "  key_file: b",
+            "  client_auth_type: RequireAnyClientCert", "  min_version: TLS13", "  a: &x [*x]",
+            "  u: $2y$04$abcdefghijklmnopqrstuu", "- x", "{", "]", "  ", "&a", "*a", "? k",
+        ]), 0..20)) {
+            let _ = parse(&parts.join("\n"), Path::new("."));
+        }
+    }
+
     /// An oversized file is refused before it is read.
     #[test]
     fn size_cap() {

@@ -155,6 +155,20 @@ mod tests {
         assert_eq!(qvalue("-0"), None);
     }
 
+    proptest::proptest! {
+        /// Any header bytes: no panic, and a refusal of gzip is never overridden.
+        #[test]
+        fn arbitrary_accept_encoding(v in proptest::collection::vec(proptest::num::u8::ANY, 0..200)) {
+            if let Ok(value) = HeaderValue::from_bytes(&v) {
+                let mut h = HeaderMap::new();
+                h.append(ACCEPT_ENCODING, value);
+                let _ = accepts_gzip(&h);
+                h.append(ACCEPT_ENCODING, HeaderValue::from_static("gzip;q=0"));
+                proptest::prop_assert!(!accepts_gzip(&h));
+            }
+        }
+    }
+
     /// The gzip body inflates to the plain one, and both headers are set.
     #[test]
     fn round_trip() {
