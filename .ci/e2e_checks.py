@@ -285,6 +285,10 @@ def main():
                lambda: prom.instant('gameserver_up{job="gameserver-daemon", target="e2e-a2s", env="e2e"} == 1'), 30)
     wait_until('daemon: gameserver_up{target="e2e-closed"} == 0',
                lambda: prom.instant('gameserver_up{job="gameserver-daemon", target="e2e-closed"} == 0'), 30)
+    # The failure panel's rate() needs two scrapes of the failure counter, which appears only
+    # after the first refused poll: on a loaded machine the checks can otherwise get there first.
+    wait_until("rate(gameserver_query_failures_total[1m]) computable",
+               lambda: prom.instant('rate(gameserver_query_failures_total{job="gameserver-daemon"}[1m])'), 30)
     wait_until('GameServerDown is pending for e2e-closed (rule sees real exporter output)',
                lambda: prom.instant('ALERTS{alertname="GameServerDown", target="e2e-closed", alertstate="pending"}'), 30)
     wait_until("ad-hoc probes (sharded job shape): 4 simulators scraped with up == 1",

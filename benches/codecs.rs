@@ -216,6 +216,7 @@ fn main() {
         let globals = Globals {
             reload: state.reload_info(),
             process: None,
+            shard: Default::default(),
         };
         bench(&filter, "metrics_render_10000", || {
             let entries = state.snapshot();
@@ -230,6 +231,7 @@ fn main() {
         let globals = Globals {
             reload: state.reload_info(),
             process: None,
+            shard: Default::default(),
         };
         let page = metrics::render(Format::Text, &state.snapshot(), &globals);
         println!("gzip_10000: plain {} bytes", page.len());

@@ -65,6 +65,9 @@ pub struct Exporter {
     pub probe_allowed_networks: Vec<IpNet>,
     /// Deadline for an HTTP client to finish sending its request headers.
     pub http_header_timeout: Duration,
+    /// `exporter.shard` (`--shard` and the environment override it, see [`crate::shard`]).
+    /// The daemon stores the shard in force here.
+    pub shard: Option<crate::shard::Shard>,
 }
 
 impl Exporter {
@@ -242,6 +245,7 @@ struct RawExporter {
     http_header_timeout: Option<Spanned<String>>,
     probe_allowed_networks: Option<Vec<Spanned<String>>>,
     include: Option<Vec<Spanned<String>>>,
+    shard: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -372,6 +376,13 @@ fn validate(
         })?;
         probe_allowed_networks.push(net);
     }
+    let shard = match &ex.shard {
+        Some(v) => Some(
+            crate::shard::Shard::parse(v.get_ref())
+                .map_err(|e| ctx.err(v.span(), "exporter.shard", e))?,
+        ),
+        None => None,
+    };
 
     let total = sources.iter().map(|(_, t)| t.len()).sum();
     let mut targets: Vec<Target> = Vec::with_capacity(total);
@@ -486,6 +497,7 @@ fn validate(
             limits,
             probe_allowed_networks,
             http_header_timeout,
+            shard,
         },
         targets,
         includes: Vec::new(),
@@ -533,6 +545,7 @@ mod tests {
         assert_eq!(c.exporter.limits, Limits::default());
         assert_eq!(c.exporter.limits.max_challenges, 3);
         assert_eq!(c.exporter.http_header_timeout, Duration::from_secs(10));
+        assert_eq!(c.exporter.shard, None);
         assert_eq!(c.targets.len(), 1);
         let t = &c.targets[0];
         assert_eq!(
@@ -559,6 +572,7 @@ max_split_packets = 4
 max_challenges = 5
 http_header_timeout = "3s"
 probe_allowed_networks = ["10.0.0.0/8", "::1"]
+shard = "1-of-3"
 
 [[target]]
 name = "survival"
@@ -583,6 +597,12 @@ max_split_packets = 9
         assert_eq!(c.exporter.limits.max_reply_bytes, 65536);
         assert_eq!(c.exporter.limits.max_split_packets, 4);
         assert_eq!(c.exporter.probe_allowed_networks.len(), 2);
+        assert_eq!(
+            c.exporter.shard,
+            Some(crate::shard::Shard::new(1, 3).unwrap())
+        );
+        // The file names every target; which are polled is the daemon's business.
+        assert_eq!(c.targets.len(), 2);
         let t = &c.targets[0];
         assert_eq!(t.protocol, Protocol::Minecraft);
         assert_eq!(t.interval, Duration::from_secs(10));
@@ -630,7 +650,7 @@ max_split_packets = 9
     fn unknown_exporter_key() {
         assert_eq!(
             err("[exporter]\ninterval = \"15s\"\nlisten_addr = \"x\"\n"),
-            "exporter.toml:3: exporter.listen_addr: unknown field `listen_addr`, expected one of `listen`, `interval`, `timeout`, `max_concurrent_polls`, `max_reply_bytes`, `max_split_packets`, `max_challenges`, `http_header_timeout`, `probe_allowed_networks`, `include`"
+            "exporter.toml:3: exporter.listen_addr: unknown field `listen_addr`, expected one of `listen`, `interval`, `timeout`, `max_concurrent_polls`, `max_reply_bytes`, `max_split_packets`, `max_challenges`, `http_header_timeout`, `probe_allowed_networks`, `include`, `shard`"
         );
     }
 
@@ -763,6 +783,23 @@ max_split_packets = 9
         assert_eq!(
             err("[exporter]\nmax_split_packets = 300\n"),
             "exporter.toml:2: exporter.max_split_packets: 300 is out of range 1..=255"
+        );
+    }
+
+    /// A bad exporter.shard names the key and the reason.
+    #[test]
+    fn bad_shard() {
+        assert_eq!(
+            err("[exporter]\nshard = \"3/3\"\n"),
+            "exporter.toml:2: exporter.shard: shard index 3 must be below the shard count 3"
+        );
+        assert_eq!(
+            err("[exporter]\nshard = \"one of three\"\n"),
+            "exporter.toml:2: exporter.shard: invalid shard \"one of three\" (want I/N such as 0/3, or I-of-N such as 0-of-3)"
+        );
+        assert_eq!(
+            err("[exporter]\nshard = 3\n"),
+            "exporter.toml:2: exporter.shard: invalid type: integer `3`, expected a string"
         );
     }
 }

@@ -12,6 +12,7 @@ use tokio::runtime::Handle;
 use crate::config::{self, Config, ConfigError};
 use crate::poller::PollerThread;
 use crate::scheduler::{Diff, Permits, Prober, Scheduler};
+use crate::shard::{self, Elsewhere, Shard};
 use crate::state::State;
 use crate::sync::lock;
 use crate::web::{self, Web};
@@ -19,7 +20,13 @@ use crate::web::{self, Web};
 /// Shared by the HTTP handlers, the signal handlers and the scheduler.
 pub struct Daemon {
     state: Arc<State>,
+    /// The configuration in force, its targets cut down to this replica's shard.
     config: RwLock<Arc<Config>>,
+    /// Fixed at start: `--shard` (or the environment) must survive a reload of a file that
+    /// says otherwise, and moving targets between live replicas has no safe order anyway.
+    shard: Shard,
+    /// The other shards' targets, so `/probe` can name their owner.
+    elsewhere: RwLock<Arc<Elsewhere>>,
     config_path: Option<PathBuf>,
     scheduler: Mutex<Scheduler>,
     /// `--web.config.file`: TLS and basic auth, reloaded with the main configuration.
@@ -31,8 +38,9 @@ pub struct Daemon {
 }
 
 impl Daemon {
-    /// Starts polling every target of `config`. `config_path` is what a reload re-reads;
-    /// without one, a reload is refused. Must run inside a tokio runtime.
+    /// Starts polling every target of `config` that belongs to `config.exporter.shard` (all of
+    /// them without one). `config_path` is what a reload re-reads; without one, a reload is
+    /// refused. Must run inside a tokio runtime.
     pub fn start(
         config: Config,
         config_path: Option<PathBuf>,
@@ -43,11 +51,13 @@ impl Daemon {
 
     /// [`Daemon::start`] with a loaded web config.
     pub fn start_with_web(
-        config: Config,
+        mut config: Config,
         config_path: Option<PathBuf>,
         web: Web,
         prober: Arc<dyn Prober>,
     ) -> Arc<Daemon> {
+        let shard = config.exporter.shard.unwrap_or_default();
+        let elsewhere = keep_share(&mut config, shard);
         let state: Arc<State> = Arc::default();
         let poller = PollerThread::start()
             .map_err(|e| tracing::warn!(error = %e, "cannot start the poller thread; polling on the main runtime"))
@@ -65,6 +75,8 @@ impl Daemon {
         Arc::new(Daemon {
             state,
             config: RwLock::new(Arc::new(config)),
+            shard,
+            elsewhere: RwLock::new(Arc::new(elsewhere)),
             config_path,
             scheduler: Mutex::new(scheduler),
             web,
@@ -87,6 +99,23 @@ impl Daemon {
     /// The web config in force (TLS acceptor, users).
     pub fn web(&self) -> Arc<web::Active> {
         self.web.current()
+    }
+
+    /// The share of the targets this replica polls.
+    pub fn shard(&self) -> Shard {
+        self.shard
+    }
+
+    /// The shard owning `name` if it is a configured target of another replica.
+    pub fn owner_elsewhere(&self, name: &str) -> Option<Shard> {
+        let elsewhere = self
+            .elsewhere
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        elsewhere
+            .contains(name)
+            .then(|| self.shard.owner_shard(name))
     }
 
     pub fn prober(&self) -> Arc<dyn Prober> {
@@ -142,8 +171,18 @@ impl Daemon {
         }
     }
 
-    /// Applies a validated configuration by diff.
-    pub fn apply(&self, config: Config) -> Diff {
+    /// Applies a validated configuration by diff, keeping this replica's shard.
+    pub fn apply(&self, mut config: Config) -> Diff {
+        if let Some(s) = config.exporter.shard.filter(|s| *s != self.shard) {
+            tracing::warn!(
+                file = %s,
+                running = %self.shard,
+                "exporter.shard differs from the running shard, which is kept: the shard is \
+                 fixed at start (--shard and GAMESERVER_EXPORTER_SHARD override the file)"
+            );
+        }
+        let elsewhere = keep_share(&mut config, self.shard);
+        *self.elsewhere.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(elsewhere);
         let old = self.config();
         if old.exporter.listen != config.exporter.listen {
             tracing::warn!(
@@ -164,4 +203,20 @@ impl Daemon {
     pub fn shutdown(&self) {
         self.scheduler().shutdown();
     }
+}
+
+/// Cuts `config.targets` down to `shard`'s share and records the shard in force.
+fn keep_share(config: &mut Config, shard: Shard) -> Elsewhere {
+    config.exporter.shard = Some(shard);
+    let (mine, elsewhere) = shard::split(shard, std::mem::take(&mut config.targets));
+    config.targets = mine;
+    if shard != Shard::ALL {
+        tracing::info!(
+            %shard,
+            targets = config.targets.len(),
+            elsewhere = elsewhere.len(),
+            "polling this shard's targets only"
+        );
+    }
+    elsewhere
 }

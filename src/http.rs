@@ -242,6 +242,7 @@ fn metrics_page(daemon: &Daemon, format: Format) -> Response<Body> {
     let globals = Globals {
         reload: daemon.state().reload_info(),
         process: metrics::process::read(),
+        shard: daemon.shard(),
     };
     let body = metrics::render(format, &entries, &globals);
     respond(StatusCode::OK, format.content_type(), body)

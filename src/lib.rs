@@ -13,13 +13,20 @@
 //! - [`target`] and [`status`]: the shared vocabulary below every layer: what a poll aims at
 //!   (protocol, address, limits, the configured target and its defaults) and what it found.
 //! - [`protocol`]: sans-IO codecs, one module per protocol. No tokio, no sockets, no clock.
-//! - [`net`]: the thin async layer: connected UDP, framed TCP reads, name and SRV resolution.
-//! - [`query`]: each protocol's dialogue (challenges, splits, fallbacks) producing one
-//!   normalized [`status::Status`] or a [`status::Failure`] with a closed [`status::Reason`].
+//!   A bad input is a structured `DecodeError`, never a label.
+//! - [`net`]: the transports: the shared UDP socket (mux), connected UDP, TCP, name and SRV
+//!   resolution, every wait with a deadline. Errors are `NetError` (wrapping `DecodeError`).
+//! - [`query`]: per protocol a sans-IO exchange (challenges, splits, tokens, fallbacks) that
+//!   one generic driver runs over a transport with resends and pacing; a registry entry per
+//!   protocol. It produces one normalized [`status::Status`] or a [`status::Failure`]: the
+//!   one place where errors become a closed [`status::Reason`] is `query::Error::reason`.
+//!   `docs/adding-a-protocol.md` shows what a new protocol fills in.
 //! - [`config`], [`scheduler`] (its tasks on the [`poller`] thread), [`state`], [`metrics`],
 //!   [`http`], [`daemon`]: the daemon; [`web`]: TLS, basic auth and gzip for the HTTP side
 //!   (`--web.config.file`), [`health`]: `/health?target=` for uptime tools;
 //!   [`demo`] runs it against simulators of every protocol.
+//! - [`shard`]: `--shard I/N`, Prometheus's `hashmod` over target names, so several replicas
+//!   split one configuration.
 //! - [`simulate`]: in-process servers for every protocol, used by `demo` and by the tests.
 
 #[cfg(feature = "daemon")]
@@ -52,6 +59,8 @@ pub mod protocol;
 pub mod query;
 #[cfg(feature = "daemon")]
 pub mod scheduler;
+#[cfg(feature = "daemon")]
+pub mod shard;
 #[cfg(feature = "daemon")]
 pub mod simulate;
 #[cfg(feature = "daemon")]

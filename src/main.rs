@@ -32,6 +32,11 @@ struct Cli {
     /// re-read on reload with the configuration.
     #[arg(long = "web.config.file", value_name = "PATH")]
     web_config_file: Option<PathBuf>,
+    /// Poll and publish only shard I of N of the targets (I/N or I-of-N; Prometheus hashmod
+    /// of the target name). Overrides $GAMESERVER_EXPORTER_SHARD, which overrides
+    /// exporter.shard.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<String>,
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
     /// Log filter: a level (info, debug...) or tracing env-filter directives.
@@ -101,7 +106,12 @@ fn main() -> ExitCode {
         }
         None => {
             init_logs(cli.log_format, &cli.log_level);
-            runtime().block_on(run_daemon(cli.config, cli.listen, cli.web_config_file))
+            runtime().block_on(run_daemon(
+                cli.config,
+                cli.listen,
+                cli.shard,
+                cli.web_config_file,
+            ))
         }
     }
 }
@@ -198,15 +208,33 @@ async fn terminate() {
 async fn run_daemon(
     path: PathBuf,
     listen: Option<SocketAddr>,
+    shard: Option<String>,
     web_config: Option<PathBuf>,
 ) -> ExitCode {
-    let config = match config::load(&path) {
+    let mut config = match config::load(&path) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::FAILURE;
         }
     };
+    // Lossy, not `var().ok()`: a value that is not UTF-8 must be refused, not ignored.
+    let env =
+        std::env::var_os(gameserver_exporter::shard::ENV).map(|v| v.to_string_lossy().into_owned());
+    match gameserver_exporter::shard::resolve(
+        shard.as_deref(),
+        env.as_deref(),
+        config.exporter.shard,
+    ) {
+        Ok((shard, source)) => {
+            tracing::info!(%shard, %source, "shard");
+            config.exporter.shard = Some(shard);
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
     let web = match web_config.map(Web::load).transpose() {
         Ok(w) => w.unwrap_or_else(Web::none),
         Err(e) => {

@@ -35,6 +35,13 @@ pub enum Refused {
     Usage,
     #[error("unknown target {0:?}")]
     UnknownTarget(String),
+    /// A configured target that another replica polls (see [`crate::shard`]).
+    #[error("target {name:?} belongs to shard {owner}, not this replica (shard {this})")]
+    OtherShard {
+        name: String,
+        owner: crate::shard::Shard,
+        this: crate::shard::Shard,
+    },
     #[error("unknown protocol {0:?}")]
     UnknownProtocol(String),
     #[error("bad address {0:?}: {1}")]
@@ -59,7 +66,7 @@ pub enum Kind {
 impl Refused {
     pub fn kind(&self) -> Kind {
         match self {
-            Refused::UnknownTarget(_) => Kind::NotFound,
+            Refused::UnknownTarget(_) | Refused::OtherShard { .. } => Kind::NotFound,
             Refused::AdHocDisabled | Refused::OutsideAllowed { .. } => Kind::Forbidden,
             Refused::Repeated(_)
             | Refused::Usage
@@ -95,7 +102,14 @@ pub async fn probe(daemon: &Daemon, q: &[(String, String)]) -> Result<Entry, Ref
 fn configured(daemon: &Daemon, name: &str) -> Result<Arc<TargetMeta>, Refused> {
     let config = daemon.config();
     let Some(t) = config.targets.iter().find(|t| t.name == name) else {
-        return Err(Refused::UnknownTarget(name.to_string()));
+        return Err(match daemon.owner_elsewhere(name) {
+            Some(owner) => Refused::OtherShard {
+                name: name.to_string(),
+                owner,
+                this: daemon.shard(),
+            },
+            None => Refused::UnknownTarget(name.to_string()),
+        });
     };
     Ok(match daemon.state().get(name) {
         Some(e) if e.meta.target == *t => e.meta,
@@ -125,7 +139,8 @@ async fn ad_hoc(daemon: &Daemon, p: &str, a: &str) -> Result<AdHoc, Refused> {
         Ok(ip) => ip,
         Err(e) => {
             let mut entry = Entry::new(Arc::new(TargetMeta::new(target)));
-            entry.record(Err(Failure::from(e)), Duration::ZERO, SystemTime::now());
+            let failure = Failure::from(crate::query::Error::from(e));
+            entry.record(Err(failure), Duration::ZERO, SystemTime::now());
             return Ok(AdHoc::Unresolved(entry));
         }
     };

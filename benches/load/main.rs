@@ -599,6 +599,7 @@ fn render_report(daemon: &Daemon, name: &str) {
         let globals = Globals {
             reload: daemon.state().reload_info(),
             process: metrics::process::read(),
+            shard: daemon.shard(),
         };
         let body = metrics::render(Format::Text, &entries, &globals);
         times.push(t.elapsed());

@@ -37,6 +37,8 @@ pub const FAILURE_LABELS: [&str; 1] = ["reason"];
 pub const TARGETS_LABELS: [&str; 1] = ["protocol"];
 /// What [`BUILD_INFO`] has.
 pub const BUILD_LABELS: [&str; 1] = ["version"];
+/// What [`SHARD_INFO`] has.
+pub const SHARD_LABELS: [&str; 2] = ["shard", "shards"];
 
 const fn target(
     name: &'static str,
@@ -137,6 +139,12 @@ pub const BUILD_INFO: Family = exporter(
     &BUILD_LABELS,
     "Build of the exporter; always 1.",
 );
+pub const SHARD_INFO: Family = exporter(
+    "gameserver_exporter_shard_info",
+    Gauge,
+    &SHARD_LABELS,
+    "Share of the configured targets this replica polls (--shard I/N; 0 of 1 when not sharded); always 1.",
+);
 pub const RELOAD_SUCCESSFUL: Family = exporter(
     "gameserver_config_last_reload_successful",
     Gauge,
@@ -187,7 +195,7 @@ pub const PROCESS_START_TIME: Family = exporter(
 );
 
 /// Every family, in the order a `/metrics` page writes them.
-pub const ALL: [Family; 20] = [
+pub const ALL: [Family; 21] = [
     UP,
     PLAYERS_ONLINE,
     PLAYERS_MAX,
@@ -200,6 +208,7 @@ pub const ALL: [Family; 20] = [
     QUERY_FAILURES,
     TARGETS,
     BUILD_INFO,
+    SHARD_INFO,
     RELOAD_SUCCESSFUL,
     RELOAD_SUCCESS_TIME,
     PROCESS_CPU,
@@ -239,13 +248,18 @@ mod tests {
         }
     }
 
-    /// A target's own labels can never collide with a label the exporter sets: every one of
-    /// them is in the config's reserved list.
+    /// A target's own labels can never collide with a label the exporter sets on its series:
+    /// every one of them is in the config's reserved list. Exporter-scope families never carry
+    /// a target's labels (so `shard` stays free for targets' own use, as it always was).
     #[test]
     fn reserved_labels_cover_every_family() {
         let set: BTreeSet<&str> = TARGET_LABELS
             .iter()
-            .chain(ALL.iter().flat_map(|f| f.labels))
+            .chain(
+                ALL.iter()
+                    .filter(|f| f.scope == Scope::Target)
+                    .flat_map(|f| f.labels),
+            )
             .copied()
             .collect();
         for l in set {

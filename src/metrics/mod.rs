@@ -29,6 +29,7 @@ pub use encode::Format;
 use families as F;
 use process::ProcessStats;
 
+use crate::shard::Shard;
 use crate::state::{Entry, Outcome, ReloadInfo};
 use crate::status::Reason;
 use crate::target::Protocol;
@@ -45,6 +46,8 @@ pub fn unix_seconds(t: SystemTime) -> f64 {
 pub struct Globals {
     pub reload: ReloadInfo,
     pub process: Option<ProcessStats>,
+    /// The replica's share of the targets (`0/1` when not sharded).
+    pub shard: Shard,
 }
 
 /// The whole `/metrics` page.
@@ -68,6 +71,7 @@ pub fn render(format: Format, entries: &[Entry], globals: &Globals) -> String {
     enc.start(&F::BUILD_INFO, "");
     enc.label(version_label, env!("CARGO_PKG_VERSION"));
     enc.value_u64(1);
+    shard_info(&mut enc, globals.shard);
     enc.family(&F::RELOAD_SUCCESSFUL);
     let ok = u64::from(globals.reload.successful);
     enc.sample_u64(&F::RELOAD_SUCCESSFUL, "", ok);
@@ -78,6 +82,17 @@ pub fn render(format: Format, entries: &[Entry], globals: &Globals) -> String {
         process_families(&mut enc, p);
     }
     enc.finish()
+}
+
+/// `gameserver_exporter_shard_info`: always present, so dashboards can group replicas and
+/// check that every shard of a count is up (`count by (shards) (...)`).
+fn shard_info(enc: &mut Encoder, shard: Shard) {
+    let [shard_label, shards_label] = F::SHARD_LABELS;
+    enc.family(&F::SHARD_INFO);
+    enc.start(&F::SHARD_INFO, "");
+    enc.label(shard_label, &shard.index().to_string());
+    enc.label(shards_label, &shard.count().to_string());
+    enc.value_u64(1);
 }
 
 /// The `/probe` answer for one target: its gauges, without the long-running counters.
@@ -249,6 +264,7 @@ mod tests {
                 last_success: at(900),
             },
             process: None,
+            shard: Shard::parse("1/3").unwrap(),
         };
         (state.snapshot(), globals)
     }
@@ -298,6 +314,9 @@ gameserver_targets{protocol="samp"} 1
 # HELP gameserver_exporter_build_info Build of the exporter; always 1.
 # TYPE gameserver_exporter_build_info gauge
 gameserver_exporter_build_info{version="0.1.0"} 1
+# HELP gameserver_exporter_shard_info Share of the configured targets this replica polls (--shard I/N; 0 of 1 when not sharded); always 1.
+# TYPE gameserver_exporter_shard_info gauge
+gameserver_exporter_shard_info{shard="1",shards="3"} 1
 # HELP gameserver_config_last_reload_successful Whether the last configuration load succeeded.
 # TYPE gameserver_config_last_reload_successful gauge
 gameserver_config_last_reload_successful 1
