@@ -422,7 +422,9 @@ async fn basic_auth() {
     for _ in 0..2 {
         let r = plain(d.addr, "GET", "/metrics", &right).await.unwrap();
         assert_eq!(r.status, 200);
-        assert!(r.text().contains("gameserver_up{"));
+        assert!(r
+            .text()
+            .contains("gameserver_config_last_reload_successful 1"));
     }
     let r = plain(d.addr, "GET", "/-/healthy", &right).await.unwrap();
     assert_eq!(r.status, 200);
