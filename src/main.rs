@@ -289,7 +289,7 @@ async fn run_daemon(
 
 #[derive(clap::Args)]
 struct QueryArgs {
-    /// a2s, minecraft, minecraft-query or samp; or a game id from `games` (its protocol,
+    /// a2s, minecraft, minecraft-query, samp or quake3; or a game id from `games` (its protocol,
     /// default port and quirks).
     protocol: String,
     /// host[:port]
@@ -323,7 +323,7 @@ async fn run_query(a: QueryArgs) -> ExitCode {
             Some(g) => (g.protocol, Some(g)),
             None => {
                 return fail(format!(
-                    "unknown protocol {:?} (one of: a2s, minecraft, minecraft-query, samp; \
+                    "unknown protocol {:?} (one of: a2s, minecraft, minecraft-query, samp, quake3; \
                      or a game id from `gameserver-exporter games`)",
                     a.protocol
                 ))
@@ -381,7 +381,11 @@ fn summary(s: &Status) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "name:     {}", s.name);
     let bots = s.bots.map(|b| format!(" ({b} bots)")).unwrap_or_default();
-    let _ = writeln!(out, "players:  {}/{}{bots}", s.online, s.max);
+    let queued = s
+        .queued
+        .map(|q| format!(", {q} queued"))
+        .unwrap_or_default();
+    let _ = writeln!(out, "players:  {}/{}{bots}{queued}", s.online, s.max);
     for (label, v) in [("map", &s.map), ("game", &s.game), ("version", &s.version)] {
         if let Some(v) = v {
             let _ = writeln!(out, "{label:<9} {v}", label = format!("{label}:"));

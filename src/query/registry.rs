@@ -12,7 +12,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::driver::{Observer, Pacing, RESENDS};
-use super::{a2s, mcquery, minecraft, samp, Error, Request, Session};
+use super::{a2s, mcquery, minecraft, quake3, samp, Error, Request, Session};
 use crate::net::udp::UdpChannel;
 use crate::net::NetError;
 use crate::status::Status;
@@ -36,8 +36,9 @@ pub enum Link {
 pub struct Entry {
     pub protocol: Protocol,
     pub link: Link,
-    /// The least time between two requests to the same server, resends included. Zero for
-    /// every protocol so far; DarkPlaces-based servers (Quake 3 family) need about a second.
+    /// The least time between two requests to the same server, resends included. Zero
+    /// unless the server drops quick repeats: DarkPlaces-based servers (Quake 3 family) do
+    /// within a second.
     pub min_gap: Duration,
 }
 
@@ -72,6 +73,14 @@ const SAMP: Entry = Entry {
     min_gap: Duration::ZERO,
 };
 
+/// DarkPlaces drops a repeat from one address within 1 s (ioquake3 allows 10 a second):
+/// resends wait [`crate::protocol::quake3::MIN_GAP`] (docs/protocols/quake3.md).
+const QUAKE3: Entry = Entry {
+    protocol: Protocol::Quake3,
+    link: Link::UdpShared,
+    min_gap: crate::protocol::quake3::MIN_GAP,
+};
+
 /// The registry entry of `protocol`.
 pub fn entry(protocol: Protocol) -> &'static Entry {
     match protocol {
@@ -79,6 +88,7 @@ pub fn entry(protocol: Protocol) -> &'static Entry {
         Protocol::Minecraft => &MINECRAFT,
         Protocol::MinecraftQuery => &MINECRAFT_QUERY,
         Protocol::Samp => &SAMP,
+        Protocol::Quake3 => &QUAKE3,
     }
 }
 
@@ -95,6 +105,7 @@ pub(super) async fn poll(
         Protocol::Minecraft => minecraft::poll(req, session, deadline, observer).await,
         Protocol::MinecraftQuery => mcquery::poll(req, session, deadline, observer).await,
         Protocol::Samp => samp::poll(req, session, deadline, observer).await,
+        Protocol::Quake3 => quake3::poll(req, session, deadline, observer).await,
     }
 }
 
