@@ -82,7 +82,7 @@ impl Demo {
                 Protocol::A2s => &["mp_friendlyfire"],
                 Protocol::Samp => &["weather", "weburl"],
                 Protocol::MinecraftQuery => &["gametype"],
-                Protocol::Minecraft => &[],
+                Protocol::Minecraft | Protocol::Quake3 => &[],
             };
             c.targets.push(Target {
                 labels: [("env".to_string(), "demo".to_string())].into(),
