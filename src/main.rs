@@ -1,5 +1,7 @@
 //! The command line: run the daemon (default), `check-config`, `query`, `games` and `demo`.
 
+#![forbid(unsafe_code)]
+
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -15,6 +17,7 @@ use gameserver_exporter::scheduler::QueryProber;
 use gameserver_exporter::status::Status;
 use gameserver_exporter::target::Address;
 use gameserver_exporter::target::Protocol;
+use gameserver_exporter::web::Web;
 
 #[derive(Parser)]
 #[command(version, about)]
@@ -27,6 +30,10 @@ struct Cli {
     /// Listen address; overrides exporter.listen.
     #[arg(long)]
     listen: Option<SocketAddr>,
+    /// TLS and basic auth: a YAML file in exporter-toolkit's format (as node_exporter's),
+    /// re-read on reload with the configuration.
+    #[arg(long = "web.config.file", value_name = "PATH")]
+    web_config_file: Option<PathBuf>,
     /// Poll and publish only shard I of N of the targets (I/N or I-of-N; Prometheus hashmod
     /// of the target name). Overrides $GAMESERVER_EXPORTER_SHARD, which overrides
     /// exporter.shard.
@@ -67,7 +74,15 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Some(Command::CheckConfig { path }) => check_config(&path),
+        Some(Command::CheckConfig { path }) => {
+            let main = check_config(&path);
+            let web = cli.web_config_file.as_deref().map(check_web_config);
+            if main == ExitCode::SUCCESS && web != Some(ExitCode::FAILURE) {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
         Some(Command::Games { markdown }) => {
             use gameserver_exporter::games;
             print!(
@@ -93,7 +108,12 @@ fn main() -> ExitCode {
         }
         None => {
             init_logs(cli.log_format, &cli.log_level);
-            runtime().block_on(run_daemon(cli.config, cli.listen, cli.shard))
+            runtime().block_on(run_daemon(
+                cli.config,
+                cli.listen,
+                cli.shard,
+                cli.web_config_file,
+            ))
         }
     }
 }
@@ -141,6 +161,28 @@ fn check_config(path: &std::path::Path) -> ExitCode {
     }
 }
 
+/// `--web.config.file` given with `check-config`: the file parsed, its certificates and keys
+/// read, as at start-up.
+fn check_web_config(path: &std::path::Path) -> ExitCode {
+    match Web::load(path.to_path_buf()) {
+        Ok(w) => {
+            let active = w.current();
+            let tls = if active.tls.is_some() {
+                "TLS"
+            } else {
+                "plain HTTP"
+            };
+            let users = active.users.as_ref().map_or(0, |u| u.len());
+            println!("{}: OK ({tls}, {users} users)", path.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            println!("{e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 /// Resolves on SIGTERM or SIGINT (Ctrl-C elsewhere).
 async fn terminate() {
     #[cfg(unix)]
@@ -165,7 +207,12 @@ async fn terminate() {
     tracing::info!("shutting down");
 }
 
-async fn run_daemon(path: PathBuf, listen: Option<SocketAddr>, shard: Option<String>) -> ExitCode {
+async fn run_daemon(
+    path: PathBuf,
+    listen: Option<SocketAddr>,
+    shard: Option<String>,
+    web_config: Option<PathBuf>,
+) -> ExitCode {
     let mut config = match config::load(&path) {
         Ok(c) => c,
         Err(e) => {
@@ -190,6 +237,14 @@ async fn run_daemon(path: PathBuf, listen: Option<SocketAddr>, shard: Option<Str
             return ExitCode::FAILURE;
         }
     }
+    let web = match web_config.map(Web::load).transpose() {
+        Ok(w) => w.unwrap_or_else(Web::none),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let tls = web.current().tls.is_some();
     let addr = listen.unwrap_or(config.exporter.listen);
     let listener = match tokio::net::TcpListener::bind(addr).await {
         Ok(l) => l,
@@ -200,8 +255,8 @@ async fn run_daemon(path: PathBuf, listen: Option<SocketAddr>, shard: Option<Str
     };
     // The bound address, so `--listen 127.0.0.1:0` (tests) logs the port it got.
     let addr = listener.local_addr().unwrap_or(addr);
-    tracing::info!(%addr, targets = config.targets.len(), "gameserver-exporter listening");
-    let daemon = Daemon::start(config, Some(path), Arc::new(QueryProber));
+    tracing::info!(%addr, tls, targets = config.targets.len(), "gameserver-exporter listening");
+    let daemon = Daemon::start_with_web(config, Some(path), web, Arc::new(QueryProber));
     #[cfg(unix)]
     let hup = {
         use tokio::signal::unix::{signal, SignalKind};
@@ -236,7 +291,7 @@ async fn run_daemon(path: PathBuf, listen: Option<SocketAddr>, shard: Option<Str
 
 #[derive(clap::Args)]
 struct QueryArgs {
-    /// a2s, minecraft, minecraft-query or samp; or a game id from `games` (its protocol,
+    /// a2s, minecraft, minecraft-query, samp, quake3 or teeworlds; or a game id from `games` (its protocol,
     /// default port and quirks).
     protocol: String,
     /// host[:port]
@@ -270,10 +325,10 @@ async fn run_query(a: QueryArgs) -> ExitCode {
             Some(g) => (g.protocol, Some(g)),
             None => {
                 return fail(format!(
-                    "unknown protocol {:?} (one of: a2s, minecraft, minecraft-query, samp; \
+                    "unknown protocol {:?} (one of: a2s, minecraft, minecraft-query, samp, quake3, teeworlds; \
                      or a game id from `gameserver-exporter games`)",
-                    a.protocol
-                ))
+                a.protocol
+            ))
             }
         },
     };
@@ -328,7 +383,11 @@ fn summary(s: &Status) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "name:     {}", s.name);
     let bots = s.bots.map(|b| format!(" ({b} bots)")).unwrap_or_default();
-    let _ = writeln!(out, "players:  {}/{}{bots}", s.online, s.max);
+    let queued = s
+        .queued
+        .map(|q| format!(", {q} queued"))
+        .unwrap_or_default();
+    let _ = writeln!(out, "players:  {}/{}{bots}{queued}", s.online, s.max);
     for (label, v) in [("map", &s.map), ("game", &s.game), ("version", &s.version)] {
         if let Some(v) = v {
             let _ = writeln!(out, "{label:<9} {v}", label = format!("{label}:"));

@@ -144,7 +144,7 @@ fn up(online: u32, max: u32, bots: Option<u32>, name: &str) -> Expect {
 /// do heavy work per request, like building 16 MB of JSON) on their own runtime so they
 /// cannot delay the healthy ones' replies.
 async fn fleet(hostile_rt: &tokio::runtime::Runtime, heavy_rt: &tokio::runtime::Runtime) -> Fleet {
-    use simulate::{a2s, mcquery, minecraft, samp};
+    use simulate::{a2s, mcquery, minecraft, quake3, samp, teeworlds as tw};
     let mut f = Fleet {
         targets: Vec::new(),
         _servers: Vec::new(),
@@ -204,6 +204,33 @@ async fn fleet(hostile_rt: &tokio::runtime::Runtime, heavy_rt: &tokio::runtime::
         up(2, 24, None, "mcq under junk"),
     );
 
+    // Teeworlds: each dialect (4 clients: 2 players, 2 bots only 0.7 tells apart), and a
+    // flood-protected server that drops an info request within 1 s of the last of its kind:
+    // polls 2.5 s apart never trip it.
+    for (name, flavour, bots) in [
+        ("ok-tw-ddnet", tw::SimFlavour::Ddnet, None),
+        ("ok-tw-06", tw::SimFlavour::Vanilla06, None),
+        ("ok-tw-07", tw::SimFlavour::Seven, Some(2)),
+    ] {
+        let cfg = tw::TeeworldsConfig {
+            flavour,
+            ..Default::default()
+        };
+        let s = tw::spawn(w(name), cfg).await.unwrap();
+        f.add(name, "teeworlds", s, up(4, 24, bots, name));
+    }
+    let cfg = tw::TeeworldsConfig {
+        misbehaviour: tw::Misbehaviour::FloodProtected(Duration::from_secs(1)),
+        ..Default::default()
+    };
+    let s = tw::spawn(w("tw flood-protected"), cfg).await.unwrap();
+    f.add(
+        "ok-tw-flood",
+        "teeworlds",
+        s,
+        up(4, 24, None, "tw flood-protected"),
+    );
+
     // Hostile strings, served by otherwise healthy servers.
     let name = nasty(UDP_NAME_BYTES, false);
     let s = a2s::spawn(w(&name), Default::default()).await.unwrap();
@@ -228,6 +255,14 @@ async fn fleet(hostile_rt: &tokio::runtime::Runtime, heavy_rt: &tokio::runtime::
     let name = nasty(UDP_NAME_BYTES, false);
     let s = mcquery::spawn(w(&name), Default::default()).await.unwrap();
     f.add("str-mcq-long", "minecraft-query", s, up(2, 24, None, &name));
+    // Control bytes, an ANSI escape, a 300-character tail; invalid UTF-8 in the version.
+    let cfg = tw::TeeworldsConfig {
+        misbehaviour: tw::Misbehaviour::OddStrings,
+        ..Default::default()
+    };
+    let s = tw::spawn(w("placeholder"), cfg).await.unwrap();
+    let odd = format!("\u{1}Tee\u{7f}\u{1b}[31m^1red{}", "~".repeat(300));
+    f.add("str-tw-odd", "teeworlds", s, up(4, 24, None, &odd));
     let name = nasty(1_000_000, true);
     let s = minecraft::spawn(w(&name), Default::default())
         .await
@@ -314,6 +349,74 @@ async fn fleet(hostile_rt: &tokio::runtime::Runtime, heavy_rt: &tokio::runtime::
         let s = on(hostile_rt, samp::spawn(w(name), cfg)).await.unwrap();
         f.add(name, "samp", s, Expect::Down(reason));
     }
+    // Quake 3: healthy in both engine shapes; the DarkPlaces one flood-protected (1 s) and
+    // losing every other reply, so it is up only because resends keep the registry's gap.
+    let s = quake3::spawn(w("healthy quake3"), Default::default())
+        .await
+        .unwrap();
+    f.add(
+        "ok-quake3",
+        "quake3",
+        s,
+        up(4, 24, Some(2), "healthy quake3"),
+    );
+    let cfg = quake3::Quake3Config {
+        flavour: quake3::Flavour::DarkPlaces,
+        flood_gap: Some(quake3::DARKPLACES_FLOOD_GAP),
+        lossy: true,
+        ..Default::default()
+    };
+    let s = quake3::spawn(w("lossy darkplaces"), cfg).await.unwrap();
+    f.add(
+        "ok-quake3-flood-lossy",
+        "quake3",
+        s,
+        up(4, 24, Some(2), "lossy darkplaces"),
+    );
+    // 10,000 player lines (sv_maxclients raised to match): counted, not listed, still up.
+    let cfg = quake3::Quake3Config {
+        misbehaviour: quake3::Misbehaviour::HugePlayerList,
+        ..Default::default()
+    };
+    let s = on(hostile_rt, quake3::spawn(w("q3 huge list"), cfg))
+        .await
+        .unwrap();
+    f.add(
+        "udp-quake3-huge-list",
+        "quake3",
+        s,
+        up(10_000, 10_000, Some(10_000), "q3 huge list"),
+    );
+    let quake3_bad = [
+        (
+            "udp-quake3-silence",
+            quake3::Misbehaviour::Silence,
+            "timeout",
+        ),
+        (
+            "udp-quake3-truncated",
+            quake3::Misbehaviour::Truncated,
+            "malformed",
+        ),
+        (
+            "udp-quake3-lying-counts",
+            quake3::Misbehaviour::LyingCounts,
+            "too_large",
+        ),
+        (
+            "udp-quake3-wrong-challenge",
+            quake3::Misbehaviour::WrongChallenge,
+            "mismatch",
+        ),
+    ];
+    for (name, m, reason) in quake3_bad {
+        let cfg = quake3::Quake3Config {
+            misbehaviour: m,
+            ..Default::default()
+        };
+        let s = on(hostile_rt, quake3::spawn(w(name), cfg)).await.unwrap();
+        f.add(name, "quake3", s, Expect::Down(reason));
+    }
     let mcq_bad = [
         ("udp-mcq-silence", mcquery::Misbehaviour::Silence, "timeout"),
         (
@@ -339,6 +442,54 @@ async fn fleet(hostile_rt: &tokio::runtime::Runtime, heavy_rt: &tokio::runtime::
         };
         let s = on(hostile_rt, mcquery::spawn(w(name), cfg)).await.unwrap();
         f.add(name, "minecraft-query", s, Expect::Down(reason));
+    }
+
+    let tw_bad = [
+        (
+            "udp-tw-silence",
+            tw::SimFlavour::Ddnet,
+            tw::Misbehaviour::Silence,
+            "timeout",
+        ),
+        (
+            "udp-tw-truncated",
+            tw::SimFlavour::Ddnet,
+            tw::Misbehaviour::Truncated,
+            "malformed",
+        ),
+        (
+            "udp-tw-truncated-07",
+            tw::SimFlavour::Seven,
+            tw::Misbehaviour::Truncated,
+            "malformed",
+        ),
+        (
+            "udp-tw-lying",
+            tw::SimFlavour::Ddnet,
+            tw::Misbehaviour::LyingCounts,
+            "malformed",
+        ),
+        (
+            "udp-tw-bomb",
+            tw::SimFlavour::Ddnet,
+            tw::Misbehaviour::PlayerBomb,
+            "too_large",
+        ),
+        (
+            "udp-tw-bomb-06",
+            tw::SimFlavour::Vanilla06,
+            tw::Misbehaviour::PlayerBomb,
+            "too_large",
+        ),
+    ];
+    for (name, flavour, m, reason) in tw_bad {
+        let cfg = tw::TeeworldsConfig {
+            flavour,
+            misbehaviour: m,
+            ..Default::default()
+        };
+        let s = on(hostile_rt, tw::spawn(w(name), cfg)).await.unwrap();
+        f.add(name, "teeworlds", s, Expect::Down(reason));
     }
 
     // Hostile TCP.
@@ -422,6 +573,16 @@ async fn fleet(hostile_rt: &tokio::runtime::Runtime, heavy_rt: &tokio::runtime::
     f.add_addr(
         "udp-samp-closed",
         "samp",
+        closed_udp,
+        Expect::Down("refused"),
+    );
+    let closed_udp = std::net::UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    f.add_addr(
+        "udp-tw-closed",
+        "teeworlds",
         closed_udp,
         Expect::Down("refused"),
     );

@@ -29,6 +29,10 @@
 //! `--seconds` of measurement. Prints CPU per successful poll and its ratio to the floor;
 //! ratios, never wall-clock thresholds, are what the results compare.
 
+// The counting allocator and the getrusage/clock_gettime calls need unsafe; nothing else
+// in the package may (Cargo.toml [lints], and forbid in src/).
+#![allow(unsafe_code)]
+
 mod responder;
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -840,7 +844,7 @@ fn process_switches() -> u64 {
 
 /// Renders `/metrics` as the HTTP handler does (snapshot, process stats, render), several
 /// times, and prints the median wall time and the allocations per render; then the gzip of
-/// one render at the HTTP layer's level (1), its size and time.
+/// one render as the HTTP layer serves it to Prometheus (`web::gzip`), its size and time.
 fn render_report(daemon: &Daemon, name: &str) {
     let mut times = Vec::new();
     let (mut allocs, mut bytes) = (0, 0);
@@ -873,14 +877,10 @@ fn render_report(daemon: &Daemon, name: &str) {
         allocs / RENDERS
     );
     let t = std::time::Instant::now();
-    let mut gz = flate2::write::GzEncoder::new(
-        Vec::with_capacity(last.len() / 8 + 64),
-        flate2::Compression::new(1),
-    );
-    let zipped = gz.write_all(last.as_bytes()).and_then(|_| gz.finish());
-    match zipped {
+    match gameserver_exporter::web::gzip::compress(last.as_bytes()) {
         Ok(z) => println!(
-            "{name}: /metrics gzip (level 1): {} bytes ({:.1} % of {} plain), {:.2} ms to compress",
+            "{name}: /metrics gzip (level {}, as served): {} bytes ({:.1} % of {} plain), {:.2} ms to compress",
+            gameserver_exporter::web::gzip::LEVEL,
             z.len(),
             z.len() as f64 * 100.0 / last.len().max(1) as f64,
             last.len(),

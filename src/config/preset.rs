@@ -6,7 +6,9 @@ use std::ops::Range;
 
 use toml::Spanned;
 
-use super::{ConfigError, Ctx, RawTarget};
+use super::location::Ctx;
+use super::schema::RawTarget;
+use super::ConfigError;
 use crate::games::Game;
 use crate::target::{Address, Protocol};
 
@@ -102,7 +104,7 @@ fn protocol(
             v.span(),
             &key("protocol"),
             format!(
-                "unknown protocol {:?} (one of: a2s, minecraft, minecraft-query, samp)",
+                "unknown protocol {:?} (one of: a2s, minecraft, minecraft-query, samp, quake3, teeworlds)",
                 v.get_ref()
             ),
         )
@@ -201,8 +203,8 @@ mod tests {
         );
         // An unknown protocol keeps its message when a game is named too.
         assert_eq!(
-            err("game = \"rust\"\nprotocol = \"quake3\"\naddress = \"q\"\n"),
-            "exporter.toml:4: target[0].protocol: unknown protocol \"quake3\" (one of: a2s, minecraft, minecraft-query, samp)"
+            err("game = \"rust\"\nprotocol = \"quake9\"\naddress = \"q\"\n"),
+            "exporter.toml:4: target[0].protocol: unknown protocol \"quake9\" (one of: a2s, minecraft, minecraft-query, samp, quake3, teeworlds)"
         );
     }
 }

@@ -1,6 +1,8 @@
 //! The thin async layer between the pure codecs and the operating system: UDP channels
-//! (connected sockets, or the daemon's shared socket multiplexer), framed TCP reads with byte
-//! caps, and name/SRV resolution. Every wait here takes a deadline; nothing waits forever.
+//! (connected sockets, or the daemon's shared socket multiplexer), TCP connect/write/read,
+//! and name/SRV resolution. Every wait here takes a deadline; nothing waits forever.
+//! Failures are [`NetError`] values (a reply that did not decode is wrapped in it); which
+//! failure reason they become is decided above, in `query`.
 
 pub mod buffer;
 mod error;
@@ -10,7 +12,3 @@ pub mod tcp;
 pub mod udp;
 
 pub use error::NetError;
-
-// Old paths of target vocabulary, kept while udp.rs, tcp.rs and query/ (being rewritten on
-// another branch) still name them here.
-pub use crate::target::{Address, MAX_DATAGRAM};

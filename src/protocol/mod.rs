@@ -12,12 +12,10 @@
 pub mod a2s;
 mod error;
 pub mod minecraft;
+pub mod quake3;
 mod reader;
 pub mod samp;
+pub mod teeworlds;
 
 pub use error::DecodeError;
 pub use reader::Reader;
-
-// Old path of the protocol ids, kept while query/ (being rewritten on another branch) and the
-// integration tests still name it here.
-pub use crate::target::Protocol;

@@ -4,11 +4,34 @@
 //!
 //! One `poll` is bounded by `Request::timeout` as a whole: DNS, every round trip and every
 //! retry share the same deadline.
+//!
+//! # Shape
+//! Every protocol is a codec in `protocol/` plus an [`exchange::Exchange`] here: a sans-IO
+//! state machine that is told `now` and answers "send these bytes / wait until / done /
+//! failed". One generic [`driver::drive`] runs any exchange over any
+//! [`transport::Transport`] (shared UDP mux, connected UDP, TCP; an in-memory fake in tests),
+//! with resends, pacing and an optional [`driver::Observer`]. [`registry`] holds one entry
+//! per protocol and dispatches. Errors are [`Error`] values; [`Error::reason`] is the one
+//! mapping onto the published failure reasons.
 
 mod a2s;
+mod ask;
+pub mod driver;
+mod error;
+pub mod exchange;
+#[cfg(test)]
+mod fake;
 mod mcquery;
 mod minecraft;
+pub mod oneshot;
+mod quake3;
+pub mod registry;
 mod samp;
+mod stream;
+mod teeworlds;
+#[cfg(test)]
+mod tests;
+pub mod transport;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,10 +40,10 @@ use tokio::time::Instant;
 
 use crate::net::udp::UdpMux;
 use crate::status::{Failure, Status};
-use crate::target::{self, Address, Protocol, Target};
+use crate::target::{self, Address, Limits, Protocol, Target};
 
-// Old path of the limits, kept while query/ (being rewritten on another branch) names it here.
-pub use crate::target::Limits;
+pub use driver::{Observer, RESENDS, RESEND_AFTER_MIN};
+pub use error::Error;
 
 /// Everything one poll needs.
 #[derive(Debug, Clone)]
@@ -62,6 +85,8 @@ pub struct Session {
     /// socket gets no ICMP errors: after a failure the next poll uses a connected socket of its
     /// own, so a server going down reads `timeout` for one poll, then `refused`.
     pub udp_shared_ok: bool,
+    /// Teeworlds: the dialect that answered last time, asked first next time.
+    pub teeworlds_flavour: Option<crate::protocol::teeworlds::Flavour>,
 }
 
 impl Request {
@@ -87,6 +112,11 @@ impl From<&Target> for Request {
         req.timeout = t.timeout;
         req.encoding = t.encoding;
         req.limits = t.limits;
+        // Lists only for targets that publish them; a game that never answers a request is
+        // not sent it (it would only burn its share of the deadline).
+        let quirks = t.game.and_then(crate::games::Game::find).map(|g| g.quirks);
+        req.players = t.players.is_some() && quirks.is_none_or(|q| q.players);
+        req.rules = !t.rules.is_empty() && quirks.is_none_or(|q| q.rules);
         req
     }
 }
@@ -98,15 +128,20 @@ pub async fn poll(req: &Request) -> Result<Status, Failure> {
 
 /// Polls one server once, using and refreshing what `session` remembers of it.
 pub async fn poll_with(req: &Request, session: &mut Session) -> Result<Status, Failure> {
+    poll_observed(req, session, None).await
+}
+
+/// Like [`poll_with`], showing `observer` every datagram or chunk sent and received, every
+/// resend, timeout and the result (for transcripts such as `/probe?debug=true`).
+pub async fn poll_observed(
+    req: &Request,
+    session: &mut Session,
+    observer: Option<&mut dyn Observer>,
+) -> Result<Status, Failure> {
     let deadline = Instant::now() + req.timeout;
-    let result = match req.protocol {
-        Protocol::A2s => a2s::poll(req, session, deadline).await,
-        Protocol::Minecraft => minecraft::poll(req, session, deadline).await,
-        Protocol::MinecraftQuery => mcquery::poll(req, session, deadline).await,
-        Protocol::Samp => samp::poll(req, session, deadline).await,
-    };
+    let result = registry::poll(req, session, deadline, observer).await;
     session.udp_shared_ok = result.is_ok();
-    result
+    result.map_err(Failure::from)
 }
 
 /// The shared UDP sockets this poll may use: only for a target that answered last time.

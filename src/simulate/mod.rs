@@ -7,7 +7,9 @@
 pub mod a2s;
 pub mod mcquery;
 pub mod minecraft;
+pub mod quake3;
 pub mod samp;
+pub mod teeworlds;
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
