@@ -775,13 +775,11 @@ async fn daemon_steady_state(
         diff.removed.len()
     );
 
-    let hwm_polling = vm_hwm_kib();
-    render_report(&daemon, name);
     println!(
-        "# {name}: peak RSS (VmHWM) {:.1} MiB before the first scrape, {:.1} MiB with scrapes",
-        hwm_polling as f64 / 1024.0,
+        "# {name}: peak RSS (VmHWM) {:.1} MiB before the first scrape (reload included)",
         vm_hwm_kib() as f64 / 1024.0
     );
+    render_report(&daemon, name);
     drop(daemon);
 
     let (ok, failed) = (ok1 - ok0, fail1 - fail0);
@@ -842,52 +840,67 @@ fn process_switches() -> u64 {
     ru.ru_nvcsw as u64
 }
 
-/// Renders `/metrics` as the HTTP handler does (snapshot, process stats, render), several
-/// times, and prints the median wall time and the allocations per render; then the gzip of
-/// one render as the HTTP layer serves it to Prometheus (`web::gzip`), its size and time.
+/// Renders `/metrics` as the HTTP handler does (snapshot, process stats, render): first
+/// gzipped while rendering, as Prometheus gets it, then plain, several times each; prints
+/// the median wall time, the bytes, the allocations per plain render and the peak RSS after
+/// each kind.
 fn render_report(daemon: &Daemon, name: &str) {
+    let globals = || Globals {
+        reload: daemon.state().reload_info(),
+        process: metrics::process::read(),
+        shard: daemon.shard(),
+    };
+    let median = |t: &mut Vec<Duration>| {
+        t.sort();
+        (
+            t[t.len() / 2].as_secs_f64() * 1e3,
+            t[t.len() - 1].as_secs_f64() * 1e3,
+        )
+    };
+    let mut times = Vec::new();
+    let mut zipped = 0;
+    for _ in 0..5 {
+        let t = std::time::Instant::now();
+        let entries = daemon.state().snapshot();
+        let mut z = gameserver_exporter::web::gzip::writer();
+        let body = metrics::render_to(Format::Text, &entries, &globals(), &mut z)
+            .and_then(|()| z.finish());
+        times.push(t.elapsed());
+        match body {
+            Ok(b) => zipped = b.len(),
+            Err(e) => println!("{name}: gzip render failed: {e}"),
+        }
+    }
+    let (med, max) = median(&mut times);
+    println!(
+        "{name}: /metrics gzip (level {}, rendered into the compressor as served): median {med:.2} ms, \
+         max {max:.2} ms, {zipped} bytes; peak RSS after {:.1} MiB",
+        gameserver_exporter::web::gzip::LEVEL,
+        vm_hwm_kib() as f64 / 1024.0
+    );
+
     let mut times = Vec::new();
     let (mut allocs, mut bytes) = (0, 0);
-    let mut last = String::new();
     const RENDERS: u64 = 11;
     for _ in 0..RENDERS {
-        drop(std::mem::take(&mut last));
         let a0 = ALLOCATIONS.load(Ordering::Relaxed);
         let t = std::time::Instant::now();
         let entries = daemon.state().snapshot();
-        let globals = Globals {
-            reload: daemon.state().reload_info(),
-            process: metrics::process::read(),
-            shard: daemon.shard(),
-        };
-        let body = metrics::render(Format::Text, &entries, &globals);
+        let body = metrics::render(Format::Text, &entries, &globals());
         times.push(t.elapsed());
         bytes = body.len();
-        drop(entries);
+        drop((body, entries));
         allocs += ALLOCATIONS.load(Ordering::Relaxed) - a0;
-        last = body;
     }
-    times.sort();
+    let (med, max) = median(&mut times);
     println!(
-        "{name}: /metrics render for {} targets: median {:.2} ms, max {:.2} ms, {} bytes, {} allocations per render",
+        "{name}: /metrics plain render for {} targets: median {med:.2} ms, max {max:.2} ms, {bytes} bytes \
+         ({:.1} % gzipped), {} allocations per render; peak RSS after {:.1} MiB",
         daemon.state().snapshot().len(),
-        times[times.len() / 2].as_secs_f64() * 1e3,
-        times[times.len() - 1].as_secs_f64() * 1e3,
-        bytes,
-        allocs / RENDERS
+        zipped as f64 * 100.0 / bytes.max(1) as f64,
+        allocs / RENDERS,
+        vm_hwm_kib() as f64 / 1024.0
     );
-    let t = std::time::Instant::now();
-    match gameserver_exporter::web::gzip::compress(last.as_bytes()) {
-        Ok(z) => println!(
-            "{name}: /metrics gzip (level {}, as served): {} bytes ({:.1} % of {} plain), {:.2} ms to compress",
-            gameserver_exporter::web::gzip::LEVEL,
-            z.len(),
-            z.len() as f64 * 100.0 / last.len().max(1) as f64,
-            last.len(),
-            t.elapsed().as_secs_f64() * 1e3
-        ),
-        Err(e) => println!("{name}: /metrics gzip failed: {e}"),
-    }
 }
 
 fn micros(d: Duration) -> f64 {

@@ -84,21 +84,73 @@ pub fn push_server_string(out: &mut String, v: &str) {
     }
 }
 
-/// Writes families and samples into one growing string.
-pub struct Encoder {
+/// Text an encoder with a sink holds before passing it on.
+pub const CHUNK: usize = 64 * 1024;
+
+/// Writes families and samples into one growing string, or with a sink, in chunks of about
+/// [`CHUNK`] bytes into it.
+pub struct Encoder<'w> {
     pub out: String,
     format: Format,
     /// Whether the current sample line has an open `{`.
     braces: bool,
+    /// Where full chunks go; `None`: everything stays in `out`.
+    sink: Option<&'w mut dyn std::io::Write>,
+    /// The sink's first error; later chunks are dropped.
+    failed: Option<std::io::Error>,
 }
 
-impl Encoder {
-    pub fn new(format: Format, capacity: usize) -> Encoder {
+impl Encoder<'static> {
+    pub fn new(format: Format, capacity: usize) -> Encoder<'static> {
         Encoder {
             out: String::with_capacity(capacity),
             format,
             braces: false,
+            sink: None,
+            failed: None,
         }
+    }
+}
+
+impl<'w> Encoder<'w> {
+    /// An encoder that passes its text to `sink` a chunk at a time, so a page of any size
+    /// needs [`CHUNK`] bytes of its own (100,000 targets: 68 MB of text otherwise).
+    pub fn streaming(format: Format, sink: &'w mut dyn std::io::Write) -> Encoder<'w> {
+        Encoder {
+            out: String::with_capacity(CHUNK + 4096),
+            format,
+            braces: false,
+            sink: Some(sink),
+            failed: None,
+        }
+    }
+
+    /// Passes a full chunk to the sink; called at the end of each sample line.
+    fn maybe_flush(&mut self) {
+        if self.out.len() < CHUNK {
+            return;
+        }
+        self.flush();
+    }
+
+    fn flush(&mut self) {
+        if let Some(sink) = self.sink.as_deref_mut() {
+            if self.failed.is_none() {
+                if let Err(e) = sink.write_all(self.out.as_bytes()) {
+                    self.failed = Some(e);
+                }
+            }
+            self.out.clear();
+        }
+    }
+
+    /// Ends a streaming page: the last chunk goes to the sink; its first error, if any.
+    pub fn finish_streaming(mut self) -> std::io::Result<()> {
+        if self.format == Format::OpenMetrics {
+            self.out.push_str("# EOF\n");
+        }
+        self.flush();
+        self.failed.map_or(Ok(()), Err)
     }
 
     /// Starts a family: its `# HELP` and `# TYPE` lines. OpenMetrics types counters by their
@@ -166,12 +218,14 @@ impl Encoder {
         self.close();
         push_u64(&mut self.out, v);
         self.out.push('\n');
+        self.maybe_flush();
     }
 
     pub fn value_f64(&mut self, v: f64) {
         self.close();
         push_f64(&mut self.out, v);
         self.out.push('\n');
+        self.maybe_flush();
     }
 
     /// One sample with just the given labels.
