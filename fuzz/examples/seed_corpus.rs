@@ -106,12 +106,12 @@ fn a2s_infos() -> Vec<(&'static str, Info)> {
     };
     let goldsrc_mod = Info {
         goldsrc_mod: Some(GoldSrcMod {
-            link: "http://example.invalid".into(),
-            download: String::new(),
-            version: 1,
-            size: 184_000_000,
-            kind: 1,
-            dll: 0,
+            link: Some("http://example.invalid".into()),
+            download: Some(String::new()),
+            version: Some(1),
+            size: Some(184_000_000),
+            kind: Some(1),
+            dll: Some(0),
         }),
         ..goldsrc.clone()
     };
