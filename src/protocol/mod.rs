@@ -12,6 +12,7 @@
 pub mod a2s;
 mod error;
 pub mod minecraft;
+pub mod mumble;
 mod reader;
 pub mod samp;
 

@@ -7,6 +7,7 @@
 pub mod a2s;
 pub mod mcquery;
 pub mod minecraft;
+pub mod mumble;
 pub mod samp;
 
 use std::net::SocketAddr;
