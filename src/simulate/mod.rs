@@ -5,6 +5,7 @@
 //! until its [`SimServer`] is dropped.
 
 pub mod a2s;
+pub mod bedrock;
 pub mod mcquery;
 pub mod minecraft;
 pub mod mumble;
