@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use gameserver_exporter::protocol::minecraft::slp::{
-    self, Handshake, NEXT_STATE_STATUS, PROTOCOL_VERSION_PING,
+    self, Handshake, NEXT_STATE_STATUS, PROTOCOL_VERSION_PING, PROTOCOL_VERSION_RETRY,
 };
 use gameserver_exporter::protocol::minecraft::varint::decode_frame;
 use gameserver_exporter::simulate::minecraft::{spawn, McConfig};
@@ -51,7 +51,7 @@ async fn status_bytes(addr: std::net::SocketAddr, protocol: i32) -> Vec<u8> {
 #[tokio::test]
 async fn closes_on_unknown_protocol_numbers() {
     let config = McConfig {
-        known_protocols: Some(vec![763, 767]),
+        known_protocols: Some(vec![763, PROTOCOL_VERSION_RETRY]),
         ..McConfig::default()
     };
     let seen = config.seen.clone();
@@ -69,7 +69,8 @@ async fn closes_on_unknown_protocol_numbers() {
         .await
         .is_empty());
     assert!(status_bytes(sim.addr, 4).await.is_empty());
-    let reply = status_bytes(sim.addr, 767).await;
+    // The number the exporter retries with is answered.
+    let reply = status_bytes(sim.addr, PROTOCOL_VERSION_RETRY).await;
     let (frame, _) = decode_frame(&reply, 1 << 20).unwrap().unwrap();
     let status = slp::decode_status_response(&frame).unwrap();
     assert_eq!(status.max, Some(5));
@@ -79,7 +80,7 @@ async fn closes_on_unknown_protocol_numbers() {
         .iter()
         .map(|h| h.protocol_version)
         .collect();
-    assert_eq!(versions, [-1, 4, 767]);
+    assert_eq!(versions, [-1, 4, 47]);
 }
 
 /// Without the knob any number is accepted, `-1` included (vanilla behaviour).
