@@ -67,6 +67,9 @@ wait_http() {
 dump_logs() {
     echo "--- exporter log (tail)"; tail -n 30 "$tmp/exporter.log" 2>/dev/null || true
     echo "--- daemon log (tail)"; tail -n 30 "$tmp/daemon.log" 2>/dev/null || true
+    for f in "$tmp"/replica-*.log; do
+        [[ -e $f ]] && { echo "--- $(basename "$f") (tail)"; tail -n 10 "$f"; }
+    done
     echo "--- prometheus log (tail)"; tail -n 30 "$tmp/prometheus.log" 2>/dev/null || true
 }
 
@@ -92,7 +95,8 @@ check "exporter /-/ready within 15s" wait_http "http://$exporter/-/ready" 15
 
 # A second exporter in daemon mode (--config): one target on the demo's A2S simulator with a
 # custom label, one on a closed loopback TCP port (so failure counters and a down target
-# exist), and probe_allowed_networks for the ad-hoc probes of the sharded setup.
+# exist) in an included target file, and probe_allowed_networks for the ad-hoc probes of the
+# sharded setup.
 declare -A sim
 for _ in $(seq 20); do # the lines may trail the listener by a moment
     (($(grep -cE '^ *[a-z0-9-]+ simulator on ' "$tmp/exporter.log") >= 4)) && break
@@ -118,23 +122,60 @@ listen = "127.0.0.1:1"
 interval = "2s"
 timeout = "1s"
 probe_allowed_networks = ["127.0.0.0/8"]
+include = ["targets.d/*.toml"]
 
 [[target]]
 name = "e2e-a2s"
 protocol = "a2s"
 address = "${sim[a2s]}"
 labels = { env = "e2e" }
-
+TOML
+mkdir -p "$tmp/targets.d"
+cat >"$tmp/targets.d/closed.toml" <<TOML
 [[target]]
 name = "e2e-closed"
-protocol = "minecraft"
+game = "minecraft"
 address = "127.0.0.1:$closed_port"
 TOML
-check "check-config accepts the e2e config" "$bin" check-config "$tmp/exporter.toml"
+check "check-config accepts the e2e config and its included file" bash -c '
+    out=$("$1" check-config "$2") || exit 1; echo "$out"
+    grep -q "OK (2 targets)" <<<"$out" && grep -q "include \"targets.d/\*.toml\": 1 files" <<<"$out"' _ "$bin" "$tmp/exporter.toml"
 "$bin" --config "$tmp/exporter.toml" --listen "$daemon" --log-level warn >"$tmp/daemon.log" 2>&1 &
 pids+=($!)
 daemon_pid=$!
 check "daemon (--config, --listen overrides exporter.listen) answers /-/healthy" wait_http "http://$daemon/-/healthy" 20 "$daemon_pid"
+
+# Three sharded replicas over one 30-target config (names spread over the demo's four
+# simulators). Replicas 0 and 1 run the command line of systemd/gameserver-exporter@.service
+# for instances 0-of-3 and 1-of-3 (binary, config and listen address substituted); replica 2
+# takes its shard from GAMESERVER_EXPORTER_SHARD=2/3, as a Kubernetes pod does.
+protos=(a2s minecraft minecraft-query samp)
+{
+    printf '[exporter]\nlisten = "127.0.0.1:1"\ninterval = "2s"\ntimeout = "1s"\n'
+    for i in $(seq 0 29); do
+        p=${protos[i % 4]}
+        printf '\n[[target]]\nname = "shard-e2e-%02d"\nprotocol = "%s"\naddress = "%s"\n' "$i" "$p" "${sim[$p]}"
+    done
+} >"$tmp/sharded.toml"
+exec_start=$(sed -n 's/^ExecStart=//p' systemd/gameserver-exporter@.service)
+replicas=()
+for i in 0 1 2; do
+    port=$(free_port)
+    replicas+=("127.0.0.1:$port")
+    if ((i < 2)); then
+        cmd=${exec_start//\/usr\/local\/bin\/gameserver-exporter/$bin}
+        cmd=${cmd//\/etc\/gameserver-exporter\/exporter.toml/$tmp/sharded.toml}
+        cmd=${cmd//%i/$i-of-3}
+        cmd=${cmd//\$\{GAMESERVER_EXPORTER_LISTEN\}/127.0.0.1:$port}
+        read -ra argv <<<"$cmd"
+        env -u GAMESERVER_EXPORTER_SHARD "${argv[@]}" --log-level warn >"$tmp/replica-$i.log" 2>&1 &
+    else
+        GAMESERVER_EXPORTER_SHARD=2/3 "$bin" --config "$tmp/sharded.toml" --listen "127.0.0.1:$port" \
+            --log-level warn >"$tmp/replica-$i.log" 2>&1 &
+    fi
+    pids+=($!)
+    check "sharded replica $i/3 answers /-/healthy on 127.0.0.1:$port" wait_http "http://127.0.0.1:$port/-/healthy" 20 "$!"
+done
 
 # Prometheus: /metrics of both exporters (scheduled mode), /probe via /sd (probe mode), and
 # ad-hoc probes of the simulators from file_sd (the sharded job of scrape-probe.yml, on one
@@ -178,6 +219,20 @@ scrape_configs:
         target_label: instance
       - target_label: __address__
         replacement: $exporter
+  # The sharded replicas, scheduled mode. Prometheus computes hashmod of each series'
+  # target label itself (prom_shard) so the checks can compare it with the replica's shard.
+  - job_name: gameserver-sharded
+    static_configs:
+      - targets: ["${replicas[0]}", "${replicas[1]}", "${replicas[2]}"]
+    metric_relabel_configs:
+      - source_labels: [target]
+        modulus: 3
+        target_label: prom_shard
+        action: hashmod
+      - source_labels: [target]
+        regex: ""
+        target_label: prom_shard
+        replacement: ""
   - job_name: gameserver-probe-adhoc
     metrics_path: /probe
     honor_labels: true
@@ -271,17 +326,29 @@ reload_broken() {
     return 1
 }
 still_serving() {
-    kill -0 "$daemon_pid" && curl -fsS --max-time 2 "http://$daemon/metrics" | grep -q '^gameserver_up{target="e2e-a2s"'
+    # Into a file first: `curl | grep -q` fails under pipefail when grep exits before curl
+    # has written the whole body (curl: (23) Failed writing body).
+    kill -0 "$daemon_pid" && curl -fsS --max-time 2 -o "$tmp/after-reload.txt" "http://$daemon/metrics" &&
+        grep -q '^gameserver_up{target="e2e-a2s"' "$tmp/after-reload.txt"
 }
 check "POST /-/reload with a good config: reload successful" reload_good
 printf 'this is = not [valid toml\n' >>"$tmp/exporter.toml"
 check "SIGHUP with a broken config: gameserver_config_last_reload_successful 0 within 5s" reload_broken
 check "after the refused reload the daemon still serves its targets" still_serving
 
+# Sharding, through Prometheus's HTTP API: every target exactly once, from the right replica.
+set +e
+python3 "$root/.ci/e2e_shard_checks.py" --prometheus "http://$prom" --job gameserver-sharded \
+    --targets 30 --shards 3 | tee -a "$tmp/checks.out"
+set -e
+
 py_passed=$(grep -c '^ok ' "$tmp/checks.out" || true)
 py_failed=$(grep -c '^FAIL ' "$tmp/checks.out" || true)
 if ! grep -q '^checks done$' "$tmp/checks.out"; then
     fail "e2e_checks.py ran to completion"
+fi
+if ! grep -q '^shard checks done$' "$tmp/checks.out"; then
+    fail "e2e_shard_checks.py ran to completion"
 fi
 passed=$((passed + py_passed))
 failed=$((failed + py_failed))

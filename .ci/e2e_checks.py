@@ -18,6 +18,9 @@ How expressions are checked:
 - Data for failure series: the demo's servers never fail, and gameserver_query_failures_total
   only appears once a failure happened, so e2e.sh also runs a --config exporter with one
   target on a closed loopback port; its refused polls feed the failure panel and rules.
+- Data source: the dashboard's `datasource` variable (type datasource) is resolved by Grafana,
+  not by Prometheus; its plugin type must be prometheus. tests/grafana.rs checks that every
+  panel, query and variable uses it.
 - Metric names: every identifier used as a metric in the dashboard and the rules must appear
   in the exporter's /metrics (Prometheus's own `up` excepted).
 """
@@ -282,6 +285,10 @@ def main():
                lambda: prom.instant('gameserver_up{job="gameserver-daemon", target="e2e-a2s", env="e2e"} == 1'), 30)
     wait_until('daemon: gameserver_up{target="e2e-closed"} == 0',
                lambda: prom.instant('gameserver_up{job="gameserver-daemon", target="e2e-closed"} == 0'), 30)
+    # The failure panel's rate() needs two scrapes of the failure counter, which appears only
+    # after the first refused poll: on a loaded machine the checks can otherwise get there first.
+    wait_until("rate(gameserver_query_failures_total[1m]) computable",
+               lambda: prom.instant('rate(gameserver_query_failures_total{job="gameserver-daemon"}[1m])'), 30)
     wait_until('GameServerDown is pending for e2e-closed (rule sees real exporter output)',
                lambda: prom.instant('ALERTS{alertname="GameServerDown", target="e2e-closed", alertstate="pending"}'), 30)
     wait_until("ad-hoc probes (sharded job shape): 4 simulators scraped with up == 1",
@@ -339,6 +346,11 @@ def main():
         used |= metric_names(expr)
 
     for var in dashboard.get("templating", {}).get("list", []):
+        if var.get("type") == "datasource":
+            # Resolved by Grafana, not by a query: only the plugin type it offers matters.
+            report(var.get("query") == "prometheus",
+                   f"variable {var.get('name')}: a data source variable of type prometheus", var.get("query"))
+            continue
         q = var.get("query")
         q = q.get("query") if isinstance(q, dict) else q
         m = re.fullmatch(r"\s*label_values\((.*),\s*(\w+)\s*\)\s*", q or "")

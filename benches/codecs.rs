@@ -216,6 +216,7 @@ fn main() {
         let globals = Globals {
             reload: state.reload_info(),
             process: None,
+            shard: Default::default(),
         };
         bench(&filter, "metrics_render_10000", || {
             let entries = state.snapshot();

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::ops::Range;
 use std::path::Path;
 use std::time::Duration;
@@ -17,9 +17,15 @@ use std::time::Duration;
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::net::Address;
-use crate::protocol::Protocol;
-use crate::query::Limits;
+mod include;
+mod preset;
+
+use crate::cidr::IpNet;
+pub use crate::target::Target;
+use crate::target::{
+    Address, Limits, Protocol, DEFAULT_ENCODING, DEFAULT_INTERVAL, DEFAULT_TIMEOUT,
+};
+pub use include::Include;
 
 /// Where the daemon looks for its configuration unless told otherwise.
 pub const DEFAULT_PATH: &str = "/etc/gameserver-exporter/exporter.toml";
@@ -31,7 +37,8 @@ pub const DEFAULT_HTTP_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 const MAX_REPLY_BYTES_CAP: i64 = 64 * 1024 * 1024;
 
 /// Label names the exporter sets itself or Prometheus reserves; a target's own labels may not
-/// use them (nor anything starting with `__`).
+/// use them (nor anything starting with `__`). `metrics::families` checks in a test that every
+/// label it writes is listed here.
 pub const RESERVED_LABELS: [&str; 11] = [
     "target", "protocol", "name", "map", "game", "version", "reason", "job", "instance", "le",
     "quantile",
@@ -41,7 +48,10 @@ pub const RESERVED_LABELS: [&str; 11] = [
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
     pub exporter: Exporter,
+    /// The main file's targets, then each included file's, in `include` order.
     pub targets: Vec<Target>,
+    /// What each `[exporter] include` pattern matched.
+    pub includes: Vec<Include>,
 }
 
 /// The `[exporter]` table, defaults filled in.
@@ -55,87 +65,21 @@ pub struct Exporter {
     pub probe_allowed_networks: Vec<IpNet>,
     /// Deadline for an HTTP client to finish sending its request headers.
     pub http_header_timeout: Duration,
+    /// `exporter.shard` (`--shard` and the environment override it, see [`crate::shard`]).
+    /// The daemon stores the shard in force here.
+    pub shard: Option<crate::shard::Shard>,
 }
 
-/// One `[[target]]`, with the exporter-wide defaults already applied: two targets compare equal
-/// exactly when polling them is the same job, which is what reload-by-diff needs.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Target {
-    pub name: String,
-    pub protocol: Protocol,
-    pub address: Address,
-    pub interval: Duration,
-    pub timeout: Duration,
-    pub encoding: &'static encoding_rs::Encoding,
-    /// Extra labels on every series of this target, sorted by name.
-    pub labels: BTreeMap<String, String>,
-    pub limits: Limits,
-}
-
-impl Target {
-    /// The query request the scheduler and `/probe` send for this target.
-    pub fn request(&self) -> crate::query::Request {
-        let mut req = crate::query::Request::new(self.protocol, self.address.clone());
-        req.timeout = self.timeout;
-        req.encoding = self.encoding;
-        req.limits = self.limits;
-        req
-    }
-}
-
-/// An IPv4 or IPv6 network in CIDR notation (`10.0.0.0/8`, `::1/128`; a bare address is a
-/// single host).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct IpNet {
-    pub addr: IpAddr,
-    pub prefix: u8,
-}
-
-impl IpNet {
-    pub fn parse(s: &str) -> Option<IpNet> {
-        let (addr, prefix) = match s.split_once('/') {
-            Some((a, p)) => (a.parse::<IpAddr>().ok()?, Some(p.parse::<u8>().ok()?)),
-            None => (s.parse::<IpAddr>().ok()?, None),
-        };
-        let max = if addr.is_ipv4() { 32 } else { 128 };
-        let prefix = prefix.unwrap_or(max);
-        (prefix <= max).then_some(IpNet { addr, prefix })
-    }
-
-    pub fn contains(&self, ip: IpAddr) -> bool {
-        // An IPv4-mapped IPv6 peer (::ffff:a.b.c.d) is the IPv4 host it wraps.
-        let ip = match ip {
-            IpAddr::V6(v6) => v6.to_ipv4_mapped().map(IpAddr::V4).unwrap_or(ip),
-            v4 => v4,
-        };
-        match (self.addr, ip) {
-            (IpAddr::V4(net), IpAddr::V4(ip)) => {
-                prefix_eq(&net.octets(), &ip.octets(), self.prefix)
-            }
-            (IpAddr::V6(net), IpAddr::V6(ip)) => {
-                prefix_eq(&net.octets(), &ip.octets(), self.prefix)
-            }
-            _ => false,
+impl Exporter {
+    /// A target under this `[exporter]`: its interval, timeout and limits, and the
+    /// vocabulary's defaults for the rest (encoding, no extra labels).
+    pub fn target(&self, name: impl Into<String>, protocol: Protocol, address: Address) -> Target {
+        Target {
+            interval: self.interval,
+            timeout: self.timeout,
+            limits: self.limits,
+            ..Target::new(name, protocol, address)
         }
-    }
-}
-
-fn prefix_eq(a: &[u8], b: &[u8], prefix: u8) -> bool {
-    let full = usize::from(prefix / 8);
-    let rest = prefix % 8;
-    if a[..full] != b[..full] {
-        return false;
-    }
-    if rest == 0 {
-        return true;
-    }
-    let mask = 0xffu8 << (8 - rest);
-    a[full] & mask == b[full] & mask
-}
-
-impl fmt::Display for IpNet {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}", self.addr, self.prefix)
     }
 }
 
@@ -151,7 +95,7 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
-/// Reads and validates the file at `path`.
+/// Reads and validates the file at `path` and the files it includes.
 pub fn load(path: &Path) -> Result<Config, ConfigError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| ConfigError(format!("{}: cannot read: {e}", path.display())))?;
@@ -159,12 +103,60 @@ pub fn load(path: &Path) -> Result<Config, ConfigError> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.display().to_string());
-    parse(&name, &text)
+    let origin = include::Origin {
+        dir: path.parent().unwrap_or(Path::new("")),
+        main: Some(path),
+    };
+    let config = parse_in(&name, &text, Some(origin))?;
+    for i in config.includes.iter().filter(|i| i.files.is_empty()) {
+        tracing::info!(pattern = %i.pattern, "exporter.include: the pattern matches no files");
+    }
+    Ok(config)
 }
 
-/// Validates `text`; `file` names it in error messages.
+/// Validates `text`; `file` names it in error messages. It cannot `include` (nothing to be
+/// relative to): use [`load`] for that.
 pub fn parse(file: &str, text: &str) -> Result<Config, ConfigError> {
-    let raw: RawFile = toml::from_str(text).map_err(|e| {
+    parse_in(file, text, None)
+}
+
+fn parse_in(
+    file: &str,
+    text: &str,
+    origin: Option<include::Origin>,
+) -> Result<Config, ConfigError> {
+    let raw: RawFile = decode(file, text)?;
+    let ctx = Ctx { file, text };
+    let patterns = raw
+        .exporter
+        .as_ref()
+        .and_then(|e| e.include.as_deref())
+        .unwrap_or_default();
+    let (files, includes) = include::read(&ctx, patterns, origin)?;
+    let mut included = Vec::with_capacity(files.len());
+    let mut total = raw.target.len();
+    for f in &files {
+        let r: include::RawTargets = decode(&f.name, &f.text)?;
+        total += r.target.len();
+        include::check_total(&ctx, patterns[0].span(), total)?;
+        included.push(r.target);
+    }
+    let mut sources = vec![(ctx, raw.target.as_slice())];
+    for (f, targets) in files.iter().zip(&included) {
+        let ctx = Ctx {
+            file: &f.name,
+            text: &f.text,
+        };
+        sources.push((ctx, targets.as_slice()));
+    }
+    let mut config = validate(raw.exporter.unwrap_or_default(), &sources)?;
+    config.includes = includes;
+    Ok(config)
+}
+
+/// serde's reading of one file, its errors located like ours (`file:line: key: message`).
+fn decode<T: serde::de::DeserializeOwned>(file: &str, text: &str) -> Result<T, ConfigError> {
+    toml::from_str(text).map_err(|e| {
         let span = e.span().unwrap_or(0..0);
         let line = line_of(text, span.start);
         let msg = e.message().trim_end();
@@ -172,8 +164,7 @@ pub fn parse(file: &str, text: &str) -> Result<Config, ConfigError> {
             Some(key) => ConfigError(format!("{file}:{line}: {key}: {msg}")),
             None => ConfigError(format!("{file}:{line}: {msg}")),
         }
-    })?;
-    validate(raw, &Ctx { file, text })
+    })
 }
 
 struct Ctx<'a> {
@@ -253,13 +244,15 @@ struct RawExporter {
     max_challenges: Option<Spanned<i64>>,
     http_header_timeout: Option<Spanned<String>>,
     probe_allowed_networks: Option<Vec<Spanned<String>>>,
+    include: Option<Vec<Spanned<String>>>,
+    shard: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawTarget {
     name: Spanned<String>,
-    protocol: Spanned<String>,
+    protocol: Option<Spanned<String>>,
     address: Spanned<String>,
     interval: Option<Spanned<String>>,
     timeout: Option<Spanned<String>>,
@@ -267,6 +260,7 @@ struct RawTarget {
     max_reply_bytes: Option<Spanned<i64>>,
     max_split_packets: Option<Spanned<i64>>,
     labels: Option<Spanned<BTreeMap<String, String>>>,
+    game: Option<Spanned<String>>,
 }
 
 fn duration(ctx: &Ctx, v: &Spanned<String>, key: &str) -> Result<Duration, ConfigError> {
@@ -304,8 +298,13 @@ fn show(d: Duration) -> humantime::FormattedDuration {
     humantime::format_duration(d)
 }
 
-fn validate(raw: RawFile, ctx: &Ctx) -> Result<Config, ConfigError> {
-    let ex = raw.exporter.unwrap_or_default();
+/// `sources`: the main file's targets first (its context also locates `[exporter]` errors),
+/// then each included file's.
+fn validate(
+    ex: RawExporter,
+    sources: &[(Ctx, &[Spanned<RawTarget>])],
+) -> Result<Config, ConfigError> {
+    let ctx = &sources[0].0;
     let listen = match &ex.listen {
         Some(v) => v.get_ref().parse::<SocketAddr>().map_err(|_| {
             ctx.err(
@@ -318,11 +317,11 @@ fn validate(raw: RawFile, ctx: &Ctx) -> Result<Config, ConfigError> {
     };
     let interval = match &ex.interval {
         Some(v) => duration(ctx, v, "exporter.interval")?,
-        None => Duration::from_secs(15),
+        None => DEFAULT_INTERVAL,
     };
     let timeout = match &ex.timeout {
         Some(v) => duration(ctx, v, "exporter.timeout")?,
-        None => Duration::from_secs(5),
+        None => DEFAULT_TIMEOUT,
     };
     if timeout >= interval {
         let span = ex
@@ -377,115 +376,117 @@ fn validate(raw: RawFile, ctx: &Ctx) -> Result<Config, ConfigError> {
         })?;
         probe_allowed_networks.push(net);
     }
+    let shard = match &ex.shard {
+        Some(v) => Some(
+            crate::shard::Shard::parse(v.get_ref())
+                .map_err(|e| ctx.err(v.span(), "exporter.shard", e))?,
+        ),
+        None => None,
+    };
 
-    let mut targets: Vec<Target> = Vec::with_capacity(raw.target.len());
-    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
-    for (i, t) in raw.target.iter().enumerate() {
-        let t = t.get_ref();
-        let key = |k: &str| format!("target[{i}].{k}");
-        let name = t.name.get_ref().clone();
-        if name.is_empty() || name.chars().any(char::is_control) {
-            return Err(ctx.err(
-                t.name.span(),
-                &key("name"),
-                "must be non-empty and free of control characters",
-            ));
-        }
-        if let Some(&first) = seen.get(&name) {
-            return Err(ctx.err(
-                t.name.span(),
-                &key("name"),
-                format!(
-                    "duplicate name {name:?} (first used at line {})",
-                    line_of(ctx.text, first)
-                ),
-            ));
-        }
-        // The byte offset, not the line: counting lines for every target made parsing
-        // quadratic in the fleet size (seconds of CPU per reload at 10,000 targets).
-        seen.insert(name.clone(), t.name.span().start);
-        let protocol = Protocol::from_name(t.protocol.get_ref()).ok_or_else(|| {
-            ctx.err(
-                t.protocol.span(),
-                &key("protocol"),
-                format!(
-                    "unknown protocol {:?} (one of: a2s, minecraft, minecraft-query, samp)",
-                    t.protocol.get_ref()
-                ),
-            )
-        })?;
-        let address = Address::parse(t.address.get_ref()).map_err(|e| {
-            ctx.err(
-                t.address.span(),
-                &key("address"),
-                format!("invalid address {:?}: {e}", t.address.get_ref()),
-            )
-        })?;
-        let t_interval = match &t.interval {
-            Some(v) => duration(ctx, v, &key("interval"))?,
-            None => interval,
-        };
-        let t_timeout = match &t.timeout {
-            Some(v) => duration(ctx, v, &key("timeout"))?,
-            None => timeout,
-        };
-        if t_timeout >= t_interval {
-            let span = t
-                .timeout
-                .as_ref()
-                .or(t.interval.as_ref())
-                .map_or(0..0, |s| s.span());
-            return Err(ctx.err(
-                span,
-                &key("timeout"),
-                format!(
-                    "{} must be shorter than interval {}",
-                    show(t_timeout),
-                    show(t_interval)
-                ),
-            ));
-        }
-        let encoding = match &t.encoding {
-            Some(v) => {
-                encoding_rs::Encoding::for_label(v.get_ref().as_bytes()).ok_or_else(|| {
-                    ctx.err(
-                        v.span(),
-                        &key("encoding"),
-                        format!("unknown encoding {:?}", v.get_ref()),
-                    )
-                })?
+    let total = sources.iter().map(|(_, t)| t.len()).sum();
+    let mut targets: Vec<Target> = Vec::with_capacity(total);
+    // Name -> (source, byte offset) of its first use.
+    let mut seen: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    for (source, (ctx, list)) in sources.iter().enumerate() {
+        for (i, spanned) in list.iter().enumerate() {
+            let t = spanned.get_ref();
+            let key = |k: &str| format!("target[{i}].{k}");
+            let name = t.name.get_ref().clone();
+            if name.is_empty() || name.chars().any(char::is_control) {
+                return Err(ctx.err(
+                    t.name.span(),
+                    &key("name"),
+                    "must be non-empty and free of control characters",
+                ));
             }
-            None => encoding_rs::WINDOWS_1252,
-        };
-        let labels = match &t.labels {
-            Some(v) => {
-                for name in v.get_ref().keys() {
-                    if let Err(why) = check_label_name(name) {
-                        return Err(ctx.err(v.span(), &key(&format!("labels.{name}")), why));
-                    }
+            if let Some(&(first_source, first)) = seen.get(&name) {
+                let first = if first_source == source {
+                    format!("line {}", line_of(ctx.text, first))
+                } else {
+                    let c = &sources[first_source].0;
+                    format!("{}:{}", c.file, line_of(c.text, first))
+                };
+                return Err(ctx.err(
+                    t.name.span(),
+                    &key("name"),
+                    format!("duplicate name {name:?} (first used at {first})"),
+                ));
+            }
+            // The byte offset, not the line: counting lines for every target made parsing
+            // quadratic in the fleet size (seconds of CPU per reload at 10,000 targets).
+            seen.insert(name.clone(), (source, t.name.span().start));
+            let preset::Resolved {
+                protocol,
+                address,
+                game,
+            } = preset::resolve(ctx, i, spanned.span(), t)?;
+            let t_interval = match &t.interval {
+                Some(v) => duration(ctx, v, &key("interval"))?,
+                None => interval,
+            };
+            let t_timeout = match &t.timeout {
+                Some(v) => duration(ctx, v, &key("timeout"))?,
+                None => timeout,
+            };
+            if t_timeout >= t_interval {
+                let span = t
+                    .timeout
+                    .as_ref()
+                    .or(t.interval.as_ref())
+                    .map_or(0..0, |s| s.span());
+                return Err(ctx.err(
+                    span,
+                    &key("timeout"),
+                    format!(
+                        "{} must be shorter than interval {}",
+                        show(t_timeout),
+                        show(t_interval)
+                    ),
+                ));
+            }
+            let encoding = match &t.encoding {
+                Some(v) => {
+                    encoding_rs::Encoding::for_label(v.get_ref().as_bytes()).ok_or_else(|| {
+                        ctx.err(
+                            v.span(),
+                            &key("encoding"),
+                            format!("unknown encoding {:?}", v.get_ref()),
+                        )
+                    })?
                 }
-                v.get_ref().clone()
+                None => DEFAULT_ENCODING,
+            };
+            let labels = match &t.labels {
+                Some(v) => {
+                    for name in v.get_ref().keys() {
+                        if let Err(why) = check_label_name(name) {
+                            return Err(ctx.err(v.span(), &key(&format!("labels.{name}")), why));
+                        }
+                    }
+                    v.get_ref().clone()
+                }
+                None => BTreeMap::new(),
+            };
+            let mut t_limits = limits;
+            if let Some(v) = &t.max_reply_bytes {
+                t_limits.max_reply_bytes =
+                    int_in(ctx, v, &key("max_reply_bytes"), 1024..=MAX_REPLY_BYTES_CAP)? as usize;
             }
-            None => BTreeMap::new(),
-        };
-        let mut t_limits = limits;
-        if let Some(v) = &t.max_reply_bytes {
-            t_limits.max_reply_bytes =
-                int_in(ctx, v, &key("max_reply_bytes"), 1024..=MAX_REPLY_BYTES_CAP)? as usize;
+            if let Some(v) = &t.max_split_packets {
+                t_limits.max_split_packets =
+                    int_in(ctx, v, &key("max_split_packets"), 1..=255)? as u8;
+            }
+            targets.push(Target {
+                interval: t_interval,
+                timeout: t_timeout,
+                encoding,
+                labels,
+                limits: t_limits,
+                game: game.map(|g| g.id),
+                ..Target::new(name, protocol, address)
+            });
         }
-        if let Some(v) = &t.max_split_packets {
-            t_limits.max_split_packets = int_in(ctx, v, &key("max_split_packets"), 1..=255)? as u8;
-        }
-        targets.push(Target {
-            name,
-            protocol,
-            address,
-            interval: t_interval,
-            timeout: t_timeout,
-            encoding,
-            labels,
-            limits: t_limits,
-        });
     }
     Ok(Config {
         exporter: Exporter {
@@ -496,8 +497,10 @@ fn validate(raw: RawFile, ctx: &Ctx) -> Result<Config, ConfigError> {
             limits,
             probe_allowed_networks,
             http_header_timeout,
+            shard,
         },
         targets,
+        includes: Vec::new(),
     })
 }
 
@@ -542,6 +545,7 @@ mod tests {
         assert_eq!(c.exporter.limits, Limits::default());
         assert_eq!(c.exporter.limits.max_challenges, 3);
         assert_eq!(c.exporter.http_header_timeout, Duration::from_secs(10));
+        assert_eq!(c.exporter.shard, None);
         assert_eq!(c.targets.len(), 1);
         let t = &c.targets[0];
         assert_eq!(
@@ -568,6 +572,7 @@ max_split_packets = 4
 max_challenges = 5
 http_header_timeout = "3s"
 probe_allowed_networks = ["10.0.0.0/8", "::1"]
+shard = "1-of-3"
 
 [[target]]
 name = "survival"
@@ -592,6 +597,12 @@ max_split_packets = 9
         assert_eq!(c.exporter.limits.max_reply_bytes, 65536);
         assert_eq!(c.exporter.limits.max_split_packets, 4);
         assert_eq!(c.exporter.probe_allowed_networks.len(), 2);
+        assert_eq!(
+            c.exporter.shard,
+            Some(crate::shard::Shard::new(1, 3).unwrap())
+        );
+        // The file names every target; which are polled is the daemon's business.
+        assert_eq!(c.targets.len(), 2);
         let t = &c.targets[0];
         assert_eq!(t.protocol, Protocol::Minecraft);
         assert_eq!(t.interval, Duration::from_secs(10));
@@ -639,7 +650,7 @@ max_split_packets = 9
     fn unknown_exporter_key() {
         assert_eq!(
             err("[exporter]\ninterval = \"15s\"\nlisten_addr = \"x\"\n"),
-            "exporter.toml:3: exporter.listen_addr: unknown field `listen_addr`, expected one of `listen`, `interval`, `timeout`, `max_concurrent_polls`, `max_reply_bytes`, `max_split_packets`, `max_challenges`, `http_header_timeout`, `probe_allowed_networks`"
+            "exporter.toml:3: exporter.listen_addr: unknown field `listen_addr`, expected one of `listen`, `interval`, `timeout`, `max_concurrent_polls`, `max_reply_bytes`, `max_split_packets`, `max_challenges`, `http_header_timeout`, `probe_allowed_networks`, `include`, `shard`"
         );
     }
 
@@ -648,7 +659,7 @@ max_split_packets = 9
     fn unknown_target_key() {
         assert_eq!(
             err(&format!("{T}{T}port = 1\n").replacen("\"a\"", "\"b\"", 1)),
-            "exporter.toml:9: target[1].port: unknown field `port`, expected one of `name`, `protocol`, `address`, `interval`, `timeout`, `encoding`, `max_reply_bytes`, `max_split_packets`, `labels`"
+            "exporter.toml:9: target[1].port: unknown field `port`, expected one of `name`, `protocol`, `address`, `interval`, `timeout`, `encoding`, `max_reply_bytes`, `max_split_packets`, `labels`, `game`"
         );
     }
 
@@ -775,21 +786,20 @@ max_split_packets = 9
         );
     }
 
-    /// CIDR membership, including IPv4-mapped IPv6 peers.
+    /// A bad exporter.shard names the key and the reason.
     #[test]
-    fn ipnet_contains() {
-        let n = IpNet::parse("10.1.0.0/16").unwrap();
-        assert!(n.contains("10.1.2.3".parse().unwrap()));
-        assert!(!n.contains("10.2.0.1".parse().unwrap()));
-        assert!(n.contains("::ffff:10.1.0.9".parse().unwrap()));
-        let n = IpNet::parse("127.0.0.1").unwrap();
-        assert!(n.contains("127.0.0.1".parse().unwrap()));
-        assert!(!n.contains("127.0.0.2".parse().unwrap()));
-        let n = IpNet::parse("fd00::/7").unwrap();
-        assert!(n.contains("fdab::1".parse().unwrap()));
-        assert!(!n.contains("fe80::1".parse().unwrap()));
-        assert!(IpNet::parse("0.0.0.0/0")
-            .unwrap()
-            .contains("8.8.8.8".parse().unwrap()));
+    fn bad_shard() {
+        assert_eq!(
+            err("[exporter]\nshard = \"3/3\"\n"),
+            "exporter.toml:2: exporter.shard: shard index 3 must be below the shard count 3"
+        );
+        assert_eq!(
+            err("[exporter]\nshard = \"one of three\"\n"),
+            "exporter.toml:2: exporter.shard: invalid shard \"one of three\" (want I/N such as 0/3, or I-of-N such as 0-of-3)"
+        );
+        assert_eq!(
+            err("[exporter]\nshard = 3\n"),
+            "exporter.toml:2: exporter.shard: invalid type: integer `3`, expected a string"
+        );
     }
 }

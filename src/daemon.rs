@@ -1,140 +1,17 @@
-//! The running exporter: configuration, scheduler and state tied together, plus the entry
-//! point [`run`] that `main` and the integration tests share (tests bind `127.0.0.1:0`
-//! themselves and pass a fake or real [`Prober`]).
+//! The entry point [`run`] that `main` and the integration tests share (tests bind
+//! `127.0.0.1:0` themselves and pass a fake or real [`Prober`]): start polling, serve HTTP
+//! until told to stop, stop polling.
 
 use std::future::Future;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, RwLock};
-use std::time::SystemTime;
+use std::sync::Arc;
 
 use tokio::net::TcpListener;
-use tokio::runtime::Handle;
 
-use crate::config::{self, Config, ConfigError};
-use crate::poller::PollerThread;
-use crate::scheduler::{Diff, Permits, Prober, Scheduler};
-use crate::state::State;
-use crate::sync::lock;
+use crate::config::Config;
+use crate::scheduler::Prober;
 
-/// Shared by the HTTP handlers, the signal handlers and the scheduler.
-pub struct Daemon {
-    state: Arc<State>,
-    config: RwLock<Arc<Config>>,
-    config_path: Option<PathBuf>,
-    scheduler: Mutex<Scheduler>,
-    /// The thread the target tasks run on; declared after the scheduler, so dropping a daemon
-    /// aborts the tasks before their runtime stops. `None` if it could not be started: the
-    /// tasks then share the caller's runtime.
-    _poller: Option<PollerThread>,
-}
-
-impl Daemon {
-    /// Starts polling every target of `config`. `config_path` is what a reload re-reads;
-    /// without one, a reload is refused. Must run inside a tokio runtime.
-    pub fn start(
-        config: Config,
-        config_path: Option<PathBuf>,
-        prober: Arc<dyn Prober>,
-    ) -> Arc<Daemon> {
-        let state: Arc<State> = Arc::default();
-        let poller = PollerThread::start()
-            .map_err(|e| tracing::warn!(error = %e, "cannot start the poller thread; polling on the main runtime"))
-            .ok();
-        let runtime = poller
-            .as_ref()
-            .map_or_else(Handle::current, |p| p.handle().clone());
-        let mut scheduler = Scheduler::on(
-            runtime,
-            prober,
-            state.clone(),
-            config.exporter.max_concurrent_polls,
-        );
-        scheduler.apply(&config.targets, config.exporter.max_concurrent_polls);
-        Arc::new(Daemon {
-            state,
-            config: RwLock::new(Arc::new(config)),
-            config_path,
-            scheduler: Mutex::new(scheduler),
-            _poller: poller,
-        })
-    }
-
-    pub fn state(&self) -> &Arc<State> {
-        &self.state
-    }
-
-    /// The configuration in force.
-    pub fn config(&self) -> Arc<Config> {
-        self.config
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
-    }
-
-    pub fn prober(&self) -> Arc<dyn Prober> {
-        self.scheduler().prober()
-    }
-
-    pub fn permits(&self) -> Permits {
-        self.scheduler().permits()
-    }
-
-    fn scheduler(&self) -> std::sync::MutexGuard<'_, Scheduler> {
-        // apply() cannot leave the task table half-updated in a way a retry would not fix.
-        lock(&self.scheduler)
-    }
-
-    /// Re-reads the configuration file and applies it by diff. A bad file is refused: the
-    /// running configuration stays and `gameserver_config_last_reload_successful` drops to 0.
-    pub fn reload(&self) -> Result<Diff, ConfigError> {
-        let Some(path) = &self.config_path else {
-            let e = ConfigError("no configuration file to reload".into());
-            self.state.set_reload(false, SystemTime::now());
-            return Err(e);
-        };
-        match config::load(path) {
-            Ok(c) => {
-                let diff = self.apply(c);
-                tracing::info!(
-                    added = diff.added.len(),
-                    changed = diff.changed.len(),
-                    removed = diff.removed.len(),
-                    kept = diff.kept,
-                    "configuration reloaded"
-                );
-                Ok(diff)
-            }
-            Err(e) => {
-                tracing::error!(error = %e, "configuration reload refused; keeping the running one");
-                self.state.set_reload(false, SystemTime::now());
-                Err(e)
-            }
-        }
-    }
-
-    /// Applies a validated configuration by diff.
-    pub fn apply(&self, config: Config) -> Diff {
-        let old = self.config();
-        if old.exporter.listen != config.exporter.listen {
-            tracing::warn!(
-                old = %old.exporter.listen,
-                new = %config.exporter.listen,
-                "exporter.listen changes take effect at the next restart"
-            );
-        }
-        let diff = self
-            .scheduler()
-            .apply(&config.targets, config.exporter.max_concurrent_polls);
-        *self.config.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(config);
-        self.state.set_reload(true, SystemTime::now());
-        diff
-    }
-
-    /// Stops every target task.
-    pub fn shutdown(&self) {
-        self.scheduler().shutdown();
-    }
-}
+use crate::handles::Daemon;
 
 /// Runs the exporter on `listener` until `shutdown` resolves, then stops polling and lets
 /// open HTTP connections finish (briefly).

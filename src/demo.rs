@@ -8,9 +8,8 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 
 use crate::config::{self, Config};
-use crate::net::Address;
-use crate::protocol::Protocol;
 use crate::simulate::{self, SimServer, World, WorldState};
+use crate::target::{Address, Protocol, Target};
 
 /// How often the demo polls its simulators.
 pub const DEMO_INTERVAL: Duration = Duration::from_secs(5);
@@ -73,18 +72,13 @@ impl Demo {
         c.exporter.interval = DEMO_INTERVAL;
         c.exporter.timeout = Duration::from_secs(2);
         for (p, _, server) in &self.servers {
-            c.targets.push(config::Target {
-                name: format!("demo-{p}"),
-                protocol: *p,
-                address: Address {
-                    host: server.addr.ip().to_string(),
-                    port: Some(server.addr.port()),
-                },
-                interval: DEMO_INTERVAL,
-                timeout: Duration::from_secs(2),
-                encoding: encoding_rs::WINDOWS_1252,
+            let address = Address {
+                host: server.addr.ip().to_string(),
+                port: Some(server.addr.port()),
+            };
+            c.targets.push(Target {
                 labels: [("env".to_string(), "demo".to_string())].into(),
-                limits: c.exporter.limits,
+                ..c.exporter.target(format!("demo-{p}"), *p, address)
             });
         }
         c

@@ -1,23 +1,20 @@
 //! The HTTP side: `/metrics`, `/probe`, `/sd`, `/-/healthy`, `/-/ready`, `/-/reload` and a
 //! landing page, on a hyper HTTP/1 server.
 //!
-//! Handlers are thin: parse, delegate to [`crate::metrics`] or the [`Daemon`], respond.
+//! Handlers are thin: parse, delegate to [`crate::metrics`], [`crate::probe`],
+//! [`crate::landing`] or the [`Daemon`], respond.
 //!
 //! `/probe` answers blackbox style with one fresh poll's gauges (no counters, and the shared
-//! state is left alone). An ad-hoc `/probe?protocol=P&address=A` is resolved once (A/AAAA,
-//! no Minecraft SRV) and the resulting IP polled only if it lies in
-//! `exporter.probe_allowed_networks`; a name that does not resolve answers `up 0` with the
-//! failure's timing, since no traffic reached any server.
+//! state is left alone); [`crate::probe`] says how a target is found and checked.
 //! Hardening: headers must arrive within `exporter.http_header_timeout` and fit [`MAX_HEADER_BYTES`],
 //! at most [`MAX_CONNECTIONS`] connections are served at once (more are closed on accept),
 //! request bodies are never read, and a malformed query string is a 400.
 
 use std::convert::Infallible;
-use std::fmt::Write;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
@@ -30,15 +27,10 @@ use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
-use crate::config::Target;
-use crate::daemon::Daemon;
+use crate::handles::Daemon;
+use crate::landing;
 use crate::metrics::{self, Format, Globals};
-use crate::net::Address;
-use crate::protocol::Protocol;
-use crate::query::Session;
-use crate::scheduler::poll_once;
-use crate::state::{Entry, Outcome, TargetMeta};
-use crate::status::Failure;
+use crate::probe;
 
 /// hyper's smallest allowed read buffer; request lines and headers must fit in it.
 pub const MAX_HEADER_BYTES: usize = 8192;
@@ -163,7 +155,10 @@ async fn handle(daemon: &Daemon, req: Request<Incoming>, peer: SocketAddr) -> Re
                 )
             }
         }
-        _ => landing(daemon),
+        _ => {
+            let page = landing::page(&daemon.state().snapshot());
+            respond(StatusCode::OK, "text/html; charset=utf-8", page)
+        }
     }
 }
 
@@ -172,6 +167,7 @@ fn metrics_page(daemon: &Daemon, format: Format) -> Response<Body> {
     let globals = Globals {
         reload: daemon.state().reload_info(),
         process: metrics::process::read(),
+        shard: daemon.shard(),
     };
     let body = metrics::render(format, &entries, &globals);
     respond(StatusCode::OK, format.content_type(), body)
@@ -210,116 +206,21 @@ fn percent_decode(s: &str) -> Result<String, String> {
     String::from_utf8(out).map_err(|_| format!("invalid UTF-8 in {s:?}"))
 }
 
-fn get<'a>(q: &'a [(String, String)], key: &str) -> Option<&'a str> {
-    q.iter()
-        .rev()
-        .find(|(k, _)| k == key)
-        .map(|(_, v)| v.as_str())
-}
-
-/// A /probe parameter given twice: a proxy or allow-list in front of the exporter may check
-/// one copy while we would use the other, so ambiguity is refused rather than resolved.
-fn repeated(q: &[(String, String)]) -> Option<&str> {
-    ["target", "protocol", "address"]
-        .into_iter()
-        .find(|key| q.iter().filter(|(k, _)| k == key).count() > 1)
-}
-
 async fn probe(daemon: &Daemon, q: &[(String, String)], format: Format) -> Response<Body> {
-    if let Some(key) = repeated(q) {
-        return text(
-            StatusCode::BAD_REQUEST,
-            format!("parameter {key:?} given more than once\n"),
-        );
+    match crate::probe::probe(daemon, q).await {
+        Ok(entry) => {
+            let body = metrics::render_probe(format, &entry);
+            respond(StatusCode::OK, format.content_type(), body)
+        }
+        Err(refused) => {
+            let status = match refused.kind() {
+                probe::Kind::BadRequest => StatusCode::BAD_REQUEST,
+                probe::Kind::NotFound => StatusCode::NOT_FOUND,
+                probe::Kind::Forbidden => StatusCode::FORBIDDEN,
+            };
+            text(status, format!("{refused}\n"))
+        }
     }
-    let config = daemon.config();
-    let meta = match (get(q, "target"), get(q, "protocol"), get(q, "address")) {
-        (Some(name), None, None) => {
-            let Some(t) = config.targets.iter().find(|t| t.name == name) else {
-                return text(StatusCode::NOT_FOUND, format!("unknown target {name:?}\n"));
-            };
-            match daemon.state().get(name) {
-                Some(e) if e.meta.target == *t => e.meta,
-                _ => Arc::new(TargetMeta::new(t.clone())),
-            }
-        }
-        (None, Some(p), Some(a)) => {
-            let Some(protocol) = Protocol::from_name(p) else {
-                return text(StatusCode::BAD_REQUEST, format!("unknown protocol {p:?}\n"));
-            };
-            let address = match Address::parse(a) {
-                Ok(x) => x,
-                Err(e) => {
-                    return text(StatusCode::BAD_REQUEST, format!("bad address {a:?}: {e}\n"))
-                }
-            };
-            if config.exporter.probe_allowed_networks.is_empty() {
-                return text(
-                    StatusCode::FORBIDDEN,
-                    "ad-hoc probes are disabled (exporter.probe_allowed_networks is empty)\n",
-                );
-            }
-            let target = Target {
-                name: a.to_string(),
-                protocol,
-                address: address.clone(),
-                interval: config.exporter.interval,
-                timeout: config.exporter.timeout,
-                encoding: encoding_rs::WINDOWS_1252,
-                labels: Default::default(),
-                limits: config.exporter.limits,
-            };
-            // Resolve once and poll the checked IP, so a second lookup cannot swap in an
-            // address outside the allowed networks.
-            let deadline = tokio::time::Instant::now() + target.timeout;
-            let ip = match crate::net::resolve::resolve(&address, protocol.default_port(), deadline)
-                .await
-            {
-                Ok(ip) => ip,
-                Err(e) => {
-                    let meta = Arc::new(TargetMeta::new(target));
-                    let mut entry = Entry::new(meta);
-                    entry.record(Err(Failure::from(e)), Duration::ZERO, SystemTime::now());
-                    let body = metrics::render_probe(format, &entry);
-                    return respond(StatusCode::OK, format.content_type(), body);
-                }
-            };
-            let allowed = config
-                .exporter
-                .probe_allowed_networks
-                .iter()
-                .any(|n| n.contains(ip.ip()));
-            if !allowed {
-                return text(
-                    StatusCode::FORBIDDEN,
-                    format!(
-                        "{a} resolves to {}, outside exporter.probe_allowed_networks\n",
-                        ip.ip()
-                    ),
-                );
-            }
-            let mut target = target;
-            target.address = Address {
-                host: ip.ip().to_string(),
-                port: Some(ip.port()),
-            };
-            Arc::new(TargetMeta::new(target))
-        }
-        _ => {
-            return text(
-                StatusCode::BAD_REQUEST,
-                "want ?target=NAME or ?protocol=P&address=A\n",
-            )
-        }
-    };
-    let req = meta.target.request();
-    let prober = daemon.prober();
-    let permits = daemon.permits();
-    let (result, took) = poll_once(&*prober, &permits, &req, &mut Session::default()).await;
-    let mut entry = Entry::new(meta);
-    entry.record(result, took, SystemTime::now());
-    let body = metrics::render_probe(format, &entry);
-    respond(StatusCode::OK, format.content_type(), body)
 }
 
 fn sd(daemon: &Daemon) -> Response<Body> {
@@ -340,70 +241,6 @@ fn sd(daemon: &Daemon) -> Response<Body> {
     respond(StatusCode::OK, "application/json", body)
 }
 
-/// Escapes text for HTML element content and attribute values.
-pub fn html_escape(out: &mut String, s: &str) {
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c if c.is_control() => {}
-            c => out.push(c),
-        }
-    }
-}
-
-fn url_escape(out: &mut String, s: &str) {
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-            out.push(char::from(b));
-        } else {
-            let _ = write!(out, "%{b:02X}");
-        }
-    }
-}
-
-fn landing(daemon: &Daemon) -> Response<Body> {
-    let entries = daemon.state().snapshot();
-    let mut h = String::with_capacity(1024 + entries.len() * 256);
-    h.push_str(concat!(
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>gameserver-exporter</title></head>\n",
-        "<body><h1>gameserver-exporter ",
-        env!("CARGO_PKG_VERSION"),
-        "</h1>\n<p><a href=\"/metrics\">metrics</a> · <a href=\"/sd\">service discovery</a> · ",
-        "<a href=\"/-/ready\">ready</a></p>\n<table>\n",
-        "<tr><th>target</th><th>protocol</th><th>address</th><th>state</th><th>server</th><th>players</th><th>last error</th><th></th></tr>\n"
-    ));
-    for e in &entries {
-        let t = &e.meta.target;
-        h.push_str("<tr><td>");
-        html_escape(&mut h, &t.name);
-        let _ = write!(h, "</td><td>{}</td><td>", t.protocol);
-        html_escape(&mut h, &t.address.to_string());
-        h.push_str("</td>");
-        match &e.last {
-            None => h.push_str("<td>pending</td><td></td><td></td><td></td>"),
-            Some(Outcome::Up(s)) => {
-                h.push_str("<td>up</td><td>");
-                html_escape(&mut h, &s.name);
-                let _ = write!(h, "</td><td>{}/{}</td><td></td>", s.online, s.max);
-            }
-            Some(Outcome::Down(f)) => {
-                h.push_str("<td>down</td><td></td><td></td><td>");
-                html_escape(&mut h, &f.to_string());
-                h.push_str("</td>");
-            }
-        }
-        h.push_str("<td><a href=\"/probe?target=");
-        url_escape(&mut h, &t.name);
-        h.push_str("\">probe</a></td></tr>\n");
-    }
-    h.push_str("</table></body></html>\n");
-    respond(StatusCode::OK, "text/html; charset=utf-8", h)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -419,32 +256,5 @@ mod tests {
         assert!(parse_query("target=%4").is_err());
         assert!(parse_query("target=%ff").is_err());
         assert!(parse_query("target=%").is_err());
-    }
-
-    /// A /probe parameter given twice is found; distinct ones are fine.
-    #[test]
-    fn repeated_parameters() {
-        let q = parse_query("target=a&x=1&x=2").unwrap();
-        assert_eq!(repeated(&q), None);
-        let q = parse_query("target=a&target=b").unwrap();
-        assert_eq!(repeated(&q), Some("target"));
-        let q = parse_query("protocol=samp&address=10.0.0.1&address=127.0.0.1").unwrap();
-        assert_eq!(repeated(&q), Some("address"));
-    }
-
-    /// Server strings in the landing page cannot inject markup.
-    #[test]
-    fn html_escaping() {
-        let mut s = String::new();
-        html_escape(&mut s, "<script>\"a'&\n");
-        assert_eq!(s, "&lt;script&gt;&quot;a&#39;&amp;");
-    }
-
-    /// Probe links carry the target name percent-encoded.
-    #[test]
-    fn url_escaping() {
-        let mut s = String::new();
-        url_escape(&mut s, "a b&c\"");
-        assert_eq!(s, "a%20b%26c%22");
     }
 }

@@ -1,4 +1,4 @@
-//! The command line: run the daemon (default), `check-config`, `query` and `demo`.
+//! The command line: run the daemon (default), `check-config`, `query`, `games` and `demo`.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -8,12 +8,13 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use gameserver_exporter::config;
-use gameserver_exporter::daemon::Daemon;
-use gameserver_exporter::net::Address;
-use gameserver_exporter::protocol::Protocol;
+use gameserver_exporter::games::Game;
+use gameserver_exporter::handles::Daemon;
 use gameserver_exporter::query::{self, Request};
 use gameserver_exporter::scheduler::QueryProber;
 use gameserver_exporter::status::Status;
+use gameserver_exporter::target::Address;
+use gameserver_exporter::target::Protocol;
 
 #[derive(Parser)]
 #[command(version, about)]
@@ -26,6 +27,11 @@ struct Cli {
     /// Listen address; overrides exporter.listen.
     #[arg(long)]
     listen: Option<SocketAddr>,
+    /// Poll and publish only shard I of N of the targets (I/N or I-of-N; Prometheus hashmod
+    /// of the target name). Overrides $GAMESERVER_EXPORTER_SHARD, which overrides
+    /// exporter.shard.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<String>,
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
     /// Log filter: a level (info, debug...) or tracing env-filter directives.
@@ -45,6 +51,12 @@ enum Command {
     CheckConfig { path: PathBuf },
     /// Poll one server once and print what it says.
     Query(QueryArgs),
+    /// List the game presets (`game = "..."` in a target): id, name, protocol, port, notes.
+    Games {
+        /// Print README's Markdown table instead.
+        #[arg(long)]
+        markdown: bool,
+    },
     /// Run simulators of every protocol on 127.0.0.1 and the exporter polling them.
     Demo {
         #[arg(long, default_value = "127.0.0.1:10765")]
@@ -56,6 +68,18 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Some(Command::CheckConfig { path }) => check_config(&path),
+        Some(Command::Games { markdown }) => {
+            use gameserver_exporter::games;
+            print!(
+                "{}",
+                if markdown {
+                    games::markdown()
+                } else {
+                    games::text()
+                }
+            );
+            ExitCode::SUCCESS
+        }
         Some(Command::Query(args)) => runtime().block_on(run_query(args)),
         Some(Command::Demo { listen }) => {
             init_logs(cli.log_format, &cli.log_level);
@@ -69,7 +93,7 @@ fn main() -> ExitCode {
         }
         None => {
             init_logs(cli.log_format, &cli.log_level);
-            runtime().block_on(run_daemon(cli.config, cli.listen))
+            runtime().block_on(run_daemon(cli.config, cli.listen, cli.shard))
         }
     }
 }
@@ -102,6 +126,12 @@ fn check_config(path: &std::path::Path) -> ExitCode {
     match config::load(path) {
         Ok(c) => {
             println!("{}: OK ({} targets)", path.display(), c.targets.len());
+            for i in &c.includes {
+                match i.files.len() {
+                    0 => println!("  include {:?}: matches no files", i.pattern),
+                    n => println!("  include {:?}: {n} files", i.pattern),
+                }
+            }
             ExitCode::SUCCESS
         }
         Err(e) => {
@@ -135,14 +165,31 @@ async fn terminate() {
     tracing::info!("shutting down");
 }
 
-async fn run_daemon(path: PathBuf, listen: Option<SocketAddr>) -> ExitCode {
-    let config = match config::load(&path) {
+async fn run_daemon(path: PathBuf, listen: Option<SocketAddr>, shard: Option<String>) -> ExitCode {
+    let mut config = match config::load(&path) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::FAILURE;
         }
     };
+    // Lossy, not `var().ok()`: a value that is not UTF-8 must be refused, not ignored.
+    let env =
+        std::env::var_os(gameserver_exporter::shard::ENV).map(|v| v.to_string_lossy().into_owned());
+    match gameserver_exporter::shard::resolve(
+        shard.as_deref(),
+        env.as_deref(),
+        config.exporter.shard,
+    ) {
+        Ok((shard, source)) => {
+            tracing::info!(%shard, %source, "shard");
+            config.exporter.shard = Some(shard);
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
     let addr = listen.unwrap_or(config.exporter.listen);
     let listener = match tokio::net::TcpListener::bind(addr).await {
         Ok(l) => l,
@@ -189,7 +236,8 @@ async fn run_daemon(path: PathBuf, listen: Option<SocketAddr>) -> ExitCode {
 
 #[derive(clap::Args)]
 struct QueryArgs {
-    /// a2s, minecraft, minecraft-query or samp.
+    /// a2s, minecraft, minecraft-query or samp; or a game id from `games` (its protocol,
+    /// default port and quirks).
     protocol: String,
     /// host[:port]
     address: String,
@@ -216,20 +264,42 @@ fn fail(msg: impl std::fmt::Display) -> ExitCode {
 }
 
 async fn run_query(a: QueryArgs) -> ExitCode {
-    let Some(protocol) = Protocol::from_name(&a.protocol) else {
-        return fail(format!(
-            "unknown protocol {:?} (one of: a2s, minecraft, minecraft-query, samp)",
-            a.protocol
-        ));
+    let (protocol, game) = match Protocol::from_name(&a.protocol) {
+        Some(p) => (p, None),
+        None => match Game::find(&a.protocol) {
+            Some(g) => (g.protocol, Some(g)),
+            None => {
+                return fail(format!(
+                    "unknown protocol {:?} (one of: a2s, minecraft, minecraft-query, samp; \
+                     or a game id from `gameserver-exporter games`)",
+                    a.protocol
+                ))
+            }
+        },
     };
-    let address = match Address::parse(&a.address) {
+    let mut address = match Address::parse(&a.address) {
         Ok(x) => x,
         Err(e) => return fail(format!("invalid address {:?}: {e}", a.address)),
     };
+    if let (Some(g), None) = (game, address.port) {
+        address.port = g.port_for(protocol);
+    }
     let mut req = Request::new(protocol, address);
     req.timeout = a.timeout;
     req.players = a.players;
     req.rules = a.rules;
+    if let Some(g) = game {
+        // A request the game never answers would only burn its share of the deadline.
+        for (asked, answers, what) in [
+            (&mut req.players, g.quirks.players, "player"),
+            (&mut req.rules, g.quirks.rules, "rules"),
+        ] {
+            if *asked && !answers {
+                *asked = false;
+                eprintln!("note: {} never answers the {what} query; not sent", g.name);
+            }
+        }
+    }
     req.detail = true;
     if let Some(label) = &a.encoding {
         match encoding_rs::Encoding::for_label(label.as_bytes()) {

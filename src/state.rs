@@ -8,39 +8,35 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, SystemTime};
 
-use crate::config::Target;
-use crate::metrics::encode::push_label_value;
 use crate::status::{Failure, Reason, Status};
 use crate::sync::lock;
+use crate::target::Target;
 
-/// A configured target plus its label set pre-encoded for the exposition formats, built once
-/// per config load so a scrape does not re-escape 10,000 label sets.
-#[derive(Debug, PartialEq)]
+/// A configured target as its task and the renderer share it, built once per config load.
+#[derive(Debug)]
 pub struct TargetMeta {
     pub target: Target,
-    /// `target="…",protocol="…",extra="…"`, escaped, without braces.
-    pub labels: String,
+    /// A cache slot owned by the metrics renderer: the target's label set, encoded at its
+    /// first render so a scrape does not re-escape 10,000 label sets. State never reads it.
+    pub labels: OnceLock<String>,
 }
 
 impl TargetMeta {
     pub fn new(target: Target) -> TargetMeta {
-        let mut labels = String::with_capacity(64);
-        labels.push_str("target=\"");
-        push_label_value(&mut labels, &target.name);
-        labels.push_str("\",protocol=\"");
-        labels.push_str(target.protocol.as_str());
-        labels.push('"');
-        for (k, v) in &target.labels {
-            labels.push(',');
-            labels.push_str(k);
-            labels.push_str("=\"");
-            push_label_value(&mut labels, v);
-            labels.push('"');
+        TargetMeta {
+            target,
+            labels: OnceLock::new(),
         }
-        TargetMeta { target, labels }
+    }
+}
+
+/// Two metas are the same when their targets are: the label cache follows from the target.
+impl PartialEq for TargetMeta {
+    fn eq(&self, other: &Self) -> bool {
+        self.target == other.target
     }
 }
 
@@ -222,27 +218,13 @@ impl State {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::Address;
-    use crate::protocol::Protocol;
+    use crate::target::{Address, Protocol};
 
-    pub(crate) fn target(name: &str) -> Target {
+    fn target(name: &str) -> Target {
         Target {
-            name: name.into(),
-            protocol: Protocol::A2s,
-            address: Address::parse("127.0.0.1:1").unwrap(),
-            interval: Duration::from_secs(15),
-            timeout: Duration::from_secs(5),
-            encoding: encoding_rs::WINDOWS_1252,
             labels: BTreeMap::from([("region".to_string(), "e\"u".to_string())]),
-            limits: Default::default(),
+            ..Target::new(name, Protocol::A2s, Address::parse("127.0.0.1:1").unwrap())
         }
-    }
-
-    /// The label set is escaped once, target and protocol first, extra labels sorted.
-    #[test]
-    fn pre_encoded_labels() {
-        let m = TargetMeta::new(target("a\\b"));
-        assert_eq!(m.labels, r#"target="a\\b",protocol="a2s",region="e\"u""#);
     }
 
     /// Success and failure update counters, the last outcome and the success time.

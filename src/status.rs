@@ -1,6 +1,10 @@
 //! The one normalized result of a poll, shared by every protocol, and the closed set of
 //! reasons a poll can fail for. The metrics layer reads only these types, so it needs no
 //! per-protocol code.
+//!
+//! This is the shared vocabulary: it uses nothing else in the crate. The structured errors
+//! below it (`protocol::DecodeError`, `net::NetError`, `query::Error`) become a [`Reason`] in
+//! one place, `query::Error::reason`.
 
 use std::fmt;
 use std::time::Duration;
@@ -133,16 +137,3 @@ impl fmt::Display for Failure {
 }
 
 impl std::error::Error for Failure {}
-
-impl From<crate::protocol::DecodeError> for Failure {
-    fn from(e: crate::protocol::DecodeError) -> Self {
-        Failure::new(e.reason(), e.to_string())
-    }
-}
-
-#[cfg(feature = "daemon")]
-impl From<crate::net::NetError> for Failure {
-    fn from(e: crate::net::NetError) -> Self {
-        Failure::new(e.reason(), e.to_string())
-    }
-}

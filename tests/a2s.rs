@@ -3,17 +3,17 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use gameserver_exporter::net::udp::{UdpMux, RESEND_AFTER_MIN};
-use gameserver_exporter::net::Address;
+use gameserver_exporter::net::udp::UdpMux;
 use gameserver_exporter::protocol::a2s::split::{Format, SplitOptions};
 use gameserver_exporter::protocol::a2s::Engine;
-use gameserver_exporter::protocol::Protocol;
-use gameserver_exporter::query::{poll, poll_with, Request, Session};
+use gameserver_exporter::query::{poll, poll_with, Request, Session, RESEND_AFTER_MIN};
 use gameserver_exporter::simulate::a2s::{
     spawn, A2sConfig, Challenge, Counters, Misbehaviour, STEAM_ID,
 };
 use gameserver_exporter::simulate::{SimServer, World, WorldState};
 use gameserver_exporter::status::{Player, Reason, Status};
+use gameserver_exporter::target::Address;
+use gameserver_exporter::target::Protocol;
 use serde_json::json;
 
 const SOURCE_SPLIT: SplitOptions = SplitOptions {

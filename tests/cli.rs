@@ -18,13 +18,13 @@ fn temp(name: &str, content: &str) -> std::path::PathBuf {
     p
 }
 
-/// The shipped example configuration is valid and has four targets.
+/// The shipped example configuration is valid and has five targets.
 #[test]
 fn example_config_passes() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/exporter.example.toml");
     let out = exe().args(["check-config", path]).output().unwrap();
     assert!(out.status.success(), "{}", text(&out.stdout));
-    assert_eq!(text(&out.stdout), format!("{path}: OK (4 targets)\n"));
+    assert_eq!(text(&out.stdout), format!("{path}: OK (5 targets)\n"));
 }
 
 /// A bad file prints its error (file, line, key) and exits 1.
@@ -80,7 +80,7 @@ fn query_bad_names() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         text(&out.stderr),
-        "error: unknown protocol \"doom\" (one of: a2s, minecraft, minecraft-query, samp)\n"
+        "error: unknown protocol \"doom\" (one of: a2s, minecraft, minecraft-query, samp; or a game id from `gameserver-exporter games`)\n"
     );
     let out = exe()
         .args(["query", "samp", "127.0.0.1", "--encoding", "klingon"])
@@ -241,6 +241,76 @@ fn daemon_signals() {
     assert!(
         logs.contains("\"message\":\"configuration reloaded\""),
         "{logs}"
+    );
+    let _ = std::fs::remove_file(p);
+}
+
+/// --shard and GAMESERVER_EXPORTER_SHARD: a bad value stops the daemon with the source named;
+/// the flag (in the systemd template's I-of-N spelling) wins over the environment.
+#[cfg(unix)]
+#[test]
+fn daemon_shard_flag_and_env() {
+    use std::time::{Duration, Instant};
+    let one = "[[target]]\nname = \"one\"\nprotocol = \"samp\"\naddress = \"127.0.0.1:1\"\n";
+    let t = format!(
+        "[exporter]\nshard = \"1/2\"\n{one}{}",
+        one.replace("one", "three")
+    );
+    let p = temp("shard.toml", &t);
+    let run = |args: &[&str], env: Option<&str>| {
+        let mut c = exe();
+        c.arg("--config").arg(&p).args(["--listen", "127.0.0.1:0"]);
+        c.args(args).env_remove("GAMESERVER_EXPORTER_SHARD");
+        if let Some(e) = env {
+            c.env("GAMESERVER_EXPORTER_SHARD", e);
+        }
+        c.output().unwrap()
+    };
+    let out = run(&["--shard", "3/3"], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        "error: --shard: shard index 3 must be below the shard count 3\n"
+    );
+    let out = run(&[], Some("x"));
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        "error: GAMESERVER_EXPORTER_SHARD: invalid shard \"x\" (want I/N such as 0/3, or I-of-N such as 0-of-3)\n"
+    );
+
+    let port = free_tcp_port();
+    let mut child = exe()
+        .arg("--config")
+        .arg(&p)
+        .args([
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+            "--shard",
+            "2-of-3",
+        ])
+        .env("GAMESERVER_EXPORTER_SHARD", "0/3")
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let body = loop {
+        if let Some(b) = http_get(port, "/metrics") {
+            break b;
+        }
+        assert!(Instant::now() < deadline, "daemon did not come up");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    signal(child.id(), "-TERM");
+    assert!(child.wait().unwrap().success());
+    assert!(
+        body.contains("\ngameserver_exporter_shard_info{shard=\"2\",shards=\"3\"} 1\n"),
+        "{body}"
+    );
+    // hashmod("one", 3) is 2, hashmod("three", 3) is 0: only "one" is this replica's.
+    assert!(
+        body.contains("gameserver_targets{protocol=\"samp\"} 1"),
+        "{body}"
     );
     let _ = std::fs::remove_file(p);
 }

@@ -2,12 +2,12 @@
 
 use std::time::Duration;
 
-use gameserver_exporter::net::Address;
-use gameserver_exporter::protocol::Protocol;
 use gameserver_exporter::query::{poll, poll_with, Request, Session};
 use gameserver_exporter::simulate::mcquery::{spawn, McQueryConfig, Misbehaviour};
 use gameserver_exporter::simulate::{SimServer, World, WorldState};
 use gameserver_exporter::status::Reason;
+use gameserver_exporter::target::Address;
+use gameserver_exporter::target::Protocol;
 use serde_json::json;
 
 fn world() -> World {

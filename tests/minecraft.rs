@@ -3,16 +3,16 @@
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use gameserver_exporter::net::Address;
 use gameserver_exporter::protocol::minecraft::legacy::Variant;
 use gameserver_exporter::protocol::minecraft::slp::Handshake;
-use gameserver_exporter::protocol::Protocol;
 use gameserver_exporter::query::{poll, Request};
 use gameserver_exporter::simulate::minecraft::{
     spawn, spawn_demo, McConfig, Misbehaviour, Mode, MotdStyle,
 };
 use gameserver_exporter::simulate::{World, WorldState};
 use gameserver_exporter::status::{Reason, Status};
+use gameserver_exporter::target::Address;
+use gameserver_exporter::target::Protocol;
 use serde_json::json;
 
 fn world() -> World {

@@ -4,13 +4,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use gameserver_exporter::net::udp::UdpMux;
-use gameserver_exporter::net::Address;
 use gameserver_exporter::protocol::samp::OpenMp;
-use gameserver_exporter::protocol::Protocol;
 use gameserver_exporter::query::{poll, poll_with, Request, Session};
 use gameserver_exporter::simulate::samp::{spawn, Misbehaviour, SampConfig};
 use gameserver_exporter::simulate::{SimServer, World, WorldState};
 use gameserver_exporter::status::{Player, Reason};
+use gameserver_exporter::target::Address;
+use gameserver_exporter::target::Protocol;
 use serde_json::json;
 
 fn world() -> World {

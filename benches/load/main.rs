@@ -30,13 +30,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use gameserver_exporter::config;
-use gameserver_exporter::daemon::Daemon;
+use gameserver_exporter::handles::Daemon;
 use gameserver_exporter::metrics::{self, encode::Format, Globals};
-use gameserver_exporter::net::Address;
-use gameserver_exporter::protocol::Protocol;
 use gameserver_exporter::query::{poll_with, Request, Session};
 use gameserver_exporter::scheduler::QueryProber;
 use gameserver_exporter::status::Reason;
+use gameserver_exporter::target::Address;
+use gameserver_exporter::target::Protocol;
 use tokio::time::Instant;
 
 /// Counts allocations, so the render report can say how many a scrape makes.
@@ -599,6 +599,7 @@ fn render_report(daemon: &Daemon, name: &str) {
         let globals = Globals {
             reload: daemon.state().reload_info(),
             process: metrics::process::read(),
+            shard: daemon.shard(),
         };
         let body = metrics::render(Format::Text, &entries, &globals);
         times.push(t.elapsed());

@@ -8,6 +8,8 @@
 
 use std::fmt::Write;
 
+use super::families::Family;
+
 /// Characters a server-supplied string keeps in a label value; longer ones are cut at a char
 /// boundary. Names, maps and versions of real servers fit; a hostile server cannot blow up a
 /// scrape.
@@ -89,10 +91,11 @@ impl Encoder {
         }
     }
 
-    /// Starts a family. `name` is the sample name (counters end in `_total`); OpenMetrics
-    /// types counters by their base name.
-    pub fn family(&mut self, name: &str, kind: Kind, help: &str) {
-        let (kind_str, base) = match (kind, self.format) {
+    /// Starts a family: its `# HELP` and `# TYPE` lines. OpenMetrics types counters by their
+    /// base name (without `_total`).
+    pub fn family(&mut self, family: &Family) {
+        let (name, help) = (family.name, family.help);
+        let (kind_str, base) = match (family.kind, self.format) {
             (Kind::Gauge, _) => ("gauge", name),
             (Kind::Counter, Format::Text) => ("counter", name),
             (Kind::Counter, Format::OpenMetrics) => {
@@ -103,10 +106,10 @@ impl Encoder {
         let _ = writeln!(self.out, "# TYPE {base} {kind_str}");
     }
 
-    /// Starts a sample line with its pre-encoded labels (may be empty); finish it with
-    /// [`Encoder::label`]s and one `value_*`.
-    pub fn start(&mut self, name: &str, labels: &str) {
-        self.out.push_str(name);
+    /// Starts a sample line of `family` with its pre-encoded labels (may be empty); finish
+    /// it with [`Encoder::label`]s and one `value_*`.
+    pub fn start(&mut self, family: &Family, labels: &str) {
+        self.out.push_str(family.name);
         self.braces = !labels.is_empty();
         if self.braces {
             self.out.push('{');
@@ -161,13 +164,13 @@ impl Encoder {
     }
 
     /// One sample with just the given labels.
-    pub fn sample_u64(&mut self, name: &str, labels: &str, v: u64) {
-        self.start(name, labels);
+    pub fn sample_u64(&mut self, family: &Family, labels: &str, v: u64) {
+        self.start(family, labels);
         self.value_u64(v);
     }
 
-    pub fn sample_f64(&mut self, name: &str, labels: &str, v: f64) {
-        self.start(name, labels);
+    pub fn sample_f64(&mut self, family: &Family, labels: &str, v: f64) {
+        self.start(family, labels);
         self.value_f64(v);
     }
 

@@ -1,5 +1,8 @@
 //! Renders the state as Prometheus exposition text at scrape time.
 //!
+//! Every family (name, type, help, labels) is declared once, in [`families`]; a target's
+//! label set is encoded once and cached ([`labels`]).
+//!
 //! Nothing lives on in metric objects: each scrape copies a snapshot out of
 //! [`crate::state::State`] (reference-counted pointers only, under a short lock) and encodes it
 //! into one pre-sized string, so a target removed by a reload simply stops appearing.
@@ -15,17 +18,21 @@
 //! `gameserver_query_failures_total{reason}` appears for a reason once it has occurred.
 
 pub mod encode;
+pub mod families;
+pub mod labels;
 pub mod process;
 
 use std::time::SystemTime;
 
+use encode::Encoder;
 pub use encode::Format;
-use encode::{Encoder, Kind};
+use families as F;
 use process::ProcessStats;
 
-use crate::protocol::Protocol;
+use crate::shard::Shard;
 use crate::state::{Entry, Outcome, ReloadInfo};
 use crate::status::Reason;
+use crate::target::Protocol;
 
 /// Seconds since the Unix epoch, as Prometheus timestamps are written.
 pub fn unix_seconds(t: SystemTime) -> f64 {
@@ -39,6 +46,8 @@ pub fn unix_seconds(t: SystemTime) -> f64 {
 pub struct Globals {
     pub reload: ReloadInfo,
     pub process: Option<ProcessStats>,
+    /// The replica's share of the targets (`0/1` when not sharded).
+    pub shard: Shard,
 }
 
 /// The whole `/metrics` page.
@@ -46,52 +55,44 @@ pub fn render(format: Format, entries: &[Entry], globals: &Globals) -> String {
     let mut enc = Encoder::new(format, 4096 + entries.len() * 900);
     targets(&mut enc, entries, true);
 
-    enc.family(
-        "gameserver_targets",
-        Kind::Gauge,
-        "Configured targets by protocol.",
-    );
+    let [protocol_label] = F::TARGETS_LABELS;
+    enc.family(&F::TARGETS);
     for p in Protocol::ALL {
         let n = entries
             .iter()
             .filter(|e| e.meta.target.protocol == p)
             .count();
-        enc.start("gameserver_targets", "");
-        enc.label("protocol", p.as_str());
+        enc.start(&F::TARGETS, "");
+        enc.label(protocol_label, p.as_str());
         enc.value_u64(n as u64);
     }
-    enc.family(
-        "gameserver_exporter_build_info",
-        Kind::Gauge,
-        "Build of the exporter; always 1.",
-    );
-    enc.start("gameserver_exporter_build_info", "");
-    enc.label("version", env!("CARGO_PKG_VERSION"));
+    let [version_label] = F::BUILD_LABELS;
+    enc.family(&F::BUILD_INFO);
+    enc.start(&F::BUILD_INFO, "");
+    enc.label(version_label, env!("CARGO_PKG_VERSION"));
     enc.value_u64(1);
-    enc.family(
-        "gameserver_config_last_reload_successful",
-        Kind::Gauge,
-        "Whether the last configuration load succeeded.",
-    );
-    enc.sample_u64(
-        "gameserver_config_last_reload_successful",
-        "",
-        u64::from(globals.reload.successful),
-    );
-    enc.family(
-        "gameserver_config_last_reload_success_timestamp_seconds",
-        Kind::Gauge,
-        "Time of the last successful configuration load.",
-    );
-    enc.sample_f64(
-        "gameserver_config_last_reload_success_timestamp_seconds",
-        "",
-        unix_seconds(globals.reload.last_success),
-    );
+    shard_info(&mut enc, globals.shard);
+    enc.family(&F::RELOAD_SUCCESSFUL);
+    let ok = u64::from(globals.reload.successful);
+    enc.sample_u64(&F::RELOAD_SUCCESSFUL, "", ok);
+    enc.family(&F::RELOAD_SUCCESS_TIME);
+    let at = unix_seconds(globals.reload.last_success);
+    enc.sample_f64(&F::RELOAD_SUCCESS_TIME, "", at);
     if let Some(p) = &globals.process {
         process_families(&mut enc, p);
     }
     enc.finish()
+}
+
+/// `gameserver_exporter_shard_info`: always present, so dashboards can group replicas and
+/// check that every shard of a count is up (`count by (shards) (...)`).
+fn shard_info(enc: &mut Encoder, shard: Shard) {
+    let [shard_label, shards_label] = F::SHARD_LABELS;
+    enc.family(&F::SHARD_INFO);
+    enc.start(&F::SHARD_INFO, "");
+    enc.label(shard_label, &shard.index().to_string());
+    enc.label(shards_label, &shard.count().to_string());
+    enc.value_u64(1);
 }
 
 /// The `/probe` answer for one target: its gauges, without the long-running counters.
@@ -109,109 +110,71 @@ fn up(e: &Entry) -> Option<&crate::status::Status> {
 }
 
 fn targets(enc: &mut Encoder, entries: &[Entry], counters: bool) {
-    enc.family(
-        "gameserver_up",
-        Kind::Gauge,
-        "Whether the last poll of the server succeeded.",
-    );
+    enc.family(&F::UP);
     for e in entries.iter().filter(|e| e.last.is_some()) {
-        enc.sample_u64("gameserver_up", &e.meta.labels, u64::from(up(e).is_some()));
+        enc.sample_u64(&F::UP, labels::of(&e.meta), u64::from(up(e).is_some()));
     }
-    enc.family(
-        "gameserver_players_online",
-        Kind::Gauge,
-        "Players online as the server reports them.",
-    );
+    enc.family(&F::PLAYERS_ONLINE);
     for e in entries {
         if let Some(s) = up(e) {
-            enc.sample_u64("gameserver_players_online", &e.meta.labels, s.online.into());
+            enc.sample_u64(&F::PLAYERS_ONLINE, labels::of(&e.meta), s.online.into());
         }
     }
-    enc.family(
-        "gameserver_players_max",
-        Kind::Gauge,
-        "Player capacity the server reports.",
-    );
+    enc.family(&F::PLAYERS_MAX);
     for e in entries {
         if let Some(s) = up(e) {
-            enc.sample_u64("gameserver_players_max", &e.meta.labels, s.max.into());
+            enc.sample_u64(&F::PLAYERS_MAX, labels::of(&e.meta), s.max.into());
         }
     }
-    enc.family(
-        "gameserver_players_bots",
-        Kind::Gauge,
-        "Bots online, where the protocol reports them.",
-    );
+    enc.family(&F::PLAYERS_BOTS);
     for e in entries {
         if let Some(bots) = up(e).and_then(|s| s.bots) {
-            enc.sample_u64("gameserver_players_bots", &e.meta.labels, bots.into());
+            enc.sample_u64(&F::PLAYERS_BOTS, labels::of(&e.meta), bots.into());
         }
     }
-    enc.family(
-        "gameserver_latency_seconds",
-        Kind::Gauge,
-        "Round trip of the protocol's status exchange in the last poll.",
-    );
+    enc.family(&F::LATENCY);
     for e in entries {
         if let Some(s) = up(e) {
             let v = s.latency.as_secs_f64();
-            enc.sample_f64("gameserver_latency_seconds", &e.meta.labels, v);
+            enc.sample_f64(&F::LATENCY, labels::of(&e.meta), v);
         }
     }
-    enc.family(
-        "gameserver_info",
-        Kind::Gauge,
-        "What the server says about itself; always 1.",
-    );
+    let [name, map, game, version] = F::INFO_LABELS;
+    enc.family(&F::INFO);
     for e in entries {
         if let Some(s) = up(e) {
-            enc.start("gameserver_info", &e.meta.labels);
-            enc.server_label("name", &s.name);
-            enc.server_label("map", s.map.as_deref().unwrap_or(""));
-            enc.server_label("game", s.game.as_deref().unwrap_or(""));
-            enc.server_label("version", s.version.as_deref().unwrap_or(""));
+            enc.start(&F::INFO, labels::of(&e.meta));
+            enc.server_label(name, &s.name);
+            enc.server_label(map, s.map.as_deref().unwrap_or(""));
+            enc.server_label(game, s.game.as_deref().unwrap_or(""));
+            enc.server_label(version, s.version.as_deref().unwrap_or(""));
             enc.value_u64(1);
         }
     }
-    enc.family(
-        "gameserver_query_duration_seconds",
-        Kind::Gauge,
-        "Wall time of the last poll, DNS and retries included.",
-    );
+    enc.family(&F::QUERY_DURATION);
     for e in entries.iter().filter(|e| e.last.is_some()) {
         let v = e.last_duration.as_secs_f64();
-        enc.sample_f64("gameserver_query_duration_seconds", &e.meta.labels, v);
+        enc.sample_f64(&F::QUERY_DURATION, labels::of(&e.meta), v);
     }
     if !counters {
         return;
     }
-    enc.family(
-        "gameserver_last_success_timestamp_seconds",
-        Kind::Gauge,
-        "Time of the last successful poll; 0 if none yet.",
-    );
+    enc.family(&F::LAST_SUCCESS);
     for e in entries.iter().filter(|e| e.last.is_some()) {
         let v = e.last_success.map_or(0.0, unix_seconds);
-        enc.sample_f64(
-            "gameserver_last_success_timestamp_seconds",
-            &e.meta.labels,
-            v,
-        );
+        enc.sample_f64(&F::LAST_SUCCESS, labels::of(&e.meta), v);
     }
-    enc.family("gameserver_queries_total", Kind::Counter, "Polls finished.");
+    enc.family(&F::QUERIES);
     for e in entries {
-        enc.sample_u64("gameserver_queries_total", &e.meta.labels, e.queries);
+        enc.sample_u64(&F::QUERIES, labels::of(&e.meta), e.queries);
     }
-    enc.family(
-        "gameserver_query_failures_total",
-        Kind::Counter,
-        "Polls failed, by reason.",
-    );
+    let [reason_label] = F::FAILURE_LABELS;
+    enc.family(&F::QUERY_FAILURES);
     for e in entries {
         for (reason, n) in Reason::ALL.iter().zip(e.failures) {
             if n > 0 {
-                enc.start("gameserver_query_failures_total", &e.meta.labels);
-                enc.label("reason", reason.as_str());
+                enc.start(&F::QUERY_FAILURES, labels::of(&e.meta));
+                enc.label(reason_label, reason.as_str());
                 enc.value_u64(n);
             }
         }
@@ -219,44 +182,20 @@ fn targets(enc: &mut Encoder, entries: &[Entry], counters: bool) {
 }
 
 fn process_families(enc: &mut Encoder, p: &ProcessStats) {
-    enc.family(
-        "process_cpu_seconds_total",
-        Kind::Counter,
-        "Total user and system CPU time spent in seconds.",
-    );
-    enc.sample_f64("process_cpu_seconds_total", "", p.cpu_seconds);
-    enc.family(
-        "process_resident_memory_bytes",
-        Kind::Gauge,
-        "Resident memory size in bytes.",
-    );
-    enc.sample_u64("process_resident_memory_bytes", "", p.resident_bytes);
-    enc.family(
-        "process_virtual_memory_bytes",
-        Kind::Gauge,
-        "Virtual memory size in bytes.",
-    );
-    enc.sample_u64("process_virtual_memory_bytes", "", p.virtual_bytes);
-    enc.family(
-        "process_open_fds",
-        Kind::Gauge,
-        "Number of open file descriptors.",
-    );
-    enc.sample_u64("process_open_fds", "", p.open_fds);
+    enc.family(&F::PROCESS_CPU);
+    enc.sample_f64(&F::PROCESS_CPU, "", p.cpu_seconds);
+    enc.family(&F::PROCESS_RSS);
+    enc.sample_u64(&F::PROCESS_RSS, "", p.resident_bytes);
+    enc.family(&F::PROCESS_VSIZE);
+    enc.sample_u64(&F::PROCESS_VSIZE, "", p.virtual_bytes);
+    enc.family(&F::PROCESS_OPEN_FDS);
+    enc.sample_u64(&F::PROCESS_OPEN_FDS, "", p.open_fds);
     if let Some(max) = p.max_fds {
-        enc.family(
-            "process_max_fds",
-            Kind::Gauge,
-            "Maximum number of open file descriptors.",
-        );
-        enc.sample_u64("process_max_fds", "", max);
+        enc.family(&F::PROCESS_MAX_FDS);
+        enc.sample_u64(&F::PROCESS_MAX_FDS, "", max);
     }
-    enc.family(
-        "process_start_time_seconds",
-        Kind::Gauge,
-        "Start time of the process since unix epoch in seconds.",
-    );
-    enc.sample_f64("process_start_time_seconds", "", p.start_time_seconds);
+    enc.family(&F::PROCESS_START_TIME);
+    enc.sample_f64(&F::PROCESS_START_TIME, "", p.start_time_seconds);
 }
 
 #[cfg(test)]
@@ -266,24 +205,17 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::config::Target;
-    use crate::net::Address;
     use crate::state::{State, TargetMeta};
     use crate::status::{Failure, Status};
+    use crate::target::{Address, Target};
 
     fn target(name: &str, protocol: Protocol, labels: &[(&str, &str)]) -> Arc<TargetMeta> {
         Arc::new(TargetMeta::new(Target {
-            name: name.into(),
-            protocol,
-            address: Address::parse("127.0.0.1:1").unwrap(),
-            interval: Duration::from_secs(15),
-            timeout: Duration::from_secs(5),
-            encoding: encoding_rs::WINDOWS_1252,
             labels: labels
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect::<BTreeMap<_, _>>(),
-            limits: Default::default(),
+            ..Target::new(name, protocol, Address::parse("127.0.0.1:1").unwrap())
         }))
     }
 
@@ -332,6 +264,7 @@ mod tests {
                 last_success: at(900),
             },
             process: None,
+            shard: Shard::parse("1/3").unwrap(),
         };
         (state.snapshot(), globals)
     }
@@ -381,6 +314,9 @@ gameserver_targets{protocol="samp"} 1
 # HELP gameserver_exporter_build_info Build of the exporter; always 1.
 # TYPE gameserver_exporter_build_info gauge
 gameserver_exporter_build_info{version="0.1.0"} 1
+# HELP gameserver_exporter_shard_info Share of the configured targets this replica polls (--shard I/N; 0 of 1 when not sharded); always 1.
+# TYPE gameserver_exporter_shard_info gauge
+gameserver_exporter_shard_info{shard="1",shards="3"} 1
 # HELP gameserver_config_last_reload_successful Whether the last configuration load succeeded.
 # TYPE gameserver_config_last_reload_successful gauge
 gameserver_config_last_reload_successful 1

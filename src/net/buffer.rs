@@ -9,7 +9,7 @@
 use std::ops::{Deref, DerefMut};
 use std::sync::Mutex;
 
-use super::MAX_DATAGRAM;
+use crate::target::MAX_DATAGRAM;
 
 /// Free buffers kept for reuse: enough for the polls in flight at once on a busy exporter
 /// (each waits microseconds on a fast server); past this, buffers are freed, so a burst of

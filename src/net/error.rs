@@ -1,9 +1,12 @@
 use std::io;
 use std::sync::Arc;
 
-use crate::status::Reason;
+use crate::protocol::DecodeError;
 
-/// A network-level failure. `Clone` (the io error is shared) so results can be cached.
+/// Why talking to a server failed below the dialogue: the network, or bytes that did not
+/// decode (wrapped, as hickory's `NetError` wraps its proto errors). `Clone` (the io error is
+/// shared) so results can be cached. Structured, never a label: `query::Error::reason` is
+/// the one place that turns it into a failure reason.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum NetError {
     #[error("timed out")]
@@ -14,23 +17,14 @@ pub enum NetError {
     Dns { name: String, detail: String },
     #[error("connection closed after {received} byte(s), before the reply was complete")]
     Closed { received: usize },
+    /// More bytes than the configured cap on a reply.
     #[error("reply exceeds {limit} bytes")]
     TooLarge { limit: usize },
     #[error("{0}")]
     Io(Arc<io::Error>),
-}
-
-impl NetError {
-    pub fn reason(&self) -> Reason {
-        match self {
-            NetError::Timeout => Reason::Timeout,
-            NetError::Refused => Reason::Refused,
-            NetError::Dns { .. } => Reason::Dns,
-            NetError::Closed { .. } => Reason::Incomplete,
-            NetError::TooLarge { .. } => Reason::TooLarge,
-            NetError::Io(_) => Reason::Network,
-        }
-    }
+    /// The bytes arrived but did not decode.
+    #[error(transparent)]
+    Decode(#[from] DecodeError),
 }
 
 impl From<io::Error> for NetError {

@@ -4,7 +4,8 @@ use std::net::SocketAddr;
 
 use tokio::time::Instant;
 
-use super::{Address, NetError};
+use super::NetError;
+use crate::target::Address;
 
 /// Resolves `address` to one socket address, using `default_port` when it names none.
 /// IPv4 answers are preferred: most game servers listen on IPv4 only.

@@ -17,7 +17,8 @@ use hickory_resolver::proto::rr::RData;
 use hickory_resolver::TokioResolver;
 use tokio::time::Instant;
 
-use super::{resolve::resolve, Address, NetError};
+use super::{resolve::resolve, NetError};
+use crate::target::Address;
 
 /// Share of the remaining time an SRV lookup may use, so a hanging DNS server still leaves
 /// time for the A/AAAA fallback and the poll itself.

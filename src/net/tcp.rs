@@ -1,5 +1,4 @@
-//! TCP with deadlines and byte caps: connect, write, and read until a decoder says a frame is
-//! complete.
+//! TCP with deadlines and byte caps: connect, write, read what has arrived, read to the close.
 
 use std::net::SocketAddr;
 
@@ -8,8 +7,6 @@ use tokio::net::TcpStream;
 use tokio::time::Instant;
 
 use super::NetError;
-use crate::protocol::DecodeError;
-use crate::status::Failure;
 
 pub async fn connect(addr: SocketAddr, deadline: Instant) -> Result<TcpStream, NetError> {
     match tokio::time::timeout_at(deadline, TcpStream::connect(addr)).await {
@@ -34,16 +31,21 @@ pub async fn write_all(
     }
 }
 
-/// Reads into `buf` until `decode` returns a complete frame, the deadline passes, the peer
-/// closes, or more than `max_bytes` have been buffered.
-///
-/// `decode` sees everything buffered so far and returns `Ok(Some((value, consumed)))` for a
-/// complete frame, `Ok(None)` when more bytes are needed, or an error. Consumed bytes are
-/// removed from `buf`; what follows stays for the next call.
-///
-/// # Returns
-/// The decoded value, or a [`Failure`]: `timeout`, `incomplete` (closed early), `too_large`,
-/// or the decoder's own reason.
+/// Reads what has arrived (at most `buf.len()` bytes) into `buf`, waiting until `deadline`
+/// for something. `Ok(0)` means the peer closed. Framing is the caller's: the dialogue
+/// buffers and decodes (see `query::stream`).
+pub async fn read_some(
+    stream: &mut TcpStream,
+    buf: &mut [u8],
+    deadline: Instant,
+) -> Result<usize, NetError> {
+    match tokio::time::timeout_at(deadline, stream.read(buf)).await {
+        Ok(Ok(n)) => Ok(n),
+        Ok(Err(e)) => Err(e.into()),
+        Err(_) => Err(NetError::Timeout),
+    }
+}
+
 /// Bytes asked of the kernel per read. Reads go straight into the caller's buffer: a stack
 /// array would live inside every poll's future (the scheduler keeps one per target in flight),
 /// and copying out of it costs a pass over the bytes.
@@ -69,31 +71,6 @@ async fn read_more(
         Ok(Ok(n)) => Ok(n),
         Ok(Err(e)) => Err(e.into()),
         Err(_) => Err(NetError::Timeout),
-    }
-}
-
-pub async fn read_frame<T>(
-    stream: &mut TcpStream,
-    buf: &mut Vec<u8>,
-    deadline: Instant,
-    max_bytes: usize,
-    mut decode: impl FnMut(&[u8]) -> Result<Option<(T, usize)>, DecodeError>,
-) -> Result<T, Failure> {
-    loop {
-        if let Some((value, used)) = decode(buf)? {
-            buf.drain(..used.min(buf.len()));
-            return Ok(value);
-        }
-        if buf.len() >= max_bytes {
-            return Err(NetError::TooLarge { limit: max_bytes }.into());
-        }
-        let n = read_more(stream, buf, max_bytes - buf.len(), deadline).await?;
-        if n == 0 {
-            return Err(NetError::Closed {
-                received: buf.len(),
-            }
-            .into());
-        }
     }
 }
 

@@ -15,60 +15,26 @@ use std::collections::{HashMap, VecDeque};
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use tokio::net::UdpSocket;
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use super::{NetError, MAX_DATAGRAM};
+use super::NetError;
 use crate::sync::lock;
+use crate::target::MAX_DATAGRAM;
 
 /// Datagrams queued for one poll that has not read them yet; more are dropped, so a peer
 /// flooding us costs at most this much memory per poll (a dialogue needs one to a few).
 pub const MUX_QUEUE: usize = 16;
 
-/// Times an unanswered request is sent again within one poll's deadline.
-pub const RESENDS: u8 = 2;
-
-/// The shortest wait before a request is sent again: below this a slow server would see
-/// duplicates more often than a lossy path is helped.
-pub const RESEND_AFTER_MIN: Duration = Duration::from_millis(500);
-
-/// Requests longer than this are not kept for resending (every query request is far shorter).
-const RESENDABLE: usize = 64;
-
-/// A UDP socket for one poll, talking to one server.
-///
-/// A request that gets no answer is sent again ([`RESENDS`] times, spread over the time left
-/// before the caller's deadline, never sooner than [`RESEND_AFTER_MIN`]): over UDP one lost
-/// datagram would otherwise fail the whole poll and flap `gameserver_up`.
+/// A UDP socket for one poll, talking to one server. Plain send and receive: resending an
+/// unanswered request is the query driver's (`query::driver`), which sees every copy.
 #[derive(Debug)]
 pub struct UdpChannel {
     peer: SocketAddr,
     inner: Inner,
-    last: Mutex<LastRequest>,
-}
-
-/// The last request sent, kept for resending.
-#[derive(Debug)]
-struct LastRequest {
-    bytes: [u8; RESENDABLE],
-    len: usize,
-    sent_at: Option<Instant>,
-    resends_left: u8,
-}
-
-impl Default for LastRequest {
-    fn default() -> Self {
-        LastRequest {
-            bytes: [0; RESENDABLE],
-            len: 0,
-            sent_at: None,
-            resends_left: 0,
-        }
-    }
 }
 
 #[derive(Debug)]
@@ -85,11 +51,7 @@ impl UdpChannel {
     }
 
     fn new(peer: SocketAddr, inner: Inner) -> UdpChannel {
-        UdpChannel {
-            peer,
-            inner,
-            last: Mutex::default(),
-        }
+        UdpChannel { peer, inner }
     }
 
     /// A registration for `peer` on `mux` when there is one and it can take it (no other poll
@@ -137,22 +99,8 @@ impl UdpChannel {
         matches!(self.inner, Inner::Shared(_))
     }
 
-    /// Sends a request; [`UdpChannel::recv`] sends it again if no answer comes.
+    /// Sends one datagram to the peer.
     pub async fn send(&self, datagram: &[u8]) -> Result<(), NetError> {
-        self.send_raw(datagram).await?;
-        let mut last = lock(&self.last);
-        last.sent_at = Some(Instant::now());
-        if datagram.len() <= RESENDABLE {
-            last.bytes[..datagram.len()].copy_from_slice(datagram);
-            last.len = datagram.len();
-            last.resends_left = RESENDS;
-        } else {
-            last.resends_left = 0;
-        }
-        Ok(())
-    }
-
-    async fn send_raw(&self, datagram: &[u8]) -> Result<(), NetError> {
         match &self.inner {
             Inner::Own(s) => s.send(datagram).await?,
             Inner::Shared(r) => r.family.socket.send_to(datagram, self.peer).await?,
@@ -160,57 +108,18 @@ impl UdpChannel {
         Ok(())
     }
 
-    /// When the last request went out (resends included): what a reply's round trip counts
-    /// from, since after a loss the reply answers the latest copy.
-    pub fn last_sent(&self) -> Option<Instant> {
-        lock(&self.last).sent_at
-    }
-
-    /// The round trip of a reply that just arrived: time since [`UdpChannel::last_sent`]
-    /// (zero if nothing was sent).
-    pub fn since_last_send(&self) -> Duration {
-        self.last_sent().map_or(Duration::ZERO, |t| t.elapsed())
-    }
-
-    /// Waits for the next datagram from the peer until `deadline`, sending the last request
-    /// again while none comes. `buf` should hold [`MAX_DATAGRAM`] bytes; a longer datagram is
-    /// cut, and decoders see the truncation.
+    /// Waits for the next datagram from the peer until `deadline`. `buf` should hold
+    /// [`MAX_DATAGRAM`] bytes; a longer datagram is cut, and decoders see the truncation.
     pub async fn recv(&self, buf: &mut [u8], deadline: Instant) -> Result<usize, NetError> {
-        loop {
-            let resend_at = self.resend_at(deadline);
-            let until = resend_at.unwrap_or(deadline);
-            let result = match &self.inner {
-                Inner::Own(s) => tokio::time::timeout_at(until, s.recv(buf)).await,
-                Inner::Shared(r) => tokio::time::timeout_at(until, r.slot.recv(buf)).await,
-            };
-            match result {
-                Ok(Ok(n)) => return Ok(n),
-                Ok(Err(e)) => return Err(e.into()),
-                Err(_) if resend_at.is_some() => self.resend().await?,
-                Err(_) => return Err(NetError::Timeout),
-            }
-        }
-    }
-
-    /// When to send the last request again, if it is still unanswered then: the time left
-    /// is shared evenly between the copies still to go.
-    fn resend_at(&self, deadline: Instant) -> Option<Instant> {
-        let last = lock(&self.last);
-        let sent_at = last.sent_at.filter(|_| last.resends_left > 0)?;
-        let left = deadline.saturating_duration_since(sent_at);
-        let gap = (left / (u32::from(last.resends_left) + 1)).max(RESEND_AFTER_MIN);
-        Some(sent_at + gap).filter(|at| *at < deadline)
-    }
-
-    async fn resend(&self) -> Result<(), NetError> {
-        let (bytes, len) = {
-            let mut last = lock(&self.last);
-            last.resends_left = last.resends_left.saturating_sub(1);
-            last.sent_at = Some(Instant::now());
-            (last.bytes, last.len)
+        let result = match &self.inner {
+            Inner::Own(s) => tokio::time::timeout_at(deadline, s.recv(buf)).await,
+            Inner::Shared(r) => tokio::time::timeout_at(deadline, r.slot.recv(buf)).await,
         };
-        tracing::trace!(peer = %self.peer, "udp: no answer yet, sending the request again");
-        self.send_raw(&bytes[..len]).await
+        match result {
+            Ok(Ok(n)) => Ok(n),
+            Ok(Err(e)) => Err(e.into()),
+            Err(_) => Err(NetError::Timeout),
+        }
     }
 }
 
@@ -547,83 +456,6 @@ mod tests {
             chan.recv(&mut buf, soon(100)).await,
             Err(NetError::Timeout)
         ));
-    }
-
-    /// Receives datagrams until `quiet` passes without one: what arrived and when.
-    async fn collect(s: &UdpSocket, quiet: Duration) -> Vec<(Vec<u8>, Instant, SocketAddr)> {
-        let mut got = Vec::new();
-        let mut buf = [0u8; 64];
-        while let Ok(Ok((n, from))) = tokio::time::timeout(quiet, s.recv_from(&mut buf)).await {
-            got.push((buf[..n].to_vec(), Instant::now(), from));
-        }
-        got
-    }
-
-    /// A request whose first copy is lost is sent again, no sooner than RESEND_AFTER_MIN, and
-    /// its reply arrives; the round trip counts from the copy that was answered. Both on a
-    /// socket of its own and on the shared one.
-    #[tokio::test]
-    async fn lost_request_is_resent() {
-        let mux = UdpMux::new();
-        for shared in [false, true] {
-            let (server, addr) = server().await;
-            let chan = UdpChannel::open(addr, shared.then_some(&mux))
-                .await
-                .unwrap();
-            assert_eq!(chan.is_shared(), shared);
-            let answer_second = async {
-                let mut buf = [0u8; 64];
-                let (n, _) = server.recv_from(&mut buf).await.unwrap();
-                assert_eq!(&buf[..n], b"req");
-                let first = Instant::now();
-                let (n, from) = server.recv_from(&mut buf).await.unwrap();
-                assert_eq!(&buf[..n], b"req");
-                server.send_to(b"reply", from).await.unwrap();
-                first.elapsed()
-            };
-            let ask = async {
-                chan.send(b"req").await.unwrap();
-                let first_sent = chan.last_sent().unwrap();
-                let mut buf = vec![0u8; MAX_DATAGRAM];
-                let n = chan.recv(&mut buf, soon(2000)).await.unwrap();
-                assert_eq!(&buf[..n], b"reply");
-                chan.last_sent().unwrap() - first_sent
-            };
-            let (gap_seen, resent_after) = tokio::join!(answer_second, ask);
-            assert!(
-                gap_seen >= RESEND_AFTER_MIN - Duration::from_millis(5),
-                "{gap_seen:?}"
-            );
-            assert!(resent_after >= RESEND_AFTER_MIN, "{resent_after:?}");
-        }
-    }
-
-    /// A silent server gets the request 1 + RESENDS times within a long deadline, spread
-    /// over it, and only once within a deadline shorter than RESEND_AFTER_MIN.
-    #[tokio::test]
-    async fn silent_server_gets_bounded_resends() {
-        let (server, addr) = server().await;
-        let chan = UdpChannel::connect(addr).await.unwrap();
-        chan.send(b"req").await.unwrap();
-        let mut buf = vec![0u8; MAX_DATAGRAM];
-        let started = Instant::now();
-        let (result, got) = tokio::join!(
-            chan.recv(&mut buf, soon(1800)),
-            collect(&server, Duration::from_millis(1000))
-        );
-        assert!(matches!(result, Err(NetError::Timeout)));
-        assert!(started.elapsed() >= Duration::from_millis(1790));
-        assert_eq!(got.len(), 1 + RESENDS as usize);
-        assert!(got.iter().all(|(d, _, _)| d == b"req"));
-        assert!(got[1].1 - got[0].1 >= RESEND_AFTER_MIN - Duration::from_millis(5));
-
-        chan.send(b"again").await.unwrap();
-        assert!(matches!(
-            chan.recv(&mut buf, soon(300)).await,
-            Err(NetError::Timeout)
-        ));
-        let got = collect(&server, Duration::from_millis(100)).await;
-        assert_eq!(got.len(), 1, "{got:?}");
     }
 
     /// Datagrams come out in arrival order, whether the first is still unread or not.

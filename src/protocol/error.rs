@@ -1,7 +1,6 @@
-use crate::status::Reason;
-
 /// Why bytes did not decode. One type for every codec: the variants are structural (what was
-/// wrong, where), and [`DecodeError::reason`] maps each onto the closed failure set.
+/// wrong, where). Which failure reason each becomes is decided once, in `query::Error::reason`;
+/// this module knows nothing of labels.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum DecodeError {
@@ -18,12 +17,20 @@ pub enum DecodeError {
     /// The packet type or magic was not the one this decoder reads.
     #[error("unexpected {what}: {found:#04x}")]
     UnexpectedType { what: &'static str, found: u32 },
-    /// A count, length or size is above what we accept (or above what arrived).
+    /// A count, length or size is above a cap we set (split packets, reply bytes, frame size).
     #[error("{what} is {value}, more than the limit of {limit}")]
     TooLarge {
         what: &'static str,
         value: u64,
         limit: u64,
+    },
+    /// A length or count field points past the data that arrived: the reply is broken, not
+    /// too large (no cap of ours was hit).
+    #[error("{what} is {value}, but the rest of the input holds at most {fits}")]
+    Overrun {
+        what: &'static str,
+        value: u64,
+        fits: u64,
     },
     /// A field has a value the protocol does not allow.
     #[error("invalid {0}")]
@@ -34,14 +41,4 @@ pub enum DecodeError {
     /// Decompressed data failed its checksum.
     #[error("checksum mismatch: expected {expected:#010x}, got {actual:#010x}")]
     Checksum { expected: u32, actual: u32 },
-}
-
-impl DecodeError {
-    pub fn reason(&self) -> Reason {
-        match self {
-            DecodeError::TooLarge { .. } => Reason::TooLarge,
-            DecodeError::Mismatch(_) => Reason::Mismatch,
-            _ => Reason::Malformed,
-        }
-    }
 }

@@ -20,58 +20,6 @@ pub mod samp;
 pub use error::DecodeError;
 pub use reader::Reader;
 
-use serde::{Deserialize, Serialize};
-
-/// The query protocols, by the ids used in the config and on the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum Protocol {
-    /// Valve A2S (Source and GoldSrc), UDP.
-    #[serde(rename = "a2s")]
-    A2s,
-    /// Minecraft Java server list ping (1.7+ with legacy fallbacks), TCP.
-    #[serde(rename = "minecraft")]
-    Minecraft,
-    /// Minecraft Query (GameSpy4), UDP.
-    #[serde(rename = "minecraft-query")]
-    MinecraftQuery,
-    /// SA:MP and open.mp query, UDP.
-    #[serde(rename = "samp")]
-    Samp,
-}
-
-impl Protocol {
-    pub const ALL: [Protocol; 4] = [
-        Protocol::A2s,
-        Protocol::Minecraft,
-        Protocol::MinecraftQuery,
-        Protocol::Samp,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Protocol::A2s => "a2s",
-            Protocol::Minecraft => "minecraft",
-            Protocol::MinecraftQuery => "minecraft-query",
-            Protocol::Samp => "samp",
-        }
-    }
-
-    /// The port used when an address names none (Minecraft tries SRV first).
-    pub fn default_port(self) -> u16 {
-        match self {
-            Protocol::A2s => 27015,
-            Protocol::Minecraft | Protocol::MinecraftQuery => 25565,
-            Protocol::Samp => 7777,
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Protocol> {
-        Protocol::ALL.into_iter().find(|p| p.as_str() == name)
-    }
-}
-
-impl std::fmt::Display for Protocol {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+// Old path of the protocol ids, kept while query/ (being rewritten on another branch) and the
+// integration tests still name it here.
+pub use crate::target::Protocol;

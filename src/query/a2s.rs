@@ -1,5 +1,7 @@
 //! The A2S dialogue: A2S_INFO (answering challenges), then optionally A2S_PLAYER and A2S_RULES.
 //!
+//! A sans-IO [`Exchange`] run by the generic driver:
+//!
 //! - One connected UDP socket per poll, or in steady state a registration on the daemon's
 //!   shared socket ([`crate::net::udp::UdpMux`]): either way only datagrams from the server's
 //!   exact address and port reach the decoders, so a decoy from a wrong port is ignored.
@@ -19,274 +21,265 @@
 //! - With `Request::detail`, an A2A_PING is tried too (most Source servers ignore it); its
 //!   outcome only lands in extras.
 
-use std::net::SocketAddr;
 use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 use tokio::time::Instant;
 
-use super::{Limits, Request, Session};
-use crate::net::buffer::RecvBuf;
+use super::ask::{Ask, Next};
+use super::driver::{drive, Observer};
+use super::exchange::{note, share, Challenges, Exchange, Input, Step};
+use super::{registry, Error, Request, Session};
 use crate::net::resolve::resolve;
-use crate::net::udp::{UdpChannel, UdpMux};
-use crate::net::NetError;
 use crate::protocol::a2s::{self, split, Info, Reply, NO_CHALLENGE};
-use crate::protocol::{DecodeError, Protocol};
-use crate::status::{Failure, Player, Reason, Status};
+use crate::protocol::DecodeError;
+use crate::status::{Player, Status};
+use crate::target::Protocol;
 
 pub(super) async fn poll(
     req: &Request,
     session: &mut Session,
     deadline: Instant,
-) -> Result<Status, Failure> {
+    observer: Option<&mut dyn Observer>,
+) -> Result<Status, Error> {
     let addr = resolve(&req.address, Protocol::A2s.default_port(), deadline).await?;
-    let mut link = Link::connect(addr, req.limits, super::shared_udp(req, session)).await?;
-    let (info, latency) =
-        fetch_info(&mut link, session, req.limits.max_challenges, deadline).await?;
-    let mut status = to_status(info, latency, req.detail);
-
-    let mut optional = usize::from(req.players) + usize::from(req.rules);
-    if req.players {
-        let until = share(deadline, optional);
-        optional -= 1;
-        match fetch_list(
-            &mut link,
-            session,
-            Kind::Players,
-            req.limits.max_challenges,
-            until,
-        )
-        .await
-        {
-            Ok(Reply::Players(ps)) => {
-                status.players = Some(ps.into_iter().map(to_player).collect())
-            }
-            Ok(_) => note_mismatch(&mut status, "players_error"),
-            Err(f) => note(&mut status, "players_error", &f),
-        }
-    }
-    if req.rules {
-        let until = share(deadline, optional);
-        match fetch_list(
-            &mut link,
-            session,
-            Kind::Rules,
-            req.limits.max_challenges,
-            until,
-        )
-        .await
-        {
-            Ok(Reply::Rules(rules)) => status.rules = Some(rules),
-            Ok(_) => note_mismatch(&mut status, "rules_error"),
-            Err(f) => note(&mut status, "rules_error", &f),
-        }
-    }
-    if req.detail {
-        // A short slice: a server that ignores pings must not make `query` wait long.
-        let until = deadline.min(Instant::now() + (latency * 4).max(Duration::from_millis(200)));
-        match ping_on(&mut link, until).await {
-            Ok(rtt) => {
-                status
-                    .extras
-                    .insert("ping_seconds".into(), json!(rtt.as_secs_f64()));
-            }
-            Err(f) => note(&mut status, "ping_error", &f),
-        }
-    }
-    Ok(status)
+    let mut chan = registry::udp(Protocol::A2s, addr, req, session).await?;
+    let pacing = registry::entry(Protocol::A2s).pacing();
+    let mut exchange = A2s::new(req, session, deadline);
+    drive(&mut exchange, &mut chan, deadline, pacing, observer).await
 }
 
-/// A2A_PING on the poll's socket; returns the round trip.
-async fn ping_on(link: &mut Link, deadline: Instant) -> Result<Duration, Failure> {
-    let mut out = Vec::new();
-    a2s::encode_ping_request(&mut out);
-    link.send(&out).await?;
-    loop {
-        match link.recv_reply(deadline).await? {
-            Reply::Ping(_) => return Ok(link.channel.since_last_send()),
-            _ => link.garbage(DecodeError::Mismatch("expected a ping reply")),
-        }
-    }
-}
-
-/// The deadline for the next of `left` optional requests: an equal share of the time left.
-fn share(deadline: Instant, left: usize) -> Instant {
-    let now = Instant::now();
-    let remaining = deadline.saturating_duration_since(now);
-    now + remaining / (left.max(1) as u32)
-}
-
-async fn fetch_info(
-    link: &mut Link,
-    session: &mut Session,
-    max_challenges: u8,
-    deadline: Instant,
-) -> Result<(Info, Duration), Failure> {
-    let mut challenges = 0u8;
-    let mut out = Vec::with_capacity(32);
-    loop {
-        out.clear();
-        a2s::encode_info_request(session.a2s_challenge, &mut out);
-        link.send(&out).await?;
-        loop {
-            match link.recv_reply(deadline).await? {
-                Reply::Info(info) => return Ok((*info, link.channel.since_last_send())),
-                Reply::Challenge(c) => {
-                    challenges += 1;
-                    if challenges > max_challenges {
-                        return Err(Failure::new(
-                            Reason::Challenge,
-                            format!("server issued more than {max_challenges} challenges in a row"),
-                        ));
-                    }
-                    session.a2s_challenge = Some(c);
-                    break;
-                }
-                _ => link.garbage(DecodeError::Mismatch("expected an info reply")),
-            }
-        }
-    }
-}
-
-#[derive(Clone, Copy)]
-enum Kind {
+/// The steps of an A2S poll, in order; the optional ones are skipped when not asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Info,
     Players,
     Rules,
+    Ping,
+    Finished,
 }
 
-/// A2S_PLAYER or A2S_RULES: starts with the info challenge when there is one (servers share
-/// it), else asks for one with -1.
-async fn fetch_list(
-    link: &mut Link,
-    session: &mut Session,
-    kind: Kind,
-    max_challenges: u8,
+/// The A2S dialogue as a state machine.
+#[derive(Debug)]
+pub(super) struct A2s<'a> {
+    req: &'a Request,
+    session: &'a mut Session,
     deadline: Instant,
-) -> Result<Reply, Failure> {
-    link.reset_garbage();
-    let mut challenge = session.a2s_challenge.unwrap_or(NO_CHALLENGE);
-    let mut challenges = 0u8;
-    let mut out = Vec::with_capacity(16);
-    loop {
-        out.clear();
-        match kind {
-            Kind::Players => a2s::encode_player_request(challenge, &mut out),
-            Kind::Rules => a2s::encode_rules_request(challenge, &mut out),
-        }
-        link.send(&out).await?;
-        loop {
-            match (kind, link.recv_reply(deadline).await?) {
-                (Kind::Players, r @ Reply::Players(_)) | (Kind::Rules, r @ Reply::Rules(_)) => {
-                    return Ok(r)
-                }
-                (_, Reply::Challenge(c)) => {
-                    challenges += 1;
-                    if challenges > max_challenges {
-                        return Err(Failure::new(
-                            Reason::Challenge,
-                            format!("server issued more than {max_challenges} challenges in a row"),
-                        ));
-                    }
-                    challenge = c;
-                    break;
-                }
-                _ => link.garbage(DecodeError::Mismatch("unsolicited reply type")),
-            }
-        }
-    }
-}
-
-/// One poll's socket, reassembler and memory of what went wrong while waiting.
-struct Link {
-    channel: UdpChannel,
+    phase: Phase,
+    /// The current step's request and wait; `None` until the phase starts.
+    ask: Option<Ask>,
+    challenges: Challenges,
+    /// The challenge A2S_PLAYER and A2S_RULES send (the info one when there is one).
+    list_challenge: [u8; 4],
     reassembler: split::Reassembler,
-    buf: RecvBuf,
-    last_garbage: Option<DecodeError>,
+    status: Status,
+    latency: Duration,
+    failed: Option<Error>,
 }
 
-impl Link {
-    async fn connect(
-        addr: SocketAddr,
-        limits: Limits,
-        mux: Option<&UdpMux>,
-    ) -> Result<Link, NetError> {
-        Ok(Link {
-            channel: UdpChannel::open(addr, mux).await?,
+impl<'a> A2s<'a> {
+    pub(super) fn new(req: &'a Request, session: &'a mut Session, deadline: Instant) -> A2s<'a> {
+        A2s {
+            req,
+            session,
+            deadline,
+            phase: Phase::Info,
+            ask: None,
+            challenges: Challenges::new(req.limits.max_challenges),
+            list_challenge: NO_CHALLENGE,
             reassembler: split::Reassembler::new(split::Limits {
-                max_packets: limits.max_split_packets,
-                max_bytes: limits.max_reply_bytes,
+                max_packets: req.limits.max_split_packets,
+                max_bytes: req.limits.max_reply_bytes,
             }),
-            buf: RecvBuf::take(),
-            last_garbage: None,
-        })
+            status: Status::default(),
+            latency: Duration::ZERO,
+            failed: None,
+        }
     }
 
-    async fn send(&self, datagram: &[u8]) -> Result<(), NetError> {
-        self.channel.send(datagram).await
+    /// Starts the current phase at `now`, or moves past it when it is not wanted.
+    fn start(&mut self, now: Instant) {
+        let until = match self.phase {
+            Phase::Info => self.deadline,
+            Phase::Players if !self.req.players => return self.phase = Phase::Rules,
+            Phase::Rules if !self.req.rules => return self.phase = Phase::Ping,
+            Phase::Ping if !self.req.detail => return self.phase = Phase::Finished,
+            // Players and rules are best effort: each gets an equal share of the time left.
+            Phase::Players => share(now, self.deadline, 1 + usize::from(self.req.rules)),
+            Phase::Rules => share(now, self.deadline, 1),
+            // A short slice: a server that ignores pings must not make `query` wait long.
+            Phase::Ping => self
+                .deadline
+                .min(now + (self.latency * 4).max(Duration::from_millis(200))),
+            Phase::Finished => return,
+        };
+        if self.phase != Phase::Info {
+            // A new exchange: what went wrong in the previous one is not this one's failure.
+            self.reassembler.discard_pending();
+            self.challenges = Challenges::new(self.req.limits.max_challenges);
+            self.list_challenge = self.session.a2s_challenge.unwrap_or(NO_CHALLENGE);
+        }
+        self.ask = Some(Ask::new(until));
     }
 
-    fn garbage(&mut self, e: DecodeError) {
-        tracing::debug!(peer = %self.channel.peer(), error = %e, "a2s: ignoring datagram");
-        self.last_garbage = Some(e);
+    /// Ends the current phase: a failed info fails the poll, a failed extra is noted.
+    fn end(&mut self, result: Result<(), Error>) {
+        self.ask = None;
+        let (next, key) = match self.phase {
+            Phase::Info => (Phase::Players, None),
+            Phase::Players => (Phase::Rules, Some("players_error")),
+            Phase::Rules => (Phase::Ping, Some("rules_error")),
+            Phase::Ping | Phase::Finished => (Phase::Finished, Some("ping_error")),
+        };
+        match (result, key) {
+            (Err(e), None) => self.failed = Some(e),
+            (Err(e), Some(key)) => note(&mut self.status.extras, key, &e),
+            (Ok(()), _) => {}
+        }
+        self.phase = next;
     }
 
-    /// Starts a new exchange: what went wrong in the previous one is not this one's failure.
-    fn reset_garbage(&mut self) {
-        self.last_garbage = None;
-        self.reassembler.discard_pending();
-    }
-
-    /// The next complete, decodable reply, skipping garbage, until `deadline`.
-    async fn recv_reply(&mut self, deadline: Instant) -> Result<Reply, Failure> {
-        loop {
-            let n = match self.channel.recv(&mut self.buf, deadline).await {
-                Ok(n) => n,
-                Err(NetError::Timeout) => return Err(self.deadline_failure()),
-                Err(e) => return Err(e.into()),
-            };
-            let msg = match self.reassembler.handle_datagram(&self.buf[..n]) {
-                Ok(Some(msg)) => msg,
-                Ok(None) => continue,
-                Err(e @ DecodeError::TooLarge { .. }) => return Err(e.into()),
-                Err(e) => {
-                    self.garbage(e);
-                    continue;
+    /// Writes the current phase's request; the label tells the observer which, and whether
+    /// it answers a challenge.
+    fn encode(&self, out: &mut Vec<u8>) -> &'static str {
+        out.clear();
+        let rechallenged = self.challenges.seen() > 0;
+        match self.phase {
+            Phase::Info => {
+                a2s::encode_info_request(self.session.a2s_challenge, out);
+                if rechallenged {
+                    "A2S_INFO with the new challenge"
+                } else {
+                    "A2S_INFO"
                 }
-            };
-            match a2s::decode_reply(&msg) {
-                Ok(reply) => return Ok(reply),
-                Err(e) => self.garbage(e),
+            }
+            Phase::Players => {
+                a2s::encode_player_request(self.list_challenge, out);
+                if rechallenged {
+                    "A2S_PLAYER with the new challenge"
+                } else {
+                    "A2S_PLAYER"
+                }
+            }
+            Phase::Rules => {
+                a2s::encode_rules_request(self.list_challenge, out);
+                if rechallenged {
+                    "A2S_RULES with the new challenge"
+                } else {
+                    "A2S_RULES"
+                }
+            }
+            Phase::Ping | Phase::Finished => {
+                a2s::encode_ping_request(out);
+                "A2A_PING"
             }
         }
     }
 
-    fn deadline_failure(&self) -> Failure {
-        if self.reassembler.is_pending() {
-            Failure::new(
-                Reason::Incomplete,
-                "split reply still incomplete at the deadline",
-            )
-        } else if let Some(e) = &self.last_garbage {
-            Failure::new(
-                Reason::Malformed,
-                format!("only undecodable replies before the deadline; last: {e}"),
-            )
+    /// A challenge instead of the reply: ask again with it, within the bound.
+    fn challenged(&mut self, c: [u8; 4]) {
+        if let Err(e) = self.challenges.another() {
+            return self.end(Err(e));
+        }
+        if self.phase == Phase::Info {
+            self.session.a2s_challenge = Some(c);
         } else {
-            NetError::Timeout.into()
+            self.list_challenge = c;
+        }
+        if let Some(ask) = &mut self.ask {
+            ask.send_again();
+        }
+    }
+
+    fn reply(&mut self, reply: Reply, rtt: Duration) {
+        match (self.phase, reply) {
+            (Phase::Info, Reply::Info(info)) => {
+                self.latency = rtt;
+                self.status = to_status(*info, rtt, self.req.detail);
+                self.end(Ok(()));
+            }
+            (Phase::Players, Reply::Players(ps)) => {
+                self.status.players = Some(ps.into_iter().map(to_player).collect());
+                self.end(Ok(()));
+            }
+            (Phase::Rules, Reply::Rules(rules)) => {
+                self.status.rules = Some(rules);
+                self.end(Ok(()));
+            }
+            (Phase::Ping, Reply::Ping(_)) => {
+                self.status
+                    .extras
+                    .insert("ping_seconds".into(), json!(rtt.as_secs_f64()));
+                self.end(Ok(()));
+            }
+            (Phase::Info | Phase::Players | Phase::Rules, Reply::Challenge(c)) => {
+                self.challenged(c)
+            }
+            (phase, _) => self.garbage(DecodeError::Mismatch(match phase {
+                Phase::Info => "expected an info reply",
+                Phase::Ping => "expected a ping reply",
+                _ => "unsolicited reply type",
+            })),
+        }
+    }
+
+    /// Garbage is skipped while waiting, because a real reply may still follow.
+    fn garbage(&mut self, e: DecodeError) {
+        tracing::debug!(error = %e, "a2s: ignoring datagram");
+        if let Some(ask) = &mut self.ask {
+            ask.garbage(e);
         }
     }
 }
 
-fn note(status: &mut Status, key: &str, f: &Failure) {
-    status
-        .extras
-        .insert(key.into(), Value::String(f.reason.as_str().into()));
-}
+impl Exchange for A2s<'_> {
+    fn poll(&mut self, now: Instant, out: &mut Vec<u8>) -> Step {
+        loop {
+            if let Some(e) = self.failed.take() {
+                return Step::Failed(e);
+            }
+            if self.phase == Phase::Finished {
+                return Step::Done(std::mem::take(&mut self.status));
+            }
+            let Some(ask) = &mut self.ask else {
+                self.start(now);
+                continue;
+            };
+            match ask.next(now) {
+                Next::Send => return Step::Send(self.encode(out)),
+                Next::Wait(step) => return step,
+                Next::Expired(e) => {
+                    // What was seen decides the reason: a split under way is `incomplete`.
+                    let e = if self.reassembler.is_pending() {
+                        Error::SplitIncomplete
+                    } else {
+                        e
+                    };
+                    self.end(Err(e));
+                }
+            }
+        }
+    }
 
-fn note_mismatch(status: &mut Status, key: &str) {
-    status
-        .extras
-        .insert(key.into(), Value::String(Reason::Mismatch.as_str().into()));
+    fn handle(&mut self, _now: Instant, input: Input<'_>) {
+        if self.ask.is_none() {
+            return;
+        }
+        match input {
+            Input::Received { bytes, rtt } => match self.reassembler.handle_datagram(bytes) {
+                Ok(Some(msg)) => match a2s::decode_reply(&msg) {
+                    Ok(reply) => self.reply(reply, rtt),
+                    Err(e) => self.garbage(e),
+                },
+                Ok(None) => {}
+                // A reply above a cap ends the step at once: waiting cannot make it smaller.
+                Err(e @ DecodeError::TooLarge { .. }) => self.end(Err(e.into())),
+                Err(e) => self.garbage(e),
+            },
+            Input::Closed => self.end(Err(crate::net::NetError::Closed { received: 0 }.into())),
+            Input::Failed(e) => self.end(Err(e.into())),
+        }
+    }
 }
 
 fn to_player(p: a2s::Player) -> Player {

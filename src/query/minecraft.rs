@@ -1,4 +1,5 @@
-//! Minecraft Java server list ping, 1.7+ with automatic fallback to the legacy pings.
+//! Minecraft Java server list ping, 1.7+ with automatic fallback to the legacy pings, as a
+//! sans-IO [`Exchange`] run by the generic driver over TCP.
 //!
 //! # Dialogue
 //! 1. Resolve (`_minecraft._tcp` SRV unless the address has a port or is an IP literal).
@@ -16,131 +17,316 @@
 //! which includes the server's JSON rendering and the transfer of a large favicon. For legacy
 //! servers: the legacy ping written -> kick reply read. Never DNS or TCP set-up.
 
-use std::net::SocketAddr;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use tokio::net::TcpStream;
 use tokio::time::Instant;
 
-use super::{Request, Session};
-use crate::net::{srv, tcp};
+use super::driver::{drive, Observer};
+use super::exchange::{share, Exchange, Input, Step};
+use super::stream::StreamBuf;
+use super::transport::TcpLink;
+use super::{registry, Error, Request, Session};
+use crate::net::{srv, NetError};
 use crate::protocol::minecraft::legacy::{self, LegacyStatus, Variant};
 use crate::protocol::minecraft::motd::{plain_text, strip_codes};
 use crate::protocol::minecraft::slp::{self, ServerStatus};
-use crate::protocol::minecraft::varint::{decode_frame, Frame, MAX_VARINT_LEN};
-use crate::protocol::Protocol;
-use crate::status::{Failure, Player, Reason, Status};
+use crate::protocol::minecraft::varint::{decode_frame, MAX_VARINT_LEN};
+use crate::protocol::DecodeError;
+use crate::status::{Player, Status};
+use crate::target::Protocol;
 
 /// The longest we wait for a pong, as a cap on a quarter of the remaining time.
 const PONG_WAIT_MAX: Duration = Duration::from_millis(500);
 
-/// How one 1.7+ attempt ended, when it did not produce a status.
-enum Modern {
-    /// The server does not seem to speak 1.7+: try the legacy pings.
-    NotModern(Failure),
-    /// A 1.7+ server failed (or time ran out): report this.
-    Failed(Failure),
-}
+/// The largest pong frame read.
+const PONG_MAX: usize = 64;
 
 pub(super) async fn poll(
     req: &Request,
     _session: &mut Session,
     deadline: Instant,
-) -> Result<Status, Failure> {
+    observer: Option<&mut dyn Observer>,
+) -> Result<Status, Error> {
     let addr =
         srv::resolve_minecraft(&req.address, Protocol::Minecraft.default_port(), deadline).await?;
+    let mut link = TcpLink::new(addr);
     // Proxies route by the name the user typed, so it goes into the handshake, not the SRV
     // target; the port is the one we actually connect to.
-    let host = req.address.host.as_str();
-    match modern(req, addr, host, deadline).await {
-        Ok(status) => Ok(status),
-        Err(Modern::Failed(f)) => Err(f),
-        Err(Modern::NotModern(first)) => {
-            tracing::debug!(target = %req.address, error = %first, "no 1.7+ status, trying legacy pings");
-            legacy_chain(req, addr, host, deadline, first).await
-        }
-    }
+    let mut exchange = Slp::new(req, &req.address.host, addr.port(), deadline);
+    let pacing = registry::entry(Protocol::Minecraft).pacing();
+    drive(&mut exchange, &mut link, deadline, pacing, observer).await
 }
 
-async fn modern(
-    req: &Request,
-    addr: SocketAddr,
-    host: &str,
+/// Which request an attempt makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// 1.7+: handshake + status request, one VarInt frame back.
+    Modern,
+    /// 1.7+ ping/pong on the same connection, for latency only.
+    Ping,
+    /// A legacy ping on a new connection: index into [`Variant::FALLBACK_ORDER`].
+    Legacy(usize),
+}
+
+/// Where an attempt is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    Connect,
+    /// The driver is connecting: a failure now is the connection's.
+    Connecting,
+    Send,
+    /// The driver is sending: a failure now is the write's.
+    Sending,
+    Wait,
+}
+
+/// The server list ping and its fallback chain as a state machine.
+#[derive(Debug)]
+pub(super) struct Slp<'a> {
+    req: &'a Request,
+    host: &'a str,
+    port: u16,
     deadline: Instant,
-) -> Result<Status, Modern> {
-    let max_frame = req.limits.max_reply_bytes;
-    let read_cap = max_frame + MAX_VARINT_LEN;
-    let mut stream = tcp::connect(addr, deadline)
-        .await
-        .map_err(|e| Modern::Failed(e.into()))?;
-    let mut out = Vec::new();
-    slp::encode_status_query(host, addr.port(), &mut out);
-    let sent = Instant::now();
-    tcp::write_all(&mut stream, &out, deadline)
-        .await
-        .map_err(|e| Modern::Failed(e.into()))?;
-
-    let mut buf = Vec::new();
-    let read = tcp::read_frame(&mut stream, &mut buf, deadline, read_cap, |b: &[u8]| {
-        slp::decode_reply_frame(b, max_frame)
-    })
-    .await;
-    let frame = match read {
-        Ok(frame) => frame,
-        Err(f) => return Err(classify_modern_failure(f, &buf)),
-    };
-    let status_rtt = sent.elapsed();
-    let parsed = slp::decode_status_response(&frame).map_err(|e| Modern::Failed(e.into()))?;
-    let latency = ping(&mut stream, &mut buf, deadline)
-        .await
-        .unwrap_or(status_rtt);
-    Ok(modern_status(req, parsed, latency))
+    phase: Phase,
+    stage: Stage,
+    /// The current attempt (or ping) gives up at this instant.
+    until: Instant,
+    buf: StreamBuf,
+    /// The 1.7+ status, waiting for the ping to set its latency.
+    modern: Option<(ServerStatus, Duration)>,
+    ping_payload: i64,
+    /// Why the 1.7+ attempt failed, reported if no legacy ping says more.
+    modern_failure: Option<Error>,
+    /// The first legacy failure that got bytes back: says more than a silent server.
+    informative: Option<Error>,
+    result: Option<Result<Status, Error>>,
 }
 
-/// Which failures of the first read mean "not a 1.7+ server": nothing came before a close or
-/// reset, an `FF` kick came, or the bytes were not a frame. A timeout, a too-large frame or a
-/// reset after part of a reply are failures of a 1.7+ server.
-fn classify_modern_failure(f: Failure, buf: &[u8]) -> Modern {
-    let not_modern = match f.reason {
-        Reason::Incomplete | Reason::Network => buf.is_empty(),
-        Reason::Malformed => true,
-        _ => false,
-    };
-    if not_modern {
-        Modern::NotModern(f)
-    } else {
-        Modern::Failed(f)
+impl<'a> Slp<'a> {
+    pub(super) fn new(req: &'a Request, host: &'a str, port: u16, deadline: Instant) -> Slp<'a> {
+        Slp {
+            req,
+            host,
+            port,
+            deadline,
+            phase: Phase::Modern,
+            stage: Stage::Connect,
+            until: deadline,
+            buf: StreamBuf::new(req.limits.max_reply_bytes + MAX_VARINT_LEN),
+            modern: None,
+            ping_payload: 0,
+            modern_failure: None,
+            informative: None,
+            result: None,
+        }
+    }
+
+    fn encode(&mut self, out: &mut Vec<u8>) -> &'static str {
+        out.clear();
+        match self.phase {
+            Phase::Modern => {
+                slp::encode_status_query(self.host, self.port, out);
+                "handshake + status request"
+            }
+            Phase::Ping => {
+                slp::encode_ping(self.ping_payload, out);
+                "ping"
+            }
+            Phase::Legacy(i) => {
+                let variant = Variant::FALLBACK_ORDER[i];
+                legacy::encode_ping(variant, self.host, self.port, out);
+                variant.as_str()
+            }
+        }
+    }
+
+    /// Moves on to the ping on the same connection, in a bounded slice of the time left.
+    fn start_ping(&mut self, now: Instant) {
+        self.until = share(now, self.deadline, 4).min(now + PONG_WAIT_MAX);
+        // Any value works; a varying one makes a stale or canned pong show up as a mismatch.
+        self.ping_payload = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as i64)
+            .unwrap_or(0x4d43_5049_4e47);
+        self.buf.set_cap(PONG_MAX);
+        self.phase = Phase::Ping;
+        self.stage = Stage::Send;
+    }
+
+    /// Starts legacy attempt `i` at `now`, each on a new connection with a fair share of the
+    /// time left, so a server that ignores one ping cannot starve the next; past the last
+    /// (or the deadline), the chain fails.
+    fn start_legacy(&mut self, i: usize, now: Instant) {
+        let order = Variant::FALLBACK_ORDER;
+        if i >= order.len() || now >= self.deadline {
+            let e = self.informative.take().or(self.modern_failure.take());
+            self.result = Some(Err(e.unwrap_or(NetError::Timeout.into())));
+            return;
+        }
+        self.until = share(now, self.deadline, order.len() - i);
+        self.buf.clear();
+        self.buf.set_cap(self.req.limits.max_reply_bytes);
+        self.phase = Phase::Legacy(i);
+        self.stage = Stage::Connect;
+    }
+
+    /// The ping got no usable pong: the latency is the status round trip.
+    fn finish_modern(&mut self, pong_rtt: Option<Duration>) {
+        if let Some((status, status_rtt)) = self.modern.take() {
+            let latency = pong_rtt.unwrap_or(status_rtt);
+            self.result = Some(Ok(modern_status(self.req, status, latency)));
+        }
+    }
+
+    /// Looks for a complete frame in what has arrived.
+    fn frame(&mut self, now: Instant, rtt: Duration) {
+        let max_frame = self.req.limits.max_reply_bytes;
+        match self.phase {
+            Phase::Modern => match self.buf.frame(|b| slp::decode_reply_frame(b, max_frame)) {
+                Ok(None) => {}
+                Ok(Some(frame)) => match slp::decode_status_response(&frame) {
+                    Ok(parsed) => {
+                        self.modern = Some((parsed, rtt));
+                        self.start_ping(now);
+                    }
+                    Err(e) => self.result = Some(Err(e.into())),
+                },
+                Err(e) => self.modern_failed(e, now),
+            },
+            Phase::Ping => match self.buf.frame(|b| decode_frame(b, PONG_MAX)) {
+                Ok(None) => {}
+                Ok(Some(frame)) => match slp::decode_pong(&frame, self.ping_payload) {
+                    Ok(()) => self.finish_modern(Some(rtt)),
+                    Err(e) => self.ping_failed(e.into()),
+                },
+                Err(e) => self.ping_failed(e.into()),
+            },
+            Phase::Legacy(i) => match self.buf.frame(legacy::decode_kick) {
+                Ok(None) => {}
+                Ok(Some(s)) => {
+                    let variant = Variant::FALLBACK_ORDER[i];
+                    self.result = Some(Ok(legacy_status(self.req, s, variant, rtt)));
+                }
+                Err(e) => self.legacy_failed(e.into(), now),
+            },
+        }
+    }
+
+    /// The first read failed. Nothing came before a close or reset, an `FF` kick came, or
+    /// the bytes were not a frame: not a 1.7+ server, so try the legacy pings. A timeout, a
+    /// too-large frame or a reset after part of a reply are failures of a 1.7+ server.
+    fn modern_failed(&mut self, e: NetError, now: Instant) {
+        let not_modern = match &e {
+            NetError::Closed { .. } | NetError::Io(_) => self.buf.is_empty(),
+            NetError::Decode(d) => speaks_other_protocol(d),
+            _ => false,
+        };
+        if not_modern {
+            tracing::debug!(target = %self.req.address, error = %e, "no 1.7+ status, trying legacy pings");
+            self.modern_failure = Some(e.into());
+            self.start_legacy(0, now);
+        } else {
+            self.result = Some(Err(e.into()));
+        }
+    }
+
+    fn ping_failed(&mut self, e: Error) {
+        tracing::debug!(error = %e, "no usable pong; latency is the status round trip");
+        self.finish_modern(None);
+    }
+
+    fn legacy_failed(&mut self, e: Error, now: Instant) {
+        let Phase::Legacy(i) = self.phase else { return };
+        tracing::debug!(variant = Variant::FALLBACK_ORDER[i].as_str(), error = %e, "legacy ping failed");
+        if self.informative.is_none() && says_something(&e) {
+            self.informative = Some(e);
+        }
+        self.start_legacy(i + 1, now);
+    }
+
+    /// The attempt's transport failed, or its time ran out.
+    fn attempt_failed(&mut self, e: NetError, now: Instant) {
+        match self.phase {
+            // Connecting or writing the 1.7+ request failed: nothing was heard from the
+            // server, so nothing says it speaks another protocol.
+            Phase::Modern if matches!(self.stage, Stage::Connecting | Stage::Sending) => {
+                self.result = Some(Err(e.into()))
+            }
+            Phase::Modern => self.modern_failed(e, now),
+            Phase::Ping => self.ping_failed(e.into()),
+            Phase::Legacy(_) => self.legacy_failed(e.into(), now),
+        }
     }
 }
 
-/// Sends a ping and waits a bounded slice for the matching pong. `None` when the server does
-/// not answer in time, answers with something else, or closes: the caller then uses the status
-/// round trip.
-async fn ping(stream: &mut TcpStream, buf: &mut Vec<u8>, deadline: Instant) -> Option<Duration> {
-    let now = Instant::now();
-    let slice = (deadline.saturating_duration_since(now) / 4).min(PONG_WAIT_MAX);
-    let ping_deadline = now + slice;
-    // Any value works; a varying one makes a stale or canned pong show up as a mismatch.
-    let payload = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as i64)
-        .unwrap_or(0x4d43_5049_4e47);
-    let mut out = Vec::new();
-    slp::encode_ping(payload, &mut out);
-    let sent = Instant::now();
-    tcp::write_all(stream, &out, ping_deadline).await.ok()?;
-    let result = tcp::read_frame(stream, buf, ping_deadline, 64, |b: &[u8]| {
-        decode_frame(b, 64)
-    })
-    .await
-    .and_then(|frame: Frame| slp::decode_pong(&frame, payload).map_err(Failure::from));
-    match result {
-        Ok(()) => Some(sent.elapsed()),
-        Err(f) => {
-            tracing::debug!(error = %f, "no usable pong; latency is the status round trip");
-            None
+impl Exchange for Slp<'_> {
+    fn poll(&mut self, now: Instant, out: &mut Vec<u8>) -> Step {
+        loop {
+            match self.result.take() {
+                Some(Ok(status)) => return Step::Done(status),
+                Some(Err(e)) => return Step::Failed(e),
+                None => {}
+            }
+            match self.stage {
+                Stage::Connect => {
+                    self.stage = Stage::Connecting;
+                    return Step::Connect(self.until);
+                }
+                // Polled again without a failure reported: connected.
+                Stage::Connecting => self.stage = Stage::Send,
+                Stage::Send => {
+                    self.stage = Stage::Sending;
+                    return Step::Send(self.encode(out));
+                }
+                // Polled again without a failure reported: sent.
+                Stage::Sending => self.stage = Stage::Wait,
+                // Bytes already buffered (after a frame) may hold the next one.
+                Stage::Wait if self.phase == Phase::Ping && !self.buf.is_empty() => {
+                    let before = self.buf.len();
+                    self.frame(now, Duration::ZERO);
+                    if self.result.is_none() && self.buf.len() == before {
+                        if now >= self.until {
+                            self.attempt_failed(NetError::Timeout, now);
+                            continue;
+                        }
+                        return Step::Wait(self.until);
+                    }
+                }
+                Stage::Wait if now >= self.until => self.attempt_failed(NetError::Timeout, now),
+                Stage::Wait => return Step::Wait(self.until),
+            }
         }
+    }
+
+    fn handle(&mut self, now: Instant, input: Input<'_>) {
+        match input {
+            Input::Received { bytes, rtt } => {
+                self.buf.push(bytes);
+                self.frame(now, rtt);
+            }
+            Input::Closed => {
+                let e = self.buf.closed();
+                self.attempt_failed(e, now);
+            }
+            Input::Failed(e) => self.attempt_failed(e, now),
+        }
+    }
+}
+
+/// Whether bytes that failed to decode as a 1.7+ frame say "another protocol" (an `FF` kick,
+/// garbage) rather than "a 1.7+ reply that broke a cap or did not match".
+fn speaks_other_protocol(d: &DecodeError) -> bool {
+    !matches!(d, DecodeError::TooLarge { .. } | DecodeError::Mismatch(_))
+}
+
+/// A legacy attempt that got bytes back which did not decode, or broke a cap, says more
+/// than one that met silence or a closed door.
+fn says_something(f: &Error) -> bool {
+    match f {
+        Error::Net(NetError::TooLarge { .. }) => true,
+        Error::Net(NetError::Decode(d)) => !matches!(d, DecodeError::Mismatch(_)),
+        _ => false,
     }
 }
 
@@ -183,59 +369,6 @@ fn modern_status(req: &Request, s: ServerStatus, latency: Duration) -> Status {
         extras,
         ..Status::default()
     }
-}
-
-/// Tries the legacy pings in order, each on a new connection with a fair share of the time
-/// left, so a server that ignores one ping cannot starve the next.
-async fn legacy_chain(
-    req: &Request,
-    addr: SocketAddr,
-    host: &str,
-    deadline: Instant,
-    modern_failure: Failure,
-) -> Result<Status, Failure> {
-    let cap = req.limits.max_reply_bytes;
-    let mut informative: Option<Failure> = None;
-    let variants = Variant::FALLBACK_ORDER;
-    for (i, variant) in variants.into_iter().enumerate() {
-        let now = Instant::now();
-        if now >= deadline {
-            break;
-        }
-        let left = (variants.len() - i) as u32;
-        let attempt_deadline = now + deadline.saturating_duration_since(now) / left;
-        match legacy_attempt(addr, host, variant, attempt_deadline, cap).await {
-            Ok((s, latency)) => return Ok(legacy_status(req, s, variant, latency)),
-            Err(f) => {
-                tracing::debug!(variant = variant.as_str(), error = %f, "legacy ping failed");
-                // A reply that came but did not decode says more than a silent server.
-                if informative.is_none() && matches!(f.reason, Reason::Malformed | Reason::TooLarge)
-                {
-                    informative = Some(f);
-                }
-            }
-        }
-    }
-    Err(informative.unwrap_or(modern_failure))
-}
-
-async fn legacy_attempt(
-    addr: SocketAddr,
-    host: &str,
-    variant: Variant,
-    deadline: Instant,
-    cap: usize,
-) -> Result<(LegacyStatus, Duration), Failure> {
-    let mut stream = tcp::connect(addr, deadline).await?;
-    let mut out = Vec::new();
-    legacy::encode_ping(variant, host, addr.port(), &mut out);
-    let sent = Instant::now();
-    tcp::write_all(&mut stream, &out, deadline).await?;
-    // The reply ends where its length says; the server closing right after is fine, and one
-    // that keeps the connection open does not make us wait for the close.
-    let mut buf = Vec::new();
-    let status = tcp::read_frame(&mut stream, &mut buf, deadline, cap, legacy::decode_kick).await?;
-    Ok((status, sent.elapsed()))
 }
 
 fn legacy_status(req: &Request, s: LegacyStatus, variant: Variant, latency: Duration) -> Status {

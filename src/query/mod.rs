@@ -4,11 +4,32 @@
 //!
 //! One `poll` is bounded by `Request::timeout` as a whole: DNS, every round trip and every
 //! retry share the same deadline.
+//!
+//! # Shape
+//! Every protocol is a codec in `protocol/` plus an [`exchange::Exchange`] here: a sans-IO
+//! state machine that is told `now` and answers "send these bytes / wait until / done /
+//! failed". One generic [`driver::drive`] runs any exchange over any
+//! [`transport::Transport`] (shared UDP mux, connected UDP, TCP; an in-memory fake in tests),
+//! with resends, pacing and an optional [`driver::Observer`]. [`registry`] holds one entry
+//! per protocol and dispatches. Errors are [`Error`] values; [`Error::reason`] is the one
+//! mapping onto the published failure reasons.
 
 mod a2s;
+mod ask;
+pub mod driver;
+mod error;
+pub mod exchange;
+#[cfg(test)]
+mod fake;
 mod mcquery;
 mod minecraft;
+pub mod oneshot;
+pub mod registry;
 mod samp;
+mod stream;
+#[cfg(test)]
+mod tests;
+pub mod transport;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,30 +37,11 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use crate::net::udp::UdpMux;
-use crate::net::Address;
-use crate::protocol::Protocol;
 use crate::status::{Failure, Status};
+use crate::target::{self, Address, Limits, Protocol, Target};
 
-/// Caps on what one poll may read from a server. Defaults suit every real server seen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
-    /// Bytes a whole reply may take: a TCP stream, a reassembled or decompressed split reply.
-    pub max_reply_bytes: usize,
-    /// Fragments a split UDP reply may announce.
-    pub max_split_packets: u8,
-    /// Challenges an A2S server may issue in a row before the poll fails with `challenge`.
-    pub max_challenges: u8,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            max_reply_bytes: 1024 * 1024,
-            max_split_packets: 32,
-            max_challenges: 3,
-        }
-    }
-}
+pub use driver::{Observer, RESENDS, RESEND_AFTER_MIN};
+pub use error::Error;
 
 /// Everything one poll needs.
 #[derive(Debug, Clone)]
@@ -88,14 +90,25 @@ impl Request {
         Request {
             protocol,
             address,
-            timeout: Duration::from_secs(5),
-            encoding: encoding_rs::WINDOWS_1252,
+            timeout: target::DEFAULT_TIMEOUT,
+            encoding: target::DEFAULT_ENCODING,
             players: false,
             rules: false,
             detail: false,
             limits: Limits::default(),
             mux: None,
         }
+    }
+}
+
+impl From<&Target> for Request {
+    /// The request the scheduler and `/probe` send for a configured target.
+    fn from(t: &Target) -> Request {
+        let mut req = Request::new(t.protocol, t.address.clone());
+        req.timeout = t.timeout;
+        req.encoding = t.encoding;
+        req.limits = t.limits;
+        req
     }
 }
 
@@ -106,15 +119,20 @@ pub async fn poll(req: &Request) -> Result<Status, Failure> {
 
 /// Polls one server once, using and refreshing what `session` remembers of it.
 pub async fn poll_with(req: &Request, session: &mut Session) -> Result<Status, Failure> {
+    poll_observed(req, session, None).await
+}
+
+/// Like [`poll_with`], showing `observer` every datagram or chunk sent and received, every
+/// resend, timeout and the result (for transcripts such as `/probe?debug=true`).
+pub async fn poll_observed(
+    req: &Request,
+    session: &mut Session,
+    observer: Option<&mut dyn Observer>,
+) -> Result<Status, Failure> {
     let deadline = Instant::now() + req.timeout;
-    let result = match req.protocol {
-        Protocol::A2s => a2s::poll(req, session, deadline).await,
-        Protocol::Minecraft => minecraft::poll(req, session, deadline).await,
-        Protocol::MinecraftQuery => mcquery::poll(req, session, deadline).await,
-        Protocol::Samp => samp::poll(req, session, deadline).await,
-    };
+    let result = registry::poll(req, session, deadline, observer).await;
     session.udp_shared_ok = result.is_ok();
-    result
+    result.map_err(Failure::from)
 }
 
 /// The shared UDP sockets this poll may use: only for a target that answered last time.

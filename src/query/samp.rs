@@ -1,7 +1,13 @@
-//! SA:MP / open.mp dialogue: `i` (required), then best-effort `o`, `r`, `d` or `c`, and `p`.
+//! SA:MP / open.mp dialogue: `i` (required), then best-effort `o`, `r`, `d` or `c`, and `p`,
+//! as a sans-IO [`Exchange`] run by the generic driver.
 //!
 //! Latency is the `i` round trip: the one exchange every poll makes, answered from a buffer
 //! the server keeps ready, so it measures the network and not the size of the extras.
+//! Each best-effort step gets an even share of what time is left, so a server that ignores
+//! one opcode cannot starve the others; answered steps leave more for the rest. A step that
+//! gets no answer of its own (the server ignores that opcode) is skipped quietly; one that
+//! fails otherwise is noted in extras (`open_mp_error`, `rules_error`, `players_error`,
+//! `ping_error`).
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::Duration;
@@ -9,13 +15,15 @@ use std::time::Duration;
 use serde_json::{json, Map, Value};
 use tokio::time::Instant;
 
-use super::{Request, Session};
-use crate::net::buffer::RecvBuf;
-use crate::net::udp::UdpChannel;
+use super::ask::{Ask, Next};
+use super::driver::{drive, Observer};
+use super::exchange::{note, random_u32, share, Exchange, Input, Step};
+use super::{registry, Error, Request, Session};
 use crate::net::{self, NetError};
 use crate::protocol::samp::{self, Header, Opcode};
-use crate::protocol::{DecodeError, Protocol};
-use crate::status::{Failure, Player, Reason, Status};
+use crate::protocol::DecodeError;
+use crate::status::{Player, Status};
+use crate::target::Protocol;
 
 /// "The server sends no player list (`c`/`d`) above 100 players" (NOTES.md).
 const MAX_LISTED_PLAYERS: u32 = 100;
@@ -24,75 +32,170 @@ pub(super) async fn poll(
     req: &Request,
     session: &mut Session,
     deadline: Instant,
-) -> Result<Status, Failure> {
+    observer: Option<&mut dyn Observer>,
+) -> Result<Status, Error> {
     // The header carries the server's IPv4 address: resolve the name first.
     let addr = net::resolve::resolve(&req.address, Protocol::Samp.default_port(), deadline).await?;
-    let ip = ipv4_of(addr.ip()).ok_or_else(|| {
-        Failure::new(
-            Reason::Dns,
-            format!(
-                "{} resolved to {}: SA:MP query carries the server's IPv4 address in every \
-                 request, so it needs one",
-                req.address,
-                addr.ip()
-            ),
-        )
+    let ip = ipv4_of(addr.ip()).ok_or_else(|| Error::NotIpv4 {
+        name: req.address.to_string(),
+        ip: addr.ip(),
     })?;
     let addr = SocketAddr::new(IpAddr::V4(ip), addr.port());
     let header = Header {
         ip,
         port: addr.port(),
     };
-    let chan = UdpChannel::open(addr, super::shared_udp(req, session)).await?;
-    let mut buf = RecvBuf::take();
-    let enc = req.encoding;
+    let mut chan = registry::udp(Protocol::Samp, addr, req, session).await?;
+    let pacing = registry::entry(Protocol::Samp).pacing();
+    let mut exchange = Samp::new(req, header, deadline);
+    drive(&mut exchange, &mut chan, deadline, pacing, observer).await
+}
 
-    let mut out = Vec::with_capacity(16);
-    samp::encode_request(&header, Opcode::Info, &mut out);
-    let (info, latency) = exchange(&chan, &out, deadline, &mut buf, |d| {
-        samp::decode_info(d, &header, enc)
-    })
-    .await?;
+/// The steps of a poll, in order; those not wanted are skipped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Info,
+    OpenMp,
+    Rules,
+    /// `d`: ids and pings; open.mp has no `d`.
+    Detailed,
+    /// `c`: names and scores, when `d` went unanswered (or on open.mp).
+    Clients,
+    Ping,
+    Finished,
+}
 
-    // Daemon polls publish no extras; building them cost allocations on every poll.
-    let mut extras = Map::new();
-    if req.detail {
-        extras.insert("language".into(), json!(info.language));
+/// The SA:MP dialogue as a state machine.
+#[derive(Debug)]
+pub(super) struct Samp<'a> {
+    req: &'a Request,
+    header: Header,
+    deadline: Instant,
+    phase: Phase,
+    ask: Option<Ask>,
+    /// Best-effort steps still to come that share the time left.
+    steps: usize,
+    open_mp: bool,
+    ping_payload: [u8; 4],
+    status: Status,
+    extras: Map<String, Value>,
+    failed: Option<Error>,
+}
+
+impl<'a> Samp<'a> {
+    pub(super) fn new(req: &'a Request, header: Header, deadline: Instant) -> Samp<'a> {
+        Samp {
+            req,
+            header,
+            deadline,
+            phase: Phase::Info,
+            ask: None,
+            steps: 0,
+            open_mp: false,
+            ping_payload: random_u32().to_le_bytes(),
+            status: Status::default(),
+            extras: Map::new(),
+            failed: None,
+        }
     }
-    let mut status = Status {
-        online: info.players.into(),
-        max: info.max.into(),
-        name: info.hostname,
-        game: Some(info.gamemode).filter(|g| !g.is_empty()),
-        password: Some(info.password),
-        latency,
-        ..Status::default()
-    };
 
-    let probe = req.detail || req.rules;
-    let list = req.players && status.online <= MAX_LISTED_PLAYERS;
-    // Each extra gets an even share of what time is left, so a server that ignores one
-    // opcode cannot starve the others; answered steps leave more for the rest.
-    let mut steps = usize::from(probe) * 2 + usize::from(req.rules) + usize::from(list) * 2;
-    let slice = |steps: &mut usize| {
-        let now = Instant::now();
-        let share = deadline.saturating_duration_since(now) / (*steps).max(1) as u32;
-        *steps = steps.saturating_sub(1);
-        (now + share).min(deadline)
-    };
+    /// `o` and the ping are probes: asked with `detail` (the `query` command) or rules.
+    fn probe(&self) -> bool {
+        self.req.detail || self.req.rules
+    }
 
-    let mut open_mp = false;
-    if probe {
+    fn list(&self) -> bool {
+        self.req.players && self.status.online <= MAX_LISTED_PLAYERS
+    }
+
+    /// Whether the current phase is wanted; an unwanted one is passed over.
+    fn wanted(&mut self) -> bool {
+        match self.phase {
+            Phase::Info | Phase::Finished => true,
+            Phase::OpenMp | Phase::Ping => self.probe(),
+            Phase::Rules => self.req.rules,
+            Phase::Detailed => {
+                if self.req.players && !self.list() {
+                    self.extras.insert(
+                        "players_note".into(),
+                        json!("the server sends no player list above 100 players"),
+                    );
+                }
+                self.list() && !self.open_mp
+            }
+            Phase::Clients => self.list(),
+        }
+    }
+
+    fn start(&mut self, now: Instant) {
+        if !self.wanted() {
+            self.phase = self.after();
+            return;
+        }
+        let until = if self.phase == Phase::Info {
+            self.deadline
+        } else {
+            let until = share(now, self.deadline, self.steps);
+            self.steps = self.steps.saturating_sub(1);
+            until
+        };
+        self.ask = Some(Ask::new(until));
+    }
+
+    fn after(&self) -> Phase {
+        match self.phase {
+            Phase::Info => Phase::OpenMp,
+            Phase::OpenMp => Phase::Rules,
+            Phase::Rules => Phase::Detailed,
+            // `d` answered: no `c`.
+            Phase::Detailed => Phase::Clients,
+            Phase::Clients => Phase::Ping,
+            Phase::Ping | Phase::Finished => Phase::Finished,
+        }
+    }
+
+    fn encode(&self, out: &mut Vec<u8>) -> &'static str {
         out.clear();
-        samp::encode_request(&header, Opcode::OpenMp, &mut out);
-        let until = slice(&mut steps);
-        match exchange(&chan, &out, until, &mut buf, |d| {
-            samp::decode_open_mp(d, &header, enc)
-        })
-        .await
-        {
-            Ok((o, _)) => {
-                open_mp = true;
+        let (opcode, what) = match self.phase {
+            Phase::Info => (Opcode::Info, "SA:MP i"),
+            Phase::OpenMp => (Opcode::OpenMp, "SA:MP o"),
+            Phase::Rules => (Opcode::Rules, "SA:MP r"),
+            Phase::Detailed => (Opcode::Detailed, "SA:MP d"),
+            Phase::Clients => (Opcode::Clients, "SA:MP c"),
+            Phase::Ping | Phase::Finished => {
+                samp::encode_ping(&self.header, self.ping_payload, out);
+                return "SA:MP p";
+            }
+        };
+        samp::encode_request(&self.header, opcode, out);
+        what
+    }
+
+    /// The reply to the current step arrived, decoded.
+    fn answered(&mut self, rtt: Duration, bytes: &[u8]) -> Result<(), DecodeError> {
+        let (h, enc) = (&self.header, self.req.encoding);
+        match self.phase {
+            Phase::Info => {
+                let info = samp::decode_info(bytes, h, enc)?;
+                // Daemon polls publish no extras; building them cost allocations on every poll.
+                if self.req.detail {
+                    self.extras.insert("language".into(), json!(info.language));
+                }
+                self.status = Status {
+                    online: info.players.into(),
+                    max: info.max.into(),
+                    name: info.hostname,
+                    game: Some(info.gamemode).filter(|g| !g.is_empty()),
+                    password: Some(info.password),
+                    latency: rtt,
+                    ..Status::default()
+                };
+                let list = usize::from(self.list());
+                self.steps = usize::from(self.probe()) * 2 + usize::from(self.req.rules) + list * 2;
+            }
+            Phase::OpenMp => {
+                let o = samp::decode_open_mp(bytes, h, enc)?;
+                self.open_mp = true;
                 for (key, value) in [
                     ("discord", o.discord),
                     ("light_banner_url", o.light_banner),
@@ -100,98 +203,17 @@ pub(super) async fn poll(
                     ("logo_url", o.logo),
                 ] {
                     if !value.is_empty() {
-                        extras.insert(key.into(), json!(value));
+                        self.extras.insert(key.into(), json!(value));
                     }
                 }
             }
-            Err(f) if is_unanswered(&f) => {}
-            Err(f) => note(&mut extras, "open_mp_error", &f),
-        }
-        extras.insert("open_mp".into(), json!(open_mp));
-    }
-
-    if req.rules {
-        out.clear();
-        samp::encode_request(&header, Opcode::Rules, &mut out);
-        let until = slice(&mut steps);
-        match exchange(&chan, &out, until, &mut buf, |d| {
-            samp::decode_rules(d, &header, enc)
-        })
-        .await
-        {
-            Ok((rules, _)) => apply_rules(&mut status, &mut extras, rules),
-            Err(f) => note(&mut extras, "rules_error", &f),
-        }
-    }
-
-    if req.players {
-        if list {
-            status.players = players(
-                &chan,
-                &header,
-                open_mp,
-                enc,
-                &mut buf,
-                &mut || slice(&mut steps),
-                &mut extras,
-            )
-            .await;
-        } else {
-            extras.insert(
-                "players_note".into(),
-                json!("the server sends no player list above 100 players"),
-            );
-        }
-    }
-
-    if probe {
-        let payload = random_u32().to_le_bytes();
-        out.clear();
-        samp::encode_ping(&header, payload, &mut out);
-        let until = slice(&mut steps);
-        match exchange(&chan, &out, until, &mut buf, |d| {
-            samp::decode_ping(d, &header, payload)
-        })
-        .await
-        {
-            Ok(((), rtt)) => {
-                extras.insert("ping_echo".into(), json!(true));
-                extras.insert("ping_seconds".into(), json!(rtt.as_secs_f64()));
+            Phase::Rules => {
+                let rules = samp::decode_rules(bytes, h, enc)?;
+                apply_rules(&mut self.status, &mut self.extras, rules);
             }
-            Err(f) => {
-                extras.insert("ping_echo".into(), json!(false));
-                if !is_unanswered(&f) {
-                    note(&mut extras, "ping_error", &f);
-                }
-            }
-        }
-    }
-
-    status.extras = extras;
-    Ok(status)
-}
-
-/// `d` first (ids and pings), then `c` when `d` goes unanswered; open.mp has no `d`, so it
-/// is asked for `c` straight away.
-async fn players(
-    chan: &UdpChannel,
-    header: &Header,
-    open_mp: bool,
-    enc: &'static encoding_rs::Encoding,
-    buf: &mut [u8],
-    slice: &mut impl FnMut() -> Instant,
-    extras: &mut Map<String, Value>,
-) -> Option<Vec<Player>> {
-    let mut out = Vec::new();
-    if !open_mp {
-        samp::encode_request(header, Opcode::Detailed, &mut out);
-        match exchange(chan, &out, slice(), buf, |d| {
-            samp::decode_detailed(d, header, enc)
-        })
-        .await
-        {
-            Ok((list, _)) => {
-                return Some(
+            Phase::Detailed => {
+                let list = samp::decode_detailed(bytes, h, enc)?;
+                self.status.players = Some(
                     list.into_iter()
                         .map(|p| Player {
                             name: p.name,
@@ -201,41 +223,111 @@ async fn players(
                             ..Player::default()
                         })
                         .collect(),
-                )
+                );
             }
-            Err(f) if is_unanswered(&f) => {}
-            Err(f) => {
-                note(extras, "players_error", &f);
-                return None;
+            Phase::Clients => {
+                let list = samp::decode_clients(bytes, h, enc)?;
+                self.status.players = Some(
+                    list.into_iter()
+                        .map(|p| Player {
+                            name: p.name,
+                            score: Some(p.score.into()),
+                            ..Player::default()
+                        })
+                        .collect(),
+                );
+            }
+            Phase::Ping | Phase::Finished => {
+                samp::decode_ping(bytes, h, self.ping_payload)?;
+                self.extras.insert("ping_echo".into(), json!(true));
+                self.extras
+                    .insert("ping_seconds".into(), json!(rtt.as_secs_f64()));
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends the current step; what comes next depends on how it went.
+    fn end(&mut self, result: Result<(), Error>) {
+        self.ask = None;
+        let phase = self.phase;
+        self.phase = match phase {
+            // `d` answered: the list is complete.
+            Phase::Detailed if result.is_ok() => Phase::Ping,
+            _ => self.after(),
+        };
+        if phase == Phase::OpenMp {
+            self.extras.insert("open_mp".into(), json!(self.open_mp));
+        }
+        if phase == Phase::Ping && result.is_err() {
+            self.extras.insert("ping_echo".into(), json!(false));
+        }
+        let Err(e) = result else { return };
+        match phase {
+            Phase::Info => self.failed = Some(e),
+            // The server ignores that opcode: nothing to note, `d` falls back to `c`.
+            Phase::OpenMp | Phase::Ping | Phase::Detailed if e.unanswered() => {}
+            Phase::Clients if e.unanswered() => {
+                self.extras.insert(
+                    "players_note".into(),
+                    json!("the player list was not answered"),
+                );
+            }
+            Phase::Detailed => {
+                note(&mut self.extras, "players_error", &e);
+                // A broken `d` reply: no `c` either.
+                self.phase = Phase::Ping;
+            }
+            Phase::OpenMp => note(&mut self.extras, "open_mp_error", &e),
+            Phase::Rules => note(&mut self.extras, "rules_error", &e),
+            Phase::Clients => note(&mut self.extras, "players_error", &e),
+            Phase::Ping | Phase::Finished => note(&mut self.extras, "ping_error", &e),
+        }
+    }
+}
+
+impl Exchange for Samp<'_> {
+    fn poll(&mut self, now: Instant, out: &mut Vec<u8>) -> Step {
+        loop {
+            if let Some(e) = self.failed.take() {
+                return Step::Failed(e);
+            }
+            if self.phase == Phase::Finished {
+                let mut status = std::mem::take(&mut self.status);
+                status.extras = std::mem::take(&mut self.extras);
+                return Step::Done(status);
+            }
+            let Some(ask) = &mut self.ask else {
+                self.start(now);
+                continue;
+            };
+            match ask.next(now) {
+                Next::Send => return Step::Send(self.encode(out)),
+                Next::Wait(step) => return step,
+                Next::Expired(e) => self.end(Err(e)),
             }
         }
     }
-    out.clear();
-    samp::encode_request(header, Opcode::Clients, &mut out);
-    match exchange(chan, &out, slice(), buf, |d| {
-        samp::decode_clients(d, header, enc)
-    })
-    .await
-    {
-        Ok((list, _)) => Some(
-            list.into_iter()
-                .map(|p| Player {
-                    name: p.name,
-                    score: Some(p.score.into()),
-                    ..Player::default()
-                })
-                .collect(),
-        ),
-        Err(f) if is_unanswered(&f) => {
-            extras.insert(
-                "players_note".into(),
-                json!("the player list was not answered"),
-            );
-            None
+
+    /// Datagrams answering something else (another header, session or payload: late
+    /// replies, junk) are skipped; any other decode error ends the step at once: it was our
+    /// answer, broken.
+    fn handle(&mut self, _now: Instant, input: Input<'_>) {
+        if self.ask.is_none() {
+            return;
         }
-        Err(f) => {
-            note(extras, "players_error", &f);
-            None
+        match input {
+            Input::Received { bytes, rtt } => match self.answered(rtt, bytes) {
+                Ok(()) => self.end(Ok(())),
+                Err(DecodeError::Mismatch(_)) => {
+                    if let Some(ask) = &mut self.ask {
+                        ask.foreign();
+                    }
+                }
+                Err(e) => self.end(Err(e.into())),
+            },
+            Input::Closed => self.end(Err(NetError::Closed { received: 0 }.into())),
+            Input::Failed(e) => self.end(Err(e.into())),
         }
     }
 }
@@ -259,60 +351,4 @@ fn ipv4_of(ip: IpAddr) -> Option<Ipv4Addr> {
         IpAddr::V4(v4) => Some(v4),
         IpAddr::V6(v6) => v6.to_ipv4_mapped(),
     }
-}
-
-/// A best-effort step that got no answer of its own: the server ignores that opcode.
-fn is_unanswered(f: &Failure) -> bool {
-    matches!(f.reason, Reason::Timeout | Reason::Mismatch)
-}
-
-fn note(extras: &mut Map<String, Value>, key: &str, f: &Failure) {
-    extras.insert(key.into(), json!(f.to_string()));
-}
-
-/// Sends `request` once and waits until `deadline` for the datagram that answers it.
-///
-/// Datagrams that `decode` calls a [`DecodeError::Mismatch`] (another header, session or
-/// payload: late replies, junk) are skipped; if only those came, the result is `mismatch`
-/// rather than `timeout`. Any other decode error fails at once: it was our answer, broken.
-///
-/// # Returns
-/// The decoded reply and the round trip from send to its arrival.
-pub(super) async fn exchange<T>(
-    chan: &UdpChannel,
-    request: &[u8],
-    deadline: Instant,
-    buf: &mut [u8],
-    mut decode: impl FnMut(&[u8]) -> Result<T, DecodeError>,
-) -> Result<(T, Duration), Failure> {
-    chan.send(request).await?;
-    let mut foreign = 0u32;
-    loop {
-        let n = match chan.recv(buf, deadline).await {
-            Ok(n) => n,
-            Err(NetError::Timeout) if foreign > 0 => {
-                return Err(Failure::new(
-                    Reason::Mismatch,
-                    format!("{foreign} datagram(s) arrived, none answering our request"),
-                ))
-            }
-            Err(e) => return Err(e.into()),
-        };
-        match decode(&buf[..n.min(buf.len())]) {
-            // After a resend the reply most likely answers the latest copy.
-            Ok(v) => return Ok((v, chan.since_last_send())),
-            Err(DecodeError::Mismatch(_)) => foreign = foreign.saturating_add(1),
-            Err(e) => return Err(e.into()),
-        }
-    }
-}
-
-/// Unpredictable enough for a ping payload or a session id; not for secrets.
-pub(super) fn random_u32() -> u32 {
-    use std::hash::BuildHasher;
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
-    std::collections::hash_map::RandomState::new().hash_one(nanos) as u32
 }

@@ -29,12 +29,12 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use crate::config::Target;
 use crate::net::udp::UdpMux;
 use crate::query::{Request, Session};
 use crate::state::{Recorder, State, TargetMeta};
 use crate::status::{Failure, Reason, Status};
 use crate::sync::lock;
+use crate::target::Target;
 pub use metronome::Metronome;
 
 pub type PollFuture<'a> = Pin<Box<dyn Future<Output = Result<Status, Failure>> + Send + 'a>>;
@@ -316,7 +316,7 @@ async fn run_target(
     start: Instant,
 ) {
     let t = &meta.target;
-    let mut req = t.request();
+    let mut req = Request::from(t);
     req.mux = Some(mux);
     let mut session = Session::default();
     let mut was_up: Option<bool> = None;
@@ -354,8 +354,7 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     use super::*;
-    use crate::net::Address;
-    use crate::protocol::Protocol;
+    use crate::target::{Address, Protocol};
 
     /// Counts polls per target and how many run at once; each poll takes `delay`.
     #[derive(Default)]
@@ -387,14 +386,9 @@ mod tests {
 
     fn target(name: &str, interval: u64) -> Target {
         Target {
-            name: name.into(),
-            protocol: Protocol::A2s,
-            address: Address::parse(name).unwrap(),
             interval: Duration::from_secs(interval),
             timeout: Duration::from_secs(interval) / 2,
-            encoding: encoding_rs::WINDOWS_1252,
-            labels: BTreeMap::new(),
-            limits: Default::default(),
+            ..Target::new(name, Protocol::A2s, Address::parse(name).unwrap())
         }
     }
 
@@ -592,12 +586,8 @@ mod tests {
         );
         assert_eq!(state.get("a").unwrap().queries, before_a);
         assert_eq!(state.get("b").unwrap().queries, 0);
-        assert!(state
-            .get("b")
-            .unwrap()
-            .meta
-            .labels
-            .contains("region=\"eu\""));
+        let b = state.get("b").unwrap();
+        assert!(crate::metrics::labels::of(&b.meta).contains("region=\"eu\""));
         assert!(state.get("c").is_none());
         let c_calls = calls_of(&fake, "c").len();
         tokio::time::sleep(Duration::from_secs(25)).await;

@@ -12,8 +12,8 @@ use tokio::net::UdpSocket;
 use tokio::time::Instant;
 
 use super::{SimServer, World, WorldState};
-use crate::net::MAX_DATAGRAM;
 use crate::protocol::minecraft::query::{self as mcq, BasicStat, FullStat, Request};
+use crate::target::MAX_DATAGRAM;
 
 /// Hostile behaviour, for the robustness suite.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -9,8 +9,8 @@ use encoding_rs::Encoding;
 use tokio::net::UdpSocket;
 
 use super::{SimServer, World, WorldState};
-use crate::net::MAX_DATAGRAM;
 use crate::protocol::samp::{self, Client, Detailed, Header, Info, Opcode, OpenMp, HEADER_LEN};
+use crate::target::MAX_DATAGRAM;
 
 /// Hostile behaviour, for the robustness suite.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

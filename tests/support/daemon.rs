@@ -45,6 +45,11 @@ impl Running {
 
 /// Starts the daemon with config `text` and `prober` doing the polls.
 pub async fn start(text: &str, prober: Arc<dyn Prober>) -> Running {
+    start_shard(text, prober, None).await
+}
+
+/// Like [`start`], as `--shard SHARD` would (overriding any `exporter.shard` in `text`).
+pub async fn start_shard(text: &str, prober: Arc<dyn Prober>, shard: Option<&str>) -> Running {
     static N: AtomicUsize = AtomicUsize::new(0);
     let path = std::env::temp_dir().join(format!(
         "gse-test-{}-{}.toml",
@@ -52,7 +57,10 @@ pub async fn start(text: &str, prober: Arc<dyn Prober>) -> Running {
         N.fetch_add(1, Ordering::SeqCst)
     ));
     std::fs::write(&path, text).unwrap();
-    let config = config::load(&path).unwrap();
+    let mut config = config::load(&path).unwrap();
+    if let Some(s) = shard {
+        config.exporter.shard = Some(s.parse().unwrap());
+    }
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (tx, rx) = oneshot::channel();

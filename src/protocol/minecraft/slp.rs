@@ -408,7 +408,7 @@ mod tests {
         assert_eq!(decode_reply_frame(&[0xff], 1024), Ok(None));
     }
 
-    /// A string length beyond its frame is rejected.
+    /// A string length beyond its frame is rejected as broken (`malformed`), not too large.
     #[test]
     fn status_string_longer_than_frame() {
         let frame = Frame {
@@ -417,7 +417,7 @@ mod tests {
         };
         assert!(matches!(
             decode_status_response(&frame),
-            Err(DecodeError::TooLarge { .. })
+            Err(DecodeError::Overrun { .. })
         ));
     }
 

@@ -77,10 +77,10 @@ pub fn read_string_bytes<'a>(r: &mut Reader<'a>) -> Result<&'a [u8], DecodeError
     let len = read_varint(r)?;
     let len = usize::try_from(len).map_err(|_| DecodeError::Invalid("negative string length"))?;
     if len > r.remaining() {
-        return Err(DecodeError::TooLarge {
+        return Err(DecodeError::Overrun {
             what: "string length",
             value: len as u64,
-            limit: r.remaining() as u64,
+            fits: r.remaining() as u64,
         });
     }
     r.bytes(len)
@@ -244,13 +244,14 @@ mod tests {
         ));
     }
 
-    /// A string length beyond the packet is rejected before copying.
+    /// A string length beyond the packet is rejected before copying, as a broken reply (a
+    /// length past what arrived), not as one above a cap.
     #[test]
     fn string_length_checked() {
         let mut r = Reader::new(&[0x05, b'a', b'b']);
         assert!(matches!(
             read_string(&mut r),
-            Err(DecodeError::TooLarge { .. })
+            Err(DecodeError::Overrun { .. })
         ));
         let mut r = Reader::new(&[0x02, b'h', b'i', b'!']);
         assert_eq!(read_string(&mut r).as_deref(), Ok("hi"));

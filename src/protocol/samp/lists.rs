@@ -207,27 +207,28 @@ mod tests {
         );
     }
 
-    /// A count larger than the datagram could hold is refused before allocating.
+    /// A count larger than the datagram could hold is refused before allocating, as a broken
+    /// reply (the count points past what arrived), not as one above a cap.
     #[test]
     fn counts_capped_by_what_arrived() {
         let d = reply(b'c', b"\xff\xff\x03Bob\x0a\x00\x00\x00");
         assert_eq!(
             decode_clients(&d, &H, WINDOWS_1252),
-            Err(DecodeError::TooLarge {
+            Err(DecodeError::Overrun {
                 what: "SA:MP player count",
                 value: 65535,
-                limit: 1
+                fits: 1
             })
         );
         let d = reply(b'd', b"\x02\x00");
         assert!(matches!(
             decode_detailed(&d, &H, WINDOWS_1252),
-            Err(DecodeError::TooLarge { .. })
+            Err(DecodeError::Overrun { .. })
         ));
         let d = reply(b'r', b"\x05\x00\x00\x00");
         assert!(matches!(
             decode_rules(&d, &H, WINDOWS_1252),
-            Err(DecodeError::TooLarge { .. })
+            Err(DecodeError::Overrun { .. })
         ));
     }
 

@@ -204,10 +204,10 @@ fn read_count(
     let count = usize::from(r.u16_le()?);
     let fits = r.remaining() / min_entry;
     if count > fits {
-        return Err(DecodeError::TooLarge {
+        return Err(DecodeError::Overrun {
             what,
             value: count as u64,
-            limit: fits as u64,
+            fits: fits as u64,
         });
     }
     Ok(count)

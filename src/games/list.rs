@@ -1,0 +1,110 @@
+//! The game presets, one row per game.
+//!
+//! Sources, as named in each row's `source`:
+//! - **gamedig**: the games list of the `gamedig` npm package 5.3.3 (`lib/games.js`: `port`,
+//!   `port_query`, `port_query_offset`, `protocol`, `old_id`) and its `GAMES_LIST.md` notes.
+//! - **LinuxGSM**: the LinuxGSM game-server catalogue (`lgsm/data/serverlist.csv`), its
+//!   default configs (`lgsm/config-default/config-lgsm/*server/_default.cfg`) and how it
+//!   derives query ports (`lgsm/modules/info_game.sh`), commit 80350f3 (2025-11-08).
+//!
+//! The choice of games: those both catalogues carry (LinuxGSM's list is what self-hosters and
+//! small hosts install) plus gamedig's most-queried survival titles, limited to protocols this
+//! exporter speaks. Where the two sources disagree on a port the row says which it follows
+//! and why in `notes`.
+//!
+//! Adding a game is one row. A game on a protocol that is not here yet (Quake 3, Teeworlds,
+//! Mumble, Minecraft Bedrock) gets its row when that protocol's `Protocol` variant lands.
+
+use super::{Game, Quirks};
+use crate::target::Protocol::{self, A2s, Minecraft, MinecraftQuery, Samp};
+
+const N: Quirks = Quirks::NONE;
+const G: &str = "gamedig";
+const GL: &str = "gamedig, LinuxGSM";
+
+#[allow(clippy::too_many_arguments)]
+const fn game(
+    id: &'static str,
+    aliases: &'static [&'static str],
+    name: &'static str,
+    protocol: Protocol,
+    game_port: u16,
+    query_port: u16,
+    quirks: Quirks,
+    source: &'static str,
+    notes: &'static str,
+) -> Game {
+    Game {
+        id,
+        aliases,
+        name,
+        protocol,
+        also: &[],
+        game_port,
+        query_port,
+        quirks,
+        source,
+        notes,
+    }
+}
+
+/// Every preset, in the order `games` lists them (by name).
+#[rustfmt::skip]
+pub static GAMES: &[Game] = &[
+    game("sdtd", &["7d2d"], "7 Days to Die", A2s, 26900, 26900, N, "LinuxGSM, gamedig", "Follows LinuxGSM (query port = game port); gamedig tries game port + 1. No player names without telnet"),
+    game("ase", &["arkse"], "ARK: Survival Evolved", A2s, 7777, 27015, N, GL, "QueryPort is separate from the game port"),
+    game("arma3", &[], "ARMA 3", A2s, 2302, 2303, N, GL, "Query port = game port + 1"),
+    game("armareforger", &["armare"], "ARMA: Reforger", A2s, 2001, 17777, N.no_players(), G, "A2S must be enabled in the server config (a2s section); sends no player list"),
+    game("barotrauma", &[], "Barotrauma", A2s, 27015, 27016, N, G, "Query port = game port + 1"),
+    game("blackmesa", &[], "Black Mesa", A2s, 27015, 27015, N, GL, ""),
+    game("conanexiles", &[], "Conan Exiles", A2s, 7777, 27015, N.no_players(), G, "Never answers the player query (gamedig notes), so it is not sent"),
+    game("counterstrike16", &["cs16"], "Counter-Strike 1.6", A2s, 27015, 27015, N, GL, "GoldSrc"),
+    game("counterstrike2", &["cs2"], "Counter-Strike 2", A2s, 27015, 27015, N, GL, "Player list without names unless a plugin adds them"),
+    game("csgo", &[], "Counter-Strike: Global Offensive", A2s, 27015, 27015, N, GL, "Full player list only with host_players_show 2"),
+    game("css", &[], "Counter-Strike: Source", A2s, 27015, 27015, N, GL, ""),
+    game("dods", &[], "Day of Defeat: Source", A2s, 27015, 27015, N, GL, ""),
+    game("dayofdragons", &[], "Day of Dragons", A2s, 7777, 27015, N, GL, ""),
+    game("doi", &[], "Day of Infamy", A2s, 27015, 27015, N, GL, ""),
+    game("dayz", &[], "DayZ", A2s, 2302, 27016, N, GL, "steamQueryPort (27016), not the game port; player list without names"),
+    game("dst", &[], "Don't Starve Together", A2s, 10999, 27016, N, G, ""),
+    game("egs", &["empyrion"], "Empyrion - Galactic Survival", A2s, 30000, 30001, N, G, "Query port = game port + 1"),
+    game("enshrouded", &[], "Enshrouded", A2s, 15636, 15637, N, G, "Query port = game port + 1"),
+    game("ets2", &[], "Euro Truck Simulator 2", A2s, 27015, 27016, N, GL, "query_dedicated_port, default game port + 1"),
+    game("fof", &[], "Fistful of Frags", A2s, 27015, 27015, N, GL, ""),
+    game("garrysmod", &[], "Garry's Mod", A2s, 27015, 27015, N, GL, ""),
+    game("hl2d", &["hl2dm"], "Half-Life 2: Deathmatch", A2s, 27015, 27015, N, GL, ""),
+    game("hurtworld", &[], "Hurtworld", A2s, 12871, 12881, N, GL, ""),
+    game("insurgency", &[], "Insurgency", A2s, 27015, 27015, N, GL, ""),
+    game("insurgencysandstorm", &[], "Insurgency: Sandstorm", A2s, 27102, 27131, N, "LinuxGSM, gamedig", "Follows LinuxGSM's defaults (Port 27102, QueryPort 27131); gamedig assumes 27015 + 1"),
+    game("killingfloor2", &[], "Killing Floor 2", A2s, 7777, 27015, N, GL, ""),
+    game("l4d", &["left4dead"], "Left 4 Dead", A2s, 27015, 27015, N, GL, ""),
+    game("l4d2", &["left4dead2"], "Left 4 Dead 2", A2s, 27015, 27015, N, GL, ""),
+    Game {
+        id: "minecraft", aliases: &[], name: "Minecraft: Java Edition", protocol: Minecraft,
+        also: &[MinecraftQuery], game_port: 25565, query_port: 25565, quirks: N, source: GL,
+        notes: "Without a port the _minecraft._tcp SRV record is tried first; minecraft-query needs enable-query=true",
+    },
+    game("mordhau", &[], "Mordhau", A2s, 7777, 27015, N, GL, ""),
+    game("naturalselection2", &["ns2"], "Natural Selection 2", A2s, 27015, 27016, N, GL, "Query port = game port + 1"),
+    game("nmrih", &[], "No More Room in Hell", A2s, 27015, 27015, N, GL, ""),
+    game("gtasao", &["saomp"], "open.mp (San Andreas)", Samp, 7777, 7777, N, G, "Answers the SA:MP query"),
+    game("pixark", &[], "PixARK", A2s, 7777, 27015, N, G, ""),
+    game("projectzomboid", &["przomboid"], "Project Zomboid", A2s, 16261, 16261, N, GL, ""),
+    game("quakelive", &[], "Quake Live", A2s, 27960, 27960, N, GL, "Answers A2S, not the Quake 3 protocol"),
+    game("ror2", &[], "Risk of Rain 2", A2s, 27015, 27016, N, G, "Query port = game port + 1"),
+    game("rust", &[], "Rust", A2s, 28015, 28015, N.counts_in_keywords(), "gamedig, LinuxGSM", "True counts and queue in keywords (cp, mp, qp); with +server.queryport set (LinuxGSM: 28017) put that port in the address"),
+    game("gtasam", &["samp"], "San Andreas Multiplayer (SA:MP)", Samp, 7777, 7777, N, GL, "Legacy code-page strings: set encoding"),
+    game("sotf", &["sonsoftheforest"], "Sons Of The Forest", A2s, 8766, 27016, N, G, ""),
+    game("soulmask", &[], "Soulmask", A2s, 8777, 27015, N, G, "Reports version 1.0.0.0 in the info reply; the real one is in the rules (NO_s)"),
+    game("spaceengineers", &[], "Space Engineers", A2s, 27015, 27015, N, G, ""),
+    game("starbound", &[], "Starbound", A2s, 21025, 21025, N, GL, ""),
+    game("svencoop", &[], "Sven Co-op", A2s, 27015, 27015, N, GL, "GoldSrc"),
+    game("teamfortress2", &["tf2"], "Team Fortress 2", A2s, 27015, 27015, N, GL, ""),
+    game("tfc", &[], "Team Fortress Classic", A2s, 27015, 27015, N, GL, "GoldSrc"),
+    game("theforest", &["forrest"], "The Forest", A2s, 27015, 27016, N, G, "Query port = game port + 1"),
+    game("theisle", &["isle"], "The Isle", A2s, 7707, 7708, N, G, "Query port = game port + 1"),
+    game("unturned", &[], "Unturned", A2s, 27015, 27016, N, "gamedig, LinuxGSM", "Follows gamedig (game port + 1); LinuxGSM queries the game port"),
+    game("valheim", &[], "Valheim", A2s, 2456, 2457, N, GL, "Query port = game port + 1; answers only when started with -public 1; crossplay servers report 0 players"),
+    game("wurmunlimited", &["wurm"], "Wurm Unlimited", A2s, 3724, 27016, N, GL, ""),
+    game("zps", &[], "Zombie Panic! Source", A2s, 27015, 27015, N, GL, ""),
+];

@@ -1,0 +1,191 @@
+//! The running exporter's shared handles: configuration, scheduler and state tied together.
+//! The HTTP side, `/probe`, the signal handlers and [`crate::daemon::run`] all hold one
+//! [`Daemon`]; it lives apart from `daemon` so that `http` can use it without `daemon` and
+//! `http` importing each other.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::SystemTime;
+
+use tokio::runtime::Handle;
+
+use crate::config::{self, Config, ConfigError};
+use crate::poller::PollerThread;
+use crate::scheduler::{Diff, Permits, Prober, Scheduler};
+use crate::shard::{self, Elsewhere, Shard};
+use crate::state::State;
+use crate::sync::lock;
+
+/// Shared by the HTTP handlers, the signal handlers and the scheduler.
+pub struct Daemon {
+    state: Arc<State>,
+    /// The configuration in force, its targets cut down to this replica's shard.
+    config: RwLock<Arc<Config>>,
+    /// Fixed at start: `--shard` (or the environment) must survive a reload of a file that
+    /// says otherwise, and moving targets between live replicas has no safe order anyway.
+    shard: Shard,
+    /// The other shards' targets, so `/probe` can name their owner.
+    elsewhere: RwLock<Arc<Elsewhere>>,
+    config_path: Option<PathBuf>,
+    scheduler: Mutex<Scheduler>,
+    /// The thread the target tasks run on; declared after the scheduler, so dropping a daemon
+    /// aborts the tasks before their runtime stops. `None` if it could not be started: the
+    /// tasks then share the caller's runtime.
+    _poller: Option<PollerThread>,
+}
+
+impl Daemon {
+    /// Starts polling every target of `config` that belongs to `config.exporter.shard` (all of
+    /// them without one). `config_path` is what a reload re-reads; without one, a reload is
+    /// refused. Must run inside a tokio runtime.
+    pub fn start(
+        mut config: Config,
+        config_path: Option<PathBuf>,
+        prober: Arc<dyn Prober>,
+    ) -> Arc<Daemon> {
+        let shard = config.exporter.shard.unwrap_or_default();
+        let elsewhere = keep_share(&mut config, shard);
+        let state: Arc<State> = Arc::default();
+        let poller = PollerThread::start()
+            .map_err(|e| tracing::warn!(error = %e, "cannot start the poller thread; polling on the main runtime"))
+            .ok();
+        let runtime = poller
+            .as_ref()
+            .map_or_else(Handle::current, |p| p.handle().clone());
+        let mut scheduler = Scheduler::on(
+            runtime,
+            prober,
+            state.clone(),
+            config.exporter.max_concurrent_polls,
+        );
+        scheduler.apply(&config.targets, config.exporter.max_concurrent_polls);
+        Arc::new(Daemon {
+            state,
+            config: RwLock::new(Arc::new(config)),
+            shard,
+            elsewhere: RwLock::new(Arc::new(elsewhere)),
+            config_path,
+            scheduler: Mutex::new(scheduler),
+            _poller: poller,
+        })
+    }
+
+    pub fn state(&self) -> &Arc<State> {
+        &self.state
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> Arc<Config> {
+        self.config
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// The share of the targets this replica polls.
+    pub fn shard(&self) -> Shard {
+        self.shard
+    }
+
+    /// The shard owning `name` if it is a configured target of another replica.
+    pub fn owner_elsewhere(&self, name: &str) -> Option<Shard> {
+        let elsewhere = self
+            .elsewhere
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        elsewhere
+            .contains(name)
+            .then(|| self.shard.owner_shard(name))
+    }
+
+    pub fn prober(&self) -> Arc<dyn Prober> {
+        self.scheduler().prober()
+    }
+
+    pub fn permits(&self) -> Permits {
+        self.scheduler().permits()
+    }
+
+    fn scheduler(&self) -> std::sync::MutexGuard<'_, Scheduler> {
+        // apply() cannot leave the task table half-updated in a way a retry would not fix.
+        lock(&self.scheduler)
+    }
+
+    /// Re-reads the configuration file and applies it by diff. A bad file is refused: the
+    /// running configuration stays and `gameserver_config_last_reload_successful` drops to 0.
+    pub fn reload(&self) -> Result<Diff, ConfigError> {
+        let Some(path) = &self.config_path else {
+            let e = ConfigError("no configuration file to reload".into());
+            self.state.set_reload(false, SystemTime::now());
+            return Err(e);
+        };
+        match config::load(path) {
+            Ok(c) => {
+                let diff = self.apply(c);
+                tracing::info!(
+                    added = diff.added.len(),
+                    changed = diff.changed.len(),
+                    removed = diff.removed.len(),
+                    kept = diff.kept,
+                    "configuration reloaded"
+                );
+                Ok(diff)
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "configuration reload refused; keeping the running one");
+                self.state.set_reload(false, SystemTime::now());
+                Err(e)
+            }
+        }
+    }
+
+    /// Applies a validated configuration by diff, keeping this replica's shard.
+    pub fn apply(&self, mut config: Config) -> Diff {
+        if let Some(s) = config.exporter.shard.filter(|s| *s != self.shard) {
+            tracing::warn!(
+                file = %s,
+                running = %self.shard,
+                "exporter.shard differs from the running shard, which is kept: the shard is \
+                 fixed at start (--shard and GAMESERVER_EXPORTER_SHARD override the file)"
+            );
+        }
+        let elsewhere = keep_share(&mut config, self.shard);
+        *self.elsewhere.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(elsewhere);
+        let old = self.config();
+        if old.exporter.listen != config.exporter.listen {
+            tracing::warn!(
+                old = %old.exporter.listen,
+                new = %config.exporter.listen,
+                "exporter.listen changes take effect at the next restart"
+            );
+        }
+        let diff = self
+            .scheduler()
+            .apply(&config.targets, config.exporter.max_concurrent_polls);
+        *self.config.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(config);
+        self.state.set_reload(true, SystemTime::now());
+        diff
+    }
+
+    /// Stops every target task.
+    pub fn shutdown(&self) {
+        self.scheduler().shutdown();
+    }
+}
+
+/// Cuts `config.targets` down to `shard`'s share and records the shard in force.
+fn keep_share(config: &mut Config, shard: Shard) -> Elsewhere {
+    config.exporter.shard = Some(shard);
+    let (mine, elsewhere) = shard::split(shard, std::mem::take(&mut config.targets));
+    config.targets = mine;
+    if shard != Shard::ALL {
+        tracing::info!(
+            %shard,
+            targets = config.targets.len(),
+            elsewhere = elsewhere.len(),
+            "polling this shard's targets only"
+        );
+    }
+    elsewhere
+}

@@ -1,0 +1,128 @@
+//! The registry: one entry per protocol, and the one place that dispatches on the protocol.
+//!
+//! An entry says how a protocol travels ([`Link`]) and how its requests must be spaced
+//! ([`Entry::min_gap`]); the protocol's id and default port are the target vocabulary's
+//! ([`Protocol`]). Adding a protocol adds one entry and one arm of [`poll`] here, next to its
+//! codec (`protocol/`), its exchange (`query/<name>.rs`) and its simulator (`simulate/`);
+//! see `docs/adding-a-protocol.md`.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use super::driver::{Observer, Pacing, RESENDS};
+use super::{a2s, mcquery, minecraft, samp, Error, Request, Session};
+use crate::net::udp::UdpChannel;
+use crate::net::NetError;
+use crate::status::Status;
+use crate::target::Protocol;
+
+/// How a protocol reaches its server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Link {
+    /// UDP, on the daemon's shared socket once the target has answered (see
+    /// [`Session::udp_shared_ok`]), else a connected socket of its own.
+    UdpShared,
+    /// UDP on a connected socket of its own, bound to the local port the last poll used
+    /// when it can be (Minecraft Query ties tokens to the client's address and port).
+    UdpConnected,
+    /// A TCP stream; each attempt of a fallback chain opens a new connection.
+    Tcp,
+}
+
+/// What the driver and the transports need to know about one protocol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Entry {
+    pub protocol: Protocol,
+    pub link: Link,
+    /// The least time between two requests to the same server, resends included. Zero for
+    /// every protocol so far; DarkPlaces-based servers (Quake 3 family) need about a second.
+    pub min_gap: Duration,
+}
+
+impl Entry {
+    /// How the driver spaces this protocol's requests.
+    pub fn pacing(&self) -> Pacing {
+        Pacing {
+            resends: RESENDS,
+            min_gap: self.min_gap,
+        }
+    }
+}
+
+const A2S: Entry = Entry {
+    protocol: Protocol::A2s,
+    link: Link::UdpShared,
+    min_gap: Duration::ZERO,
+};
+const MINECRAFT: Entry = Entry {
+    protocol: Protocol::Minecraft,
+    link: Link::Tcp,
+    min_gap: Duration::ZERO,
+};
+const MINECRAFT_QUERY: Entry = Entry {
+    protocol: Protocol::MinecraftQuery,
+    link: Link::UdpConnected,
+    min_gap: Duration::ZERO,
+};
+const SAMP: Entry = Entry {
+    protocol: Protocol::Samp,
+    link: Link::UdpShared,
+    min_gap: Duration::ZERO,
+};
+
+/// The registry entry of `protocol`.
+pub fn entry(protocol: Protocol) -> &'static Entry {
+    match protocol {
+        Protocol::A2s => &A2S,
+        Protocol::Minecraft => &MINECRAFT,
+        Protocol::MinecraftQuery => &MINECRAFT_QUERY,
+        Protocol::Samp => &SAMP,
+    }
+}
+
+/// Runs the protocol's dialogue: each arm resolves, opens its transport and drives its
+/// exchange.
+pub(super) async fn poll(
+    req: &Request,
+    session: &mut Session,
+    deadline: Instant,
+    observer: Option<&mut dyn Observer>,
+) -> Result<Status, Error> {
+    match req.protocol {
+        Protocol::A2s => a2s::poll(req, session, deadline, observer).await,
+        Protocol::Minecraft => minecraft::poll(req, session, deadline, observer).await,
+        Protocol::MinecraftQuery => mcquery::poll(req, session, deadline, observer).await,
+        Protocol::Samp => samp::poll(req, session, deadline, observer).await,
+    }
+}
+
+/// The UDP channel `protocol`'s [`Link`] asks for.
+pub(super) async fn udp(
+    protocol: Protocol,
+    addr: SocketAddr,
+    req: &Request,
+    session: &Session,
+) -> Result<UdpChannel, NetError> {
+    match entry(protocol).link {
+        Link::UdpShared => UdpChannel::open(addr, super::shared_udp(req, session)).await,
+        Link::UdpConnected | Link::Tcp => {
+            UdpChannel::connect_from(addr, session.query_local_port).await
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every protocol has its own entry.
+    #[test]
+    fn every_protocol_registered() {
+        for p in Protocol::ALL {
+            assert_eq!(entry(p).protocol, p);
+        }
+        assert_eq!(entry(Protocol::Minecraft).link, Link::Tcp);
+    }
+}

@@ -1,0 +1,385 @@
+//! The dialogues without sockets: each exchange driven by the real driver over the in-memory
+//! transport ([`super::fake`]), under tokio's paused clock.
+
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use super::a2s::A2s;
+use super::driver::{drive, Pacing};
+use super::fake::{Answer, Fake};
+use super::mcquery::McQuery;
+use super::minecraft::Slp;
+use super::samp::Samp;
+use super::{Error, Request, Session};
+use crate::net::NetError;
+use crate::protocol::a2s::{self, Info, Query};
+use crate::protocol::minecraft::legacy::{self, LegacyStatus};
+use crate::protocol::minecraft::query::{self as mcq, FullStat};
+use crate::protocol::samp;
+use crate::status::Reason;
+use crate::target::{Address, Protocol};
+
+fn request(protocol: Protocol) -> Request {
+    Request::new(protocol, Address::parse("127.0.0.1").unwrap())
+}
+
+fn deadline() -> Instant {
+    Instant::now() + Duration::from_secs(5)
+}
+
+fn info() -> Vec<u8> {
+    let info = Info {
+        name: "in memory".into(),
+        players: 3,
+        max_players: 10,
+        ..Info::default()
+    };
+    let mut out = Vec::new();
+    a2s::encode_info(&info, &mut out);
+    out
+}
+
+fn challenge(c: [u8; 4]) -> Answer {
+    let mut out = Vec::new();
+    a2s::encode_challenge(c, &mut out);
+    Answer::Bytes(out)
+}
+
+/// The challenge an info request carries.
+fn info_challenge(req: &[u8]) -> Option<[u8; 4]> {
+    match a2s::decode_request(req) {
+        Ok(Query::Info { challenge }) => challenge,
+        other => panic!("not an info request: {other:?}"),
+    }
+}
+
+/// A server that rotates its challenge mid-way (it answers the first challenged request
+/// with a new challenge) is followed, and the last challenge is remembered for next time.
+#[tokio::test(start_paused = true)]
+async fn a2s_new_challenge_mid_way() {
+    let req = request(Protocol::A2s);
+    let mut session = Session::default();
+    let mut fake = Fake::<true>::new(|_, n, bytes| match (n, info_challenge(bytes)) {
+        (0, None) => vec![challenge([1, 1, 1, 1])],
+        (1, Some([1, 1, 1, 1])) => vec![challenge([2, 2, 2, 2])],
+        (2, Some([2, 2, 2, 2])) => vec![Answer::Bytes(info())],
+        other => panic!("unexpected request {other:?}"),
+    });
+    let deadline = deadline();
+    let mut x = A2s::new(&req, &mut session, deadline);
+    let status = drive(&mut x, &mut fake, deadline, Pacing::default(), None)
+        .await
+        .unwrap();
+    assert_eq!(
+        (status.name.as_str(), status.online, status.max),
+        ("in memory", 3, 10)
+    );
+    assert_eq!(fake.sent.len(), 3);
+    assert_eq!(session.a2s_challenge, Some([2, 2, 2, 2]));
+}
+
+/// A server that issues a new challenge for every request fails the poll with `challenge`
+/// once the bound is passed: the bound's worth of challenged requests, and no more.
+#[tokio::test(start_paused = true)]
+async fn a2s_challenge_cap_reached() {
+    let mut req = request(Protocol::A2s);
+    req.limits.max_challenges = 2;
+    let mut session = Session::default();
+    let mut fake = Fake::<true>::new(|_, n, _| vec![challenge([n as u8; 4])]);
+    let deadline = deadline();
+    let mut x = A2s::new(&req, &mut session, deadline);
+    let err = drive(&mut x, &mut fake, deadline, Pacing::default(), None)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Challenge { limit: 2 }), "{err:?}");
+    assert_eq!(err.reason(), Reason::Challenge);
+    // The first request, then one per challenge allowed.
+    assert_eq!(fake.sent.len(), 3);
+}
+
+fn full_stat(session: i32) -> Vec<u8> {
+    let stat = FullStat {
+        values: vec![
+            ("hostname".into(), "A Minecraft Server".into()),
+            ("numplayers".into(), "2".into()),
+            ("maxplayers".into(), "20".into()),
+        ],
+        players: vec!["alice".into(), "bob".into()],
+    };
+    let mut out = Vec::new();
+    mcq::encode_full_stat_reply(session, &stat, &mcq::VANILLA_PADDING, &mut out);
+    out
+}
+
+/// A remembered token the server has rotated gets no answer (the stat is dropped): after a
+/// third of the time the exchange asks for a new token once and polls with it; the session
+/// remembers the new token.
+#[tokio::test(start_paused = true)]
+async fn mcquery_token_refresh() {
+    const OLD: i32 = 1111;
+    const NEW: i32 = 2222;
+    let req = request(Protocol::MinecraftQuery);
+    let mut session = Session {
+        query_token: Some((0x0101_0101, OLD)),
+        query_token_at: Some(Instant::now()),
+        query_local_port: Some(40000),
+        ..Session::default()
+    };
+    let mut fake = Fake::<true>::new(|_, _, bytes| match mcq::decode_request(bytes) {
+        Ok(mcq::Request::FullStat { token: OLD, .. }) => vec![],
+        Ok(mcq::Request::Handshake { session }) => {
+            let mut out = Vec::new();
+            mcq::encode_handshake_reply(session, NEW, &mut out);
+            vec![Answer::Bytes(out)]
+        }
+        Ok(mcq::Request::FullStat {
+            session,
+            token: NEW,
+        }) => vec![Answer::Bytes(full_stat(session))],
+        other => panic!("unexpected request {other:?}"),
+    });
+    let started = Instant::now();
+    let deadline = started + Duration::from_secs(3);
+    let mut x = McQuery::new(&req, &mut session, Some(40000), deadline);
+    let status = drive(&mut x, &mut fake, deadline, Pacing::default(), None)
+        .await
+        .unwrap();
+    assert_eq!((status.online, status.max), (2, 20));
+    assert_eq!(status.name, "A Minecraft Server");
+    let kinds: Vec<_> = fake
+        .sent
+        .iter()
+        .map(|(_, b)| mcq::decode_request(b).unwrap())
+        .collect();
+    // The old stat (sent again once its wait allowed), then handshake and the new stat.
+    assert!(matches!(
+        kinds[0],
+        mcq::Request::FullStat { token: OLD, .. }
+    ));
+    let handshake = kinds
+        .iter()
+        .position(|k| matches!(k, mcq::Request::Handshake { .. }))
+        .unwrap();
+    assert!(kinds[..handshake]
+        .iter()
+        .all(|k| matches!(k, mcq::Request::FullStat { token: OLD, .. })));
+    assert!(matches!(
+        kinds[handshake + 1..],
+        [mcq::Request::FullStat { token: NEW, .. }]
+    ));
+    // The refresh came after the remembered token's share: a third of the time.
+    assert!(Instant::now() - started >= Duration::from_secs(1));
+    assert_eq!(session.query_token.map(|(_, t)| t), Some(NEW));
+    assert_eq!(session.query_local_port, Some(40000));
+}
+
+/// A token older than the server keeps them is not tried: the poll starts with a handshake.
+#[tokio::test(start_paused = true)]
+async fn mcquery_stale_token_not_tried() {
+    let req = request(Protocol::MinecraftQuery);
+    let issued = Instant::now();
+    tokio::time::advance(Duration::from_secs(31)).await;
+    let mut session = Session {
+        query_token: Some((0x0101_0101, 1)),
+        query_token_at: Some(issued),
+        query_local_port: Some(40000),
+        ..Session::default()
+    };
+    let mut fake = Fake::<true>::new(|_, _, bytes| match mcq::decode_request(bytes) {
+        Ok(mcq::Request::Handshake { session }) => {
+            let mut out = Vec::new();
+            mcq::encode_handshake_reply(session, 7, &mut out);
+            vec![Answer::Bytes(out)]
+        }
+        Ok(mcq::Request::FullStat { session, token: 7 }) => {
+            vec![Answer::Bytes(full_stat(session))]
+        }
+        other => panic!("unexpected request {other:?}"),
+    });
+    let deadline = deadline();
+    let mut x = McQuery::new(&req, &mut session, Some(40000), deadline);
+    drive(&mut x, &mut fake, deadline, Pacing::default(), None)
+        .await
+        .unwrap();
+    assert_eq!(fake.sent.len(), 2);
+}
+
+fn kick(motd: &str) -> Answer {
+    let text = legacy::encode_kick_text(&LegacyStatus {
+        protocol: None,
+        version: None,
+        motd: motd.into(),
+        online: 4,
+        max: 8,
+    });
+    let mut out = Vec::new();
+    legacy::encode_kick(&text, &mut out);
+    Answer::Bytes(out)
+}
+
+/// The whole fallback chain: the 1.7+ request meets a close with nothing sent (not a 1.7+
+/// server), the 1.6 ping is ignored until its share of the time runs out, the 1.4 ping is
+/// reset, and the beta ping is answered. Each attempt has a connection of its own.
+#[tokio::test(start_paused = true)]
+async fn slp_fallback_chain() {
+    let req = request(Protocol::Minecraft);
+    let mut fake = Fake::<false>::new(|conn, _, bytes| match (conn, legacy::decode_ping(bytes)) {
+        (1, _) => vec![Answer::Close],
+        (2, Ok(Some((legacy::Variant::V16, _)))) => vec![],
+        (3, Ok(Some((legacy::Variant::V14, None)))) => vec![Answer::Reset],
+        (4, Ok(Some((legacy::Variant::Beta, None)))) => vec![kick("a beta server")],
+        other => panic!("unexpected request {other:?}"),
+    });
+    let started = Instant::now();
+    let deadline = started + Duration::from_secs(3);
+    let mut x = Slp::new(&req, "localhost", 25565, deadline);
+    let status = drive(&mut x, &mut fake, deadline, Pacing::default(), None)
+        .await
+        .unwrap();
+    assert_eq!(status.name, "a beta server");
+    assert_eq!((status.online, status.max), (4, 8));
+    assert_eq!(status.extras["legacy"], serde_json::json!("beta"));
+    assert_eq!(fake.connections, 4);
+    // Streams are never resent: one request per connection.
+    let per_connection: Vec<usize> = fake.sent.iter().map(|(c, _)| *c).collect();
+    assert_eq!(per_connection, [1, 2, 3, 4]);
+    // The silent 1.6 attempt had a third of the time.
+    assert!(Instant::now() - started >= Duration::from_secs(1));
+}
+
+/// When every legacy ping fails too, the reason is the most telling one: a legacy reply that
+/// did not decode beats the 1.7+ attempt's close.
+#[tokio::test(start_paused = true)]
+async fn slp_chain_reports_informative_failure() {
+    let req = request(Protocol::Minecraft);
+    let mut fake = Fake::<false>::new(|conn, _, _| match conn {
+        1 => vec![Answer::Close],
+        2 => vec![Answer::Bytes(vec![0xff, 0x00, 0x01, 0x00, b'x'])],
+        _ => vec![Answer::Close],
+    });
+    let deadline = deadline();
+    let mut x = Slp::new(&req, "localhost", 25565, deadline);
+    let err = drive(&mut x, &mut fake, deadline, Pacing::default(), None)
+        .await
+        .unwrap_err();
+    assert_eq!(err.reason(), Reason::Malformed, "{err}");
+    let mut fake = Fake::<false>::new(|_, _, _| vec![Answer::Close]);
+    let mut x = Slp::new(&req, "localhost", 25565, deadline);
+    let err = drive(&mut x, &mut fake, deadline, Pacing::default(), None)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, Error::Net(NetError::Closed { received: 0 })),
+        "{err:?}"
+    );
+}
+
+const SAMP_HEADER: samp::Header = samp::Header {
+    ip: std::net::Ipv4Addr::LOCALHOST,
+    port: 7777,
+};
+
+fn samp_info() -> Answer {
+    let info = samp::Info {
+        password: false,
+        players: 2,
+        max: 50,
+        hostname: "in memory".into(),
+        gamemode: "freeroam".into(),
+        language: "English".into(),
+    };
+    let mut out = Vec::new();
+    samp::encode_info(&SAMP_HEADER, &info, encoding_rs::WINDOWS_1252, &mut out);
+    Answer::Bytes(out)
+}
+
+/// SA:MP: a server that ignores `d` gets `c` (each with its share of the time); the list
+/// comes from `c`, without ids or pings.
+#[tokio::test(start_paused = true)]
+async fn samp_detailed_falls_back_to_clients() {
+    let mut req = request(Protocol::Samp);
+    req.players = true;
+    let mut fake = Fake::<true>::new(|_, _, bytes| {
+        let r = samp::decode_request(bytes).unwrap();
+        match r.opcode {
+            samp::Opcode::Info => vec![samp_info()],
+            samp::Opcode::Detailed => vec![],
+            samp::Opcode::Clients => {
+                let clients = [samp::Client {
+                    name: "carl".into(),
+                    score: 9,
+                }];
+                let mut out = Vec::new();
+                samp::encode_clients(&SAMP_HEADER, &clients, encoding_rs::WINDOWS_1252, &mut out);
+                vec![Answer::Bytes(out)]
+            }
+            other => panic!("unexpected request {other:?}"),
+        }
+    });
+    let deadline = deadline();
+    let mut x = Samp::new(&req, SAMP_HEADER, deadline);
+    let status = drive(&mut x, &mut fake, deadline, Pacing::default(), None)
+        .await
+        .unwrap();
+    assert_eq!((status.online, status.max), (2, 50));
+    let players = status.players.unwrap();
+    assert_eq!(players.len(), 1);
+    assert_eq!(
+        (players[0].name.as_str(), players[0].score, players[0].ping),
+        ("carl", Some(9), None)
+    );
+    let opcodes: Vec<samp::Opcode> = fake
+        .sent
+        .iter()
+        .map(|(_, b)| samp::decode_request(b).unwrap().opcode)
+        .collect();
+    assert_eq!(opcodes.first(), Some(&samp::Opcode::Info));
+    assert_eq!(opcodes.last(), Some(&samp::Opcode::Clients));
+    assert!(opcodes.contains(&samp::Opcode::Detailed));
+    assert_eq!(status.extras.get("players_error"), None);
+}
+
+use proptest::prelude::*;
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Whatever a server answers (any bytes, any number of datagrams or chunks, closes and
+    /// resets), every exchange finishes within its deadline without panicking.
+    #[test]
+    fn exchanges_survive_hostile_answers(
+        answers in proptest::collection::vec(
+            prop_oneof![
+                8 => proptest::collection::vec(any::<u8>(), 0..64)
+                    .prop_map(Answer::Bytes),
+                1 => Just(Answer::Close),
+                1 => Just(Answer::Reset),
+            ],
+            0..6,
+        ),
+        every_request in any::<bool>(),
+    ) {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .start_paused(true)
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let script = move |_: usize, n: usize, _: &[u8]| {
+                if n == 0 || every_request { answers.clone() } else { vec![] }
+            };
+            let mut all = request(Protocol::A2s);
+            all.players = true;
+            all.rules = true;
+            all.detail = true;
+            let mut session = Session::default();
+            let d = deadline();
+            let _ = drive(&mut A2s::new(&all, &mut session, d), &mut Fake::<true>::new(script.clone()), d, Pacing::default(), None).await;
+            let _ = drive(&mut Samp::new(&all, SAMP_HEADER, d), &mut Fake::<true>::new(script.clone()), d, Pacing::default(), None).await;
+            let _ = drive(&mut McQuery::new(&all, &mut session, None, d), &mut Fake::<true>::new(script.clone()), d, Pacing::default(), None).await;
+            let _ = drive(&mut Slp::new(&all, "localhost", 25565, d), &mut Fake::<false>::new(script), d, Pacing::default(), None).await;
+            assert!(Instant::now() <= d + Duration::from_millis(1));
+        });
+    }
+}

@@ -1,0 +1,284 @@
+//! The target vocabulary: what a poll is aimed at and the defaults every layer shares.
+//!
+//! [`Protocol`] (with its registry facts such as the default port), [`Address`] (pure
+//! parsing, no resolution), the per-poll [`Limits`] and the configured [`Target`] live here,
+//! below every other module, so that config, scheduler, http, metrics, query and simulate can
+//! all name a target without reaching into each other. Each default is stated once, here:
+//! [`DEFAULT_INTERVAL`], [`DEFAULT_TIMEOUT`], [`DEFAULT_ENCODING`], [`Limits::default`],
+//! [`Protocol::default_port`].
+//!
+//! Built without the `daemon` feature: no tokio, no sockets.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::net::IpAddr;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// How often a target is polled unless the config says otherwise (`exporter.interval`).
+pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(15);
+/// Deadline for one whole poll unless the config says otherwise (`exporter.timeout`).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
+/// Code page for protocols that send legacy text (SA:MP) unless a target names another:
+/// what Western servers use, and a superset of Latin-1, so nothing fails to decode.
+pub const DEFAULT_ENCODING: &encoding_rs::Encoding = encoding_rs::WINDOWS_1252;
+
+/// The largest UDP payload: unsplit replies can be far larger than 1400 bytes (Rust sends up
+/// to 64 KiB), so every receive buffer is this big.
+pub const MAX_DATAGRAM: usize = 65_536;
+
+/// The query protocols, by the ids used in the config and on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Protocol {
+    /// Valve A2S (Source and GoldSrc), UDP.
+    #[serde(rename = "a2s")]
+    A2s,
+    /// Minecraft Java server list ping (1.7+ with legacy fallbacks), TCP.
+    #[serde(rename = "minecraft")]
+    Minecraft,
+    /// Minecraft Query (GameSpy4), UDP.
+    #[serde(rename = "minecraft-query")]
+    MinecraftQuery,
+    /// SA:MP and open.mp query, UDP.
+    #[serde(rename = "samp")]
+    Samp,
+}
+
+impl Protocol {
+    pub const ALL: [Protocol; 4] = [
+        Protocol::A2s,
+        Protocol::Minecraft,
+        Protocol::MinecraftQuery,
+        Protocol::Samp,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Protocol::A2s => "a2s",
+            Protocol::Minecraft => "minecraft",
+            Protocol::MinecraftQuery => "minecraft-query",
+            Protocol::Samp => "samp",
+        }
+    }
+
+    /// The port used when an address names none (Minecraft tries SRV first).
+    pub fn default_port(self) -> u16 {
+        match self {
+            Protocol::A2s => 27015,
+            Protocol::Minecraft | Protocol::MinecraftQuery => 25565,
+            Protocol::Samp => 7777,
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Protocol> {
+        Protocol::ALL.into_iter().find(|p| p.as_str() == name)
+    }
+}
+
+impl fmt::Display for Protocol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Caps on what one poll may read from a server. Defaults suit every real server seen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Bytes a whole reply may take: a TCP stream, a reassembled or decompressed split reply.
+    pub max_reply_bytes: usize,
+    /// Fragments a split UDP reply may announce.
+    pub max_split_packets: u8,
+    /// Challenges an A2S server may issue in a row before the poll fails with `challenge`.
+    pub max_challenges: u8,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_reply_bytes: 1024 * 1024,
+            max_split_packets: 32,
+            max_challenges: 3,
+        }
+    }
+}
+
+/// One target to poll, with every default applied: two targets compare equal exactly when
+/// polling them is the same job, which is what reload-by-diff needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Target {
+    pub name: String,
+    pub protocol: Protocol,
+    pub address: Address,
+    pub interval: Duration,
+    pub timeout: Duration,
+    pub encoding: &'static encoding_rs::Encoding,
+    /// Extra labels on every series of this target, sorted by name.
+    pub labels: BTreeMap<String, String>,
+    pub limits: Limits,
+    /// The game preset the config named (`game = "..."`), by id. Its protocol and default
+    /// port are already in the fields above; its quirks are looked up by this id
+    /// ([`crate::games::Game::find`]).
+    pub game: Option<&'static str>,
+}
+
+impl Target {
+    /// A target with every default: [`DEFAULT_INTERVAL`], [`DEFAULT_TIMEOUT`],
+    /// [`DEFAULT_ENCODING`], no extra labels, [`Limits::default`]. Callers override fields
+    /// with struct update syntax (`Target { timeout, ..Target::new(..) }`).
+    pub fn new(name: impl Into<String>, protocol: Protocol, address: Address) -> Target {
+        Target {
+            name: name.into(),
+            protocol,
+            address,
+            interval: DEFAULT_INTERVAL,
+            timeout: DEFAULT_TIMEOUT,
+            encoding: DEFAULT_ENCODING,
+            labels: BTreeMap::new(),
+            limits: Limits::default(),
+            game: None,
+        }
+    }
+}
+
+/// A target address as an operator writes it: `host`, `host:port`, `1.2.3.4:27015`,
+/// `[2001:db8::1]:27015` or a bare IPv6 literal.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Address {
+    pub host: String,
+    pub port: Option<u16>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AddressError {
+    #[error("address is empty")]
+    Empty,
+    #[error("invalid port {0:?}")]
+    Port(String),
+    #[error("invalid host {0:?}")]
+    Host(String),
+}
+
+impl Address {
+    pub fn parse(s: &str) -> Result<Address, AddressError> {
+        let s = s.trim();
+        if s.is_empty() {
+            return Err(AddressError::Empty);
+        }
+        if let Some(rest) = s.strip_prefix('[') {
+            let (host, after) = rest
+                .split_once(']')
+                .ok_or_else(|| AddressError::Host(s.to_string()))?;
+            if host.parse::<std::net::Ipv6Addr>().is_err() {
+                return Err(AddressError::Host(host.to_string()));
+            }
+            let port = match after {
+                "" => None,
+                p => Some(parse_port(p.strip_prefix(':').unwrap_or(p))?),
+            };
+            return Ok(Address {
+                host: host.to_string(),
+                port,
+            });
+        }
+        if s.parse::<std::net::Ipv6Addr>().is_ok() {
+            return Ok(Address {
+                host: s.to_string(),
+                port: None,
+            });
+        }
+        let (host, port) = match s.rsplit_once(':') {
+            Some((h, p)) => (h, Some(parse_port(p)?)),
+            None => (s, None),
+        };
+        let valid = !host.is_empty()
+            && host.len() <= 253
+            && host
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_'));
+        if !valid {
+            return Err(AddressError::Host(host.to_string()));
+        }
+        Ok(Address {
+            host: host.to_string(),
+            port,
+        })
+    }
+
+    /// The host as an IP literal, when it is one (no resolution needed).
+    pub fn ip(&self) -> Option<IpAddr> {
+        self.host.parse().ok()
+    }
+}
+
+fn parse_port(p: &str) -> Result<u16, AddressError> {
+    match p.parse::<u16>() {
+        Ok(0) | Err(_) => Err(AddressError::Port(p.to_string())),
+        Ok(n) => Ok(n),
+    }
+}
+
+impl fmt::Display for Address {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let v6 = self.host.contains(':');
+        match (self.port, v6) {
+            (Some(p), true) => write!(f, "[{}]:{p}", self.host),
+            (Some(p), false) => write!(f, "{}:{p}", self.host),
+            (None, _) => f.write_str(&self.host),
+        }
+    }
+}
+
+impl std::str::FromStr for Address {
+    type Err = AddressError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Address::parse(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every form an operator may write parses, and prints back the same way.
+    #[test]
+    fn forms() {
+        for (text, host, port) in [
+            ("mc.example.org", "mc.example.org", None),
+            ("mc.example.org:25566", "mc.example.org", Some(25566)),
+            ("127.0.0.1:27015", "127.0.0.1", Some(27015)),
+            ("[::1]:7777", "::1", Some(7777)),
+            ("::1", "::1", None),
+            ("[2001:db8::1]", "2001:db8::1", None),
+        ] {
+            let a = Address::parse(text).unwrap();
+            assert_eq!((a.host.as_str(), a.port), (host, port), "{text}");
+            if text != "[2001:db8::1]" {
+                assert_eq!(a.to_string(), text);
+            }
+        }
+    }
+
+    /// Bad ports and hosts are errors, not panics.
+    #[test]
+    fn rejects() {
+        assert_eq!(Address::parse(""), Err(AddressError::Empty));
+        assert!(matches!(Address::parse("a:0"), Err(AddressError::Port(_))));
+        assert!(matches!(
+            Address::parse("a:70000"),
+            Err(AddressError::Port(_))
+        ));
+        assert!(matches!(
+            Address::parse("a b:1"),
+            Err(AddressError::Host(_))
+        ));
+        assert!(matches!(
+            Address::parse("[zz]:1"),
+            Err(AddressError::Host(_))
+        ));
+        assert!(matches!(
+            Address::parse(":27015"),
+            Err(AddressError::Host(_))
+        ));
+    }
+}
