@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use gameserver_exporter::protocol::bedrock::{self, Pong};
 use gameserver_exporter::protocol::DecodeError;
+use gameserver_exporter::query;
 use gameserver_exporter::simulate::bedrock::{
     spawn, BedrockConfig, IdLayout, Misbehaviour, SERVER_GUID,
 };
@@ -129,7 +130,9 @@ async fn misbehaviours() {
     ] {
         let server = sim(IdLayout::Full, m).await;
         match (ping(server.addr, 1234).await, want) {
-            (Outcome::Bad(e), Some(reason)) => assert_eq!(e.reason(), reason, "{m:?}: {e}"),
+            (Outcome::Bad(e), Some(reason)) => {
+                assert_eq!(query::Error::from(e.clone()).reason(), reason, "{m:?}: {e}")
+            }
             (Outcome::Silent, None) => {}
             (other, _) => panic!("{m:?}: {other:?}"),
         }

@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use gameserver_exporter::protocol::mumble::{self, Pong, Version};
 use gameserver_exporter::protocol::DecodeError;
+use gameserver_exporter::query;
 use gameserver_exporter::simulate::mumble::{spawn, Misbehaviour, MumbleConfig};
 use gameserver_exporter::simulate::{World, WorldState};
 use gameserver_exporter::status::Reason;
@@ -119,10 +120,10 @@ async fn misbehaviours() {
             (Misbehaviour::Silence, Outcome::Silent) => {}
             (Misbehaviour::Short, Outcome::Bad(e)) => {
                 assert!(matches!(e, DecodeError::Truncated { .. }), "{e}");
-                assert_eq!(e.reason(), Reason::Malformed);
+                assert_eq!(query::Error::from(e.clone()).reason(), Reason::Malformed);
             }
             (Misbehaviour::WrongIdent, Outcome::Bad(e)) => {
-                assert_eq!(e.reason(), Reason::Mismatch)
+                assert_eq!(query::Error::from(e.clone()).reason(), Reason::Mismatch)
             }
             // Lies are passed on as told: no overflow, no panic.
             (Misbehaviour::LyingCounts, Outcome::Pong(p, _)) => {

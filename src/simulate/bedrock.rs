@@ -9,8 +9,8 @@ use std::time::Duration;
 use tokio::net::UdpSocket;
 
 use super::{SimServer, World, WorldState};
-use crate::net::MAX_DATAGRAM;
 use crate::protocol::bedrock::{self, MAGIC, PONG_HEADER_LEN};
+use crate::target::MAX_DATAGRAM;
 
 /// The server GUID the simulator reports by default.
 pub const SERVER_GUID: u64 = 0x5eed_b00c_0123_4567;

@@ -8,8 +8,8 @@ use std::time::Duration;
 use tokio::net::UdpSocket;
 
 use super::{SimServer, World, WorldState};
-use crate::net::MAX_DATAGRAM;
 use crate::protocol::mumble::{self, Pong, Version, REPLY_LEN};
+use crate::target::MAX_DATAGRAM;
 
 /// Hostile behaviour, for the robustness suite.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
