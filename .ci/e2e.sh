@@ -105,10 +105,10 @@ done
 while read -r proto _ _ addr; do
     sim[$proto]=$addr
 done < <(grep -E '^ *[a-z0-9-]+ simulator on 127\.0\.0\.1:[0-9]+$' "$tmp/exporter.log")
-if ((${#sim[@]} == 4)); then
-    pass "demo printed the addresses of 4 simulators (${!sim[*]})"
+if ((${#sim[@]} >= 4)) && [[ -n ${sim[a2s]:-} && -n ${sim[minecraft]:-} && -n ${sim[minecraft-query]:-} && -n ${sim[samp]:-} ]]; then
+    pass "demo printed the addresses of its ${#sim[@]} simulators (${!sim[*]})"
 else
-    fail "demo printed the addresses of 4 simulators (${!sim[*]})"
+    fail "demo printed the addresses of its simulators, a2s/minecraft/minecraft-query/samp among them (${!sim[*]})"
     dump_logs
     echo "$passed passed, $failed failed"
     exit 1

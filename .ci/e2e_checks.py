@@ -34,7 +34,10 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-PROTOCOLS = ["a2s", "minecraft", "minecraft-query", "samp"]
+# Every protocol the demo runs (its /sd lists them all).
+PROTOCOLS = ["a2s", "minecraft", "minecraft-query", "minecraft-bedrock", "samp", "mumble"]
+# The protocols of the ad-hoc probe job (gameservers.yml in e2e.sh).
+ADHOC_PROTOCOLS = ["a2s", "minecraft", "minecraft-query", "samp"]
 # The metric names of the exporter's contract (README "Metrics").
 CONTRACT_METRICS = [
     "gameserver_up",
@@ -295,7 +298,7 @@ def main():
                lambda: len(prom.instant('up{job="gameserver-probe-adhoc"} == 1')) == 4, 45)
     wait_until("ad-hoc probes: gameserver_up == 1 for all 4, one per protocol",
                lambda: sorted(s["metric"].get("protocol", "") for s in
-                              prom.instant('gameserver_up{job="gameserver-probe-adhoc"} == 1')) == sorted(PROTOCOLS), 45)
+                              prom.instant('gameserver_up{job="gameserver-probe-adhoc"} == 1')) == sorted(ADHOC_PROTOCOLS), 45)
 
     # --- alert rules, as Prometheus loaded them from alerts.yml
     with open(args.rules, encoding="utf-8") as f:

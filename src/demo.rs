@@ -49,7 +49,9 @@ pub async fn spawn_all() -> std::io::Result<Demo> {
             Protocol::A2s => simulate::a2s::spawn_demo(world.clone()).await,
             Protocol::Minecraft => simulate::minecraft::spawn_demo(world.clone()).await,
             Protocol::MinecraftQuery => simulate::mcquery::spawn_demo(world.clone()).await,
+            Protocol::MinecraftBedrock => simulate::bedrock::spawn_demo(world.clone()).await,
             Protocol::Samp => simulate::samp::spawn_demo(world.clone()).await,
+            Protocol::Mumble => simulate::mumble::spawn_demo(world.clone()).await,
         };
         match server {
             Ok(server) => servers.push((p, world, server)),

@@ -236,8 +236,8 @@ async fn run_daemon(path: PathBuf, listen: Option<SocketAddr>, shard: Option<Str
 
 #[derive(clap::Args)]
 struct QueryArgs {
-    /// a2s, minecraft, minecraft-query or samp; or a game id from `games` (its protocol,
-    /// default port and quirks).
+    /// a2s, minecraft, minecraft-query, minecraft-bedrock, samp or mumble; or a game id from
+    /// `games` (its protocol, default port and quirks).
     protocol: String,
     /// host[:port]
     address: String,
@@ -270,9 +270,10 @@ async fn run_query(a: QueryArgs) -> ExitCode {
             Some(g) => (g.protocol, Some(g)),
             None => {
                 return fail(format!(
-                    "unknown protocol {:?} (one of: a2s, minecraft, minecraft-query, samp; \
-                     or a game id from `gameserver-exporter games`)",
-                    a.protocol
+                    "unknown protocol {:?} (one of: {}; or a game id from \
+                     `gameserver-exporter games`)",
+                    a.protocol,
+                    Protocol::names()
                 ))
             }
         },

@@ -40,17 +40,25 @@ pub enum Protocol {
     /// Minecraft Query (GameSpy4), UDP.
     #[serde(rename = "minecraft-query")]
     MinecraftQuery,
+    /// Minecraft Bedrock Edition (RakNet unconnected ping), UDP.
+    #[serde(rename = "minecraft-bedrock")]
+    MinecraftBedrock,
     /// SA:MP and open.mp query, UDP.
     #[serde(rename = "samp")]
     Samp,
+    /// Mumble voice server ping, UDP.
+    #[serde(rename = "mumble")]
+    Mumble,
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 4] = [
+    pub const ALL: [Protocol; 6] = [
         Protocol::A2s,
         Protocol::Minecraft,
         Protocol::MinecraftQuery,
+        Protocol::MinecraftBedrock,
         Protocol::Samp,
+        Protocol::Mumble,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -58,7 +66,9 @@ impl Protocol {
             Protocol::A2s => "a2s",
             Protocol::Minecraft => "minecraft",
             Protocol::MinecraftQuery => "minecraft-query",
+            Protocol::MinecraftBedrock => "minecraft-bedrock",
             Protocol::Samp => "samp",
+            Protocol::Mumble => "mumble",
         }
     }
 
@@ -67,12 +77,19 @@ impl Protocol {
         match self {
             Protocol::A2s => 27015,
             Protocol::Minecraft | Protocol::MinecraftQuery => 25565,
+            Protocol::MinecraftBedrock => 19132,
             Protocol::Samp => 7777,
+            Protocol::Mumble => 64738,
         }
     }
 
     pub fn from_name(name: &str) -> Option<Protocol> {
         Protocol::ALL.into_iter().find(|p| p.as_str() == name)
+    }
+
+    /// Every id, comma-separated, for error messages ("one of: ...").
+    pub fn names() -> String {
+        Protocol::ALL.map(Protocol::as_str).join(", ")
     }
 }
 

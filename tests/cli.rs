@@ -80,7 +80,7 @@ fn query_bad_names() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         text(&out.stderr),
-        "error: unknown protocol \"doom\" (one of: a2s, minecraft, minecraft-query, samp; or a game id from `gameserver-exporter games`)\n"
+        "error: unknown protocol \"doom\" (one of: a2s, minecraft, minecraft-query, minecraft-bedrock, samp, mumble; or a game id from `gameserver-exporter games`)\n"
     );
     let out = exe()
         .args(["query", "samp", "127.0.0.1", "--encoding", "klingon"])

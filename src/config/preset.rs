@@ -102,8 +102,9 @@ fn protocol(
             v.span(),
             &key("protocol"),
             format!(
-                "unknown protocol {:?} (one of: a2s, minecraft, minecraft-query, samp)",
-                v.get_ref()
+                "unknown protocol {:?} (one of: {})",
+                v.get_ref(),
+                Protocol::names()
             ),
         )
     })
@@ -202,7 +203,7 @@ mod tests {
         // An unknown protocol keeps its message when a game is named too.
         assert_eq!(
             err("game = \"rust\"\nprotocol = \"quake3\"\naddress = \"q\"\n"),
-            "exporter.toml:4: target[0].protocol: unknown protocol \"quake3\" (one of: a2s, minecraft, minecraft-query, samp)"
+            "exporter.toml:4: target[0].protocol: unknown protocol \"quake3\" (one of: a2s, minecraft, minecraft-query, minecraft-bedrock, samp, mumble)"
         );
     }
 }

@@ -310,7 +310,9 @@ gameserver_query_failures_total{target="beta",protocol="minecraft",reason="refus
 gameserver_targets{protocol="a2s"} 1
 gameserver_targets{protocol="minecraft"} 1
 gameserver_targets{protocol="minecraft-query"} 0
+gameserver_targets{protocol="minecraft-bedrock"} 0
 gameserver_targets{protocol="samp"} 1
+gameserver_targets{protocol="mumble"} 0
 # HELP gameserver_exporter_build_info Build of the exporter; always 1.
 # TYPE gameserver_exporter_build_info gauge
 gameserver_exporter_build_info{version="0.1.0"} 1

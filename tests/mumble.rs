@@ -6,11 +6,18 @@ use std::time::{Duration, Instant};
 
 use gameserver_exporter::protocol::mumble::{self, Pong, Version};
 use gameserver_exporter::protocol::DecodeError;
-use gameserver_exporter::query;
+use gameserver_exporter::query::{self, Request};
+use gameserver_exporter::scheduler::QueryProber;
 use gameserver_exporter::simulate::mumble::{spawn, Misbehaviour, MumbleConfig};
+use gameserver_exporter::simulate::SimServer;
 use gameserver_exporter::simulate::{World, WorldState};
 use gameserver_exporter::status::Reason;
+use gameserver_exporter::target::{Address, Protocol};
 use tokio::net::UdpSocket;
+
+#[path = "support/daemon.rs"]
+mod harness;
+use harness::{start, target, wait_for};
 
 fn world() -> World {
     World::new(WorldState {
@@ -132,4 +139,113 @@ async fn misbehaviours() {
             _ => panic!("{m:?}: {outcome:?}"),
         }
     }
+}
+
+async fn sim(misbehaviour: Misbehaviour) -> SimServer {
+    let config = MumbleConfig {
+        bandwidth: 72_000,
+        misbehaviour,
+        ..MumbleConfig::default()
+    };
+    spawn(world(), config).await.unwrap()
+}
+
+fn poll_request(server: &SimServer) -> Request {
+    let mut req = Request::new(
+        Protocol::Mumble,
+        Address::parse(&server.addr.to_string()).unwrap(),
+    );
+    req.timeout = Duration::from_millis(800);
+    req.detail = true;
+    req
+}
+
+/// The dialogue: users, maximum, version, bandwidth in extras, no name.
+#[tokio::test]
+async fn dialogue_polls() {
+    let server = sim(Misbehaviour::None).await;
+    let s = query::poll(&poll_request(&server)).await.unwrap();
+    assert_eq!((s.online, s.max, s.bots), (3, 50, None));
+    assert_eq!((s.name.as_str(), s.map.as_deref()), ("", None));
+    assert_eq!(s.version.as_deref(), Some("1.3.4"));
+    assert_eq!(s.extras["bandwidth"], 72_000);
+    assert!(s.latency > Duration::ZERO && s.latency < Duration::from_millis(800));
+    // Lies pass through as told, without overflow.
+    let liar = sim(Misbehaviour::LyingCounts).await;
+    let s = query::poll(&poll_request(&liar)).await.unwrap();
+    assert_eq!((s.online, s.max), (u32::MAX, 1));
+}
+
+/// Every hostile reply fails the dialogue with its reason, within the deadline.
+#[tokio::test]
+async fn dialogue_misbehaviours() {
+    for (m, want) in [
+        (Misbehaviour::Short, Reason::Malformed),
+        (Misbehaviour::WrongIdent, Reason::Mismatch),
+        (Misbehaviour::Silence, Reason::Timeout),
+    ] {
+        let server = sim(m).await;
+        let started = Instant::now();
+        let f = query::poll(&poll_request(&server)).await.unwrap_err();
+        assert_eq!(f.reason, want, "{m:?}: {}", f.detail);
+        assert!(started.elapsed() < Duration::from_secs(2), "{m:?}");
+    }
+}
+
+/// `query mumble HOST:PORT --json` exits 0 with the true counts and version.
+#[test]
+fn query_command() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let server = rt.block_on(sim(Misbehaviour::None));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gameserver-exporter"))
+        .args(["query", "mumble", &server.addr.to_string(), "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (v["online"].as_u64(), v["max"].as_u64()),
+        (Some(3), Some(50))
+    );
+    assert_eq!(
+        (v["name"].as_str(), v["version"].as_str()),
+        (Some(""), Some("1.3.4"))
+    );
+    assert_eq!(v["extras"]["bandwidth"], 72_000);
+    drop(server);
+}
+
+/// The daemon publishes a Mumble server's gauges, and `up 0` with the reason for a short
+/// reply.
+#[tokio::test]
+async fn daemon_gauges() {
+    let ok = sim(Misbehaviour::None).await;
+    let bad = sim(Misbehaviour::Short).await;
+    let text = format!(
+        "[exporter]\ninterval = \"300ms\"\ntimeout = \"250ms\"\n{}{}",
+        target("voice", "mumble", &ok.addr.to_string(), ""),
+        target("bad", "mumble", &bad.addr.to_string(), ""),
+    );
+    let d = start(&text, std::sync::Arc::new(QueryProber)).await;
+    let body = wait_for(
+        d.addr,
+        &[
+            "gameserver_up{target=\"voice\",protocol=\"mumble\"} 1",
+            "gameserver_players_online{target=\"voice\",protocol=\"mumble\"} 3",
+            "gameserver_players_max{target=\"voice\",protocol=\"mumble\"} 50",
+            "gameserver_info{target=\"voice\",protocol=\"mumble\",name=\"\",map=\"\",game=\"\",version=\"1.3.4\"} 1",
+            "gameserver_up{target=\"bad\",protocol=\"mumble\"} 0",
+            "gameserver_query_failures_total{target=\"bad\",protocol=\"mumble\",reason=\"malformed\"} ",
+        ],
+    )
+    .await;
+    assert!(
+        body.contains("gameserver_latency_seconds{target=\"voice\",protocol=\"mumble\"} "),
+        "{body}"
+    );
+    d.stop().await;
 }

@@ -1,18 +1,25 @@
-//! The Bedrock codec against the simulator over a real loopback UDP socket: every ID string
-//! layout and every misbehaviour.
+//! Minecraft Bedrock against the simulator over real loopback UDP sockets: the codec with
+//! every ID string layout and misbehaviour, then the exporter's own dialogue (`query::poll`),
+//! the `query` command and the daemon's gauges.
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use gameserver_exporter::protocol::bedrock::{self, Pong};
 use gameserver_exporter::protocol::DecodeError;
-use gameserver_exporter::query;
+use gameserver_exporter::query::{self, Request};
+use gameserver_exporter::scheduler::QueryProber;
 use gameserver_exporter::simulate::bedrock::{
     spawn, BedrockConfig, IdLayout, Misbehaviour, SERVER_GUID,
 };
 use gameserver_exporter::simulate::{SimServer, World, WorldState};
 use gameserver_exporter::status::Reason;
+use gameserver_exporter::target::{Address, Protocol};
 use tokio::net::UdpSocket;
+
+#[path = "support/daemon.rs"]
+mod harness;
+use harness::{start, target, wait_for};
 
 fn world() -> World {
     World::new(WorldState {
@@ -190,4 +197,145 @@ fn third_party_clients_read_the_simulator() {
         assert_eq!(text.trim(), "2|30|Sim Bedrock|Sim level|1.21.50");
     }
     drop(server);
+}
+
+fn request(server: &SimServer) -> Request {
+    let mut req = Request::new(
+        Protocol::MinecraftBedrock,
+        Address::parse(&server.addr.to_string()).unwrap(),
+    );
+    req.timeout = Duration::from_millis(800);
+    req.detail = true;
+    req
+}
+
+/// The dialogue polls a friendly server: true counts, MOTD lines without `§` codes, game
+/// mode, version, and the extras `query --json` shows.
+#[tokio::test]
+async fn dialogue_polls() {
+    let server = sim(IdLayout::Full, Misbehaviour::None).await;
+    let s = query::poll(&request(&server)).await.unwrap();
+    assert_eq!((s.online, s.max, s.bots), (2, 30, None));
+    assert_eq!(s.name, "Sim Bedrock");
+    assert_eq!(s.map.as_deref(), Some("Sim level"));
+    assert_eq!(s.game.as_deref(), Some("Survival"));
+    assert_eq!(s.version.as_deref(), Some("1.21.50"));
+    assert!(s.latency > Duration::ZERO && s.latency < Duration::from_millis(800));
+    assert_eq!(s.extras["edition"], "MCPE");
+    assert_eq!(s.extras["protocol"], 766);
+    assert_eq!(s.extras["server_guid"], SERVER_GUID.to_string());
+    assert_eq!(s.extras["port_v4"], server.addr.port());
+    // Without `detail` (the daemon) no extras are kept.
+    let mut req = request(&server);
+    req.detail = false;
+    assert!(query::poll(&req).await.unwrap().extras.is_empty());
+}
+
+/// Every misbehaviour fails the dialogue with its reason, within the deadline.
+#[tokio::test]
+async fn dialogue_misbehaviours() {
+    for (m, want) in [
+        (Misbehaviour::Short, Reason::Malformed),
+        (Misbehaviour::BadMagic, Reason::Mismatch),
+        (Misbehaviour::WrongTime, Reason::Mismatch),
+        (Misbehaviour::LengthBeyondDatagram, Reason::Malformed),
+        (Misbehaviour::HugeId, Reason::TooLarge),
+        (Misbehaviour::Silence, Reason::Timeout),
+    ] {
+        let server = sim(IdLayout::Full, m).await;
+        let started = Instant::now();
+        let f = query::poll(&request(&server)).await.unwrap_err();
+        assert_eq!(f.reason, want, "{m:?}: {}", f.detail);
+        assert!(started.elapsed() < Duration::from_secs(2), "{m:?}");
+    }
+}
+
+fn exe() -> std::process::Command {
+    std::process::Command::new(env!("CARGO_BIN_EXE_gameserver-exporter"))
+}
+
+/// `query minecraft-bedrock HOST:PORT [--json]` exits 0 with the true counts and MOTD.
+#[test]
+fn query_command() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let server = rt.block_on(sim(IdLayout::Full, Misbehaviour::None));
+    let addr = server.addr.to_string();
+    let out = exe()
+        .args(["query", "minecraft-bedrock", &addr, "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (v["online"].as_u64(), v["max"].as_u64()),
+        (Some(2), Some(30))
+    );
+    assert_eq!(v["name"], "Sim Bedrock");
+    assert_eq!(v["map"], "Sim level");
+    assert_eq!(v["version"], "1.21.50");
+    assert_eq!(v["extras"]["edition"], "MCPE");
+    let out = exe()
+        .args(["query", "minecraft-bedrock", &addr])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with("name:     Sim Bedrock\nplayers:  2/30\nmap:      Sim level\n"),
+        "{text}"
+    );
+    // A misbehaving server: exit 1 with the reason.
+    let bad = rt.block_on(sim(IdLayout::Full, Misbehaviour::WrongTime));
+    let out = exe()
+        .args([
+            "query",
+            "minecraft-bedrock",
+            &bad.addr.to_string(),
+            "--timeout",
+            "700ms",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("mismatch"),
+        "{out:?}"
+    );
+    drop((server, bad));
+}
+
+/// The daemon publishes the gauges of a Bedrock server, and `up 0` with the reason for a
+/// misbehaving one.
+#[tokio::test]
+async fn daemon_gauges() {
+    let ok = sim(IdLayout::StopAfterGameMode, Misbehaviour::None).await;
+    let bad = sim(IdLayout::Full, Misbehaviour::LengthBeyondDatagram).await;
+    let text = format!(
+        "[exporter]\ninterval = \"300ms\"\ntimeout = \"250ms\"\n{}{}",
+        target("be", "minecraft-bedrock", &ok.addr.to_string(), ""),
+        target("bad", "minecraft-bedrock", &bad.addr.to_string(), ""),
+    );
+    let d = start(&text, std::sync::Arc::new(QueryProber)).await;
+    let want = [
+        "gameserver_up{target=\"be\",protocol=\"minecraft-bedrock\"} 1",
+        "gameserver_players_online{target=\"be\",protocol=\"minecraft-bedrock\"} 2",
+        "gameserver_players_max{target=\"be\",protocol=\"minecraft-bedrock\"} 30",
+        "gameserver_info{target=\"be\",protocol=\"minecraft-bedrock\",name=\"Sim Bedrock\",map=\"Sim level\",game=\"Survival\",version=\"1.21.50\"} 1",
+        "gameserver_up{target=\"bad\",protocol=\"minecraft-bedrock\"} 0",
+        "gameserver_query_failures_total{target=\"bad\",protocol=\"minecraft-bedrock\",reason=\"malformed\"} ",
+    ];
+    let body = wait_for(d.addr, &want).await;
+    assert!(
+        body.contains("gameserver_latency_seconds{target=\"be\",protocol=\"minecraft-bedrock\"} "),
+        "{body}"
+    );
+    assert!(
+        !body.contains("gameserver_players_bots{target=\"be\""),
+        "{body}"
+    );
+    d.stop().await;
 }
