@@ -1,7 +1,6 @@
-//! The simulator mode that closes on unknown handshake protocol numbers, spoken to with raw
-//! frames: the `-1` status handshake gets the connection closed without a byte, a known
-//! number gets the status. (The exporter's retry with a concrete number, through `query` and
-//! the daemon, lands with the dialogue rewrite.)
+//! Java servers that close on the `-1` handshake: the simulator mode that closes on unknown
+//! protocol numbers, spoken to with raw frames, then the exporter's retry with a concrete
+//! number through the dialogue, the `query` command and the daemon.
 
 use std::time::Duration;
 
@@ -13,6 +12,15 @@ use gameserver_exporter::simulate::minecraft::{spawn, McConfig};
 use gameserver_exporter::simulate::{World, WorldState};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
+
+use gameserver_exporter::query::{self, Request};
+use gameserver_exporter::scheduler::QueryProber;
+use gameserver_exporter::simulate::SimServer;
+use gameserver_exporter::target::{Address, Protocol};
+
+#[path = "support/daemon.rs"]
+mod harness;
+use harness::{start, target, wait_for};
 
 /// Sends a status handshake announcing `protocol` and a status request; returns every byte
 /// the server sent before closing (or 2 s passing).
@@ -92,4 +100,97 @@ async fn vanilla_accepts_minus_one() {
     assert!(!status_bytes(sim.addr, PROTOCOL_VERSION_PING)
         .await
         .is_empty());
+}
+
+/// A server that knows only 1.8 and today's protocol, as such implementations do.
+async fn strict() -> (SimServer, gameserver_exporter::simulate::minecraft::Seen) {
+    let config = McConfig {
+        known_protocols: Some(vec![PROTOCOL_VERSION_RETRY, 763]),
+        ..McConfig::default()
+    };
+    let seen = config.seen.clone();
+    let world = World::new(WorldState {
+        name: "Strict".into(),
+        max: 12,
+        players: vec![("alice".into(), 0, 0.0)],
+        ..WorldState::default()
+    });
+    (spawn(world, config).await.unwrap(), seen)
+}
+
+/// The dialogue retries with 47 after the silent close and gets the 1.7+ status: not the
+/// legacy pings, not `incomplete`.
+#[tokio::test]
+async fn dialogue_retries_with_47() {
+    let (sim, seen) = strict().await;
+    let mut req = Request::new(
+        Protocol::Minecraft,
+        Address::parse(&sim.addr.to_string()).unwrap(),
+    );
+    req.timeout = Duration::from_secs(2);
+    let s = query::poll(&req).await.unwrap();
+    assert_eq!((s.name.as_str(), s.online, s.max), ("Strict", 1, 12));
+    assert!(s.extras.get("legacy").is_none(), "{:?}", s.extras);
+    let versions: Vec<i32> = seen
+        .snapshot()
+        .handshakes
+        .iter()
+        .map(|h| h.protocol_version)
+        .collect();
+    assert_eq!(versions, [PROTOCOL_VERSION_PING, PROTOCOL_VERSION_RETRY]);
+}
+
+/// `query minecraft` exits 0 with the true counts against the strict server.
+#[test]
+fn query_command_retries() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (sim, _) = rt.block_on(strict());
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gameserver-exporter"))
+        .args(["query", "minecraft", &sim.addr.to_string(), "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (v["online"].as_u64(), v["max"].as_u64()),
+        (Some(1), Some(12))
+    );
+    assert_eq!(v["name"], "Strict");
+    drop(sim);
+}
+
+/// The daemon reports the strict server up with its gauges, poll after poll.
+#[tokio::test]
+async fn daemon_gauges_after_retry() {
+    let (sim, seen) = strict().await;
+    let text = format!(
+        "[exporter]\ninterval = \"300ms\"\ntimeout = \"250ms\"\n{}",
+        target("strict", "minecraft", &sim.addr.to_string(), ""),
+    );
+    let d = start(&text, std::sync::Arc::new(QueryProber)).await;
+    let body = wait_for(
+        d.addr,
+        &[
+            "gameserver_up{target=\"strict\",protocol=\"minecraft\"} 1",
+            "gameserver_players_online{target=\"strict\",protocol=\"minecraft\"} 1",
+            "gameserver_players_max{target=\"strict\",protocol=\"minecraft\"} 12",
+        ],
+    )
+    .await;
+    assert!(
+        !body.contains("gameserver_query_failures_total{target=\"strict\""),
+        "{body}"
+    );
+    d.stop().await;
+    let retries = seen
+        .snapshot()
+        .handshakes
+        .iter()
+        .filter(|h| h.protocol_version == PROTOCOL_VERSION_RETRY)
+        .count();
+    assert!(retries >= 1);
 }

@@ -90,11 +90,18 @@ pub fn encode_status_request(out: &mut Vec<u8>) {
     encode_frame(PACKET_STATUS, &[], out);
 }
 
-/// Appends handshake + status request: the bytes of the first (and only) write of a query.
+/// Appends handshake + status request: the bytes of the first (and only) write of a query,
+/// announcing [`PROTOCOL_VERSION_PING`].
 pub fn encode_status_query(host: &str, port: u16, out: &mut Vec<u8>) {
+    encode_status_query_as(PROTOCOL_VERSION_PING, host, port, out);
+}
+
+/// [`encode_status_query`] announcing `protocol_version` (the retry uses
+/// [`PROTOCOL_VERSION_RETRY`]).
+pub fn encode_status_query_as(protocol_version: i32, host: &str, port: u16, out: &mut Vec<u8>) {
     encode_handshake(
         &Handshake {
-            protocol_version: PROTOCOL_VERSION_PING,
+            protocol_version,
             address: host.to_string(),
             port,
             next_state: NEXT_STATE_STATUS,
