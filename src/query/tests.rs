@@ -6,10 +6,13 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::a2s::A2s;
+use super::bedrock::Ping as BedrockPing;
 use super::driver::{drive, Pacing};
 use super::fake::{Answer, Fake};
 use super::mcquery::McQuery;
 use super::minecraft::Slp;
+use super::mumble::Ping as MumblePing;
+use super::oneshot::OneShot;
 use super::samp::Samp;
 use super::{Error, Request, Session};
 use crate::net::NetError;
@@ -19,6 +22,7 @@ use crate::protocol::minecraft::query::{self as mcq, FullStat};
 use crate::protocol::minecraft::slp;
 use crate::protocol::minecraft::varint::decode_frame;
 use crate::protocol::samp;
+use crate::protocol::{bedrock, mumble};
 use crate::status::Reason;
 use crate::target::{Address, Protocol};
 
@@ -439,6 +443,102 @@ async fn samp_detailed_falls_back_to_clients() {
     assert_eq!(status.extras.get("players_error"), None);
 }
 
+/// Mumble: a reply echoing another ident (a late one) is skipped, ours is used; only
+/// replies to something else until the deadline is `mismatch`.
+#[tokio::test(start_paused = true)]
+async fn mumble_skips_foreign_idents() {
+    let pong = |ident: [u8; 8], users| {
+        let mut out = Vec::new();
+        mumble::encode_pong(
+            &mumble::Pong {
+                version: mumble::Version::from_u32(0x0001_0304),
+                ident,
+                users,
+                max_users: 10,
+                bandwidth: 1,
+            },
+            &mut out,
+        );
+        Answer::Bytes(out)
+    };
+    let mut fake = Fake::<true>::new(move |_, _, bytes| {
+        let ident: [u8; 8] = bytes[4..12].try_into().unwrap();
+        vec![pong([0; 8], 9), pong(ident, 4)]
+    });
+    let d = deadline();
+    let ping = MumblePing {
+        ident: [7; 8],
+        detail: false,
+    };
+    let status = drive(
+        &mut OneShot::new(ping, d),
+        &mut fake,
+        d,
+        Pacing::default(),
+        None,
+    )
+    .await
+    .unwrap();
+    assert_eq!((status.online, status.max), (4, 10));
+    let mut fake = Fake::<true>::new(move |_, _, _| vec![pong([0; 8], 9)]);
+    let ping = MumblePing {
+        ident: [7; 8],
+        detail: false,
+    };
+    let err = drive(
+        &mut OneShot::new(ping, d),
+        &mut fake,
+        d,
+        Pacing::default(),
+        None,
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(err.reason(), Reason::Mismatch, "{err}");
+}
+
+/// Bedrock: a pong echoing another time is skipped; a datagram that is not a pong at all
+/// fails the poll as `malformed` at once.
+#[tokio::test(start_paused = true)]
+async fn bedrock_skips_other_times_fails_on_garbage() {
+    let pong = |time: i64| {
+        let mut out = Vec::new();
+        bedrock::encode_pong(time, 1, b"MCPE;m;1;1.0;2;5;1", &mut out);
+        Answer::Bytes(out)
+    };
+    let mut fake = Fake::<true>::new(move |_, _, bytes| {
+        let ping = bedrock::decode_ping(bytes).unwrap();
+        vec![pong(ping.time.wrapping_add(1)), pong(ping.time)]
+    });
+    let d = deadline();
+    let status = drive(
+        &mut OneShot::new(BedrockPing::new(false), d),
+        &mut fake,
+        d,
+        Pacing::default(),
+        None,
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        (status.online, status.max, status.name.as_str()),
+        (2, 5, "m")
+    );
+    let mut fake = Fake::<true>::new(move |_, _, _| vec![Answer::Bytes(vec![0x1d; 40])]);
+    let started = Instant::now();
+    let err = drive(
+        &mut OneShot::new(BedrockPing::new(false), d),
+        &mut fake,
+        d,
+        Pacing::default(),
+        None,
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(err.reason(), Reason::Malformed, "{err}");
+    assert_eq!(Instant::now(), started);
+}
+
 use proptest::prelude::*;
 
 proptest! {
@@ -477,6 +577,8 @@ proptest! {
             let _ = drive(&mut A2s::new(&all, &mut session, d), &mut Fake::<true>::new(script.clone()), d, Pacing::default(), None).await;
             let _ = drive(&mut Samp::new(&all, SAMP_HEADER, d), &mut Fake::<true>::new(script.clone()), d, Pacing::default(), None).await;
             let _ = drive(&mut McQuery::new(&all, &mut session, None, d), &mut Fake::<true>::new(script.clone()), d, Pacing::default(), None).await;
+            let _ = drive(&mut OneShot::new(BedrockPing::new(true), d), &mut Fake::<true>::new(script.clone()), d, Pacing::default(), None).await;
+            let _ = drive(&mut OneShot::new(MumblePing { ident: [1; 8], detail: true }, d), &mut Fake::<true>::new(script.clone()), d, Pacing::default(), None).await;
             let _ = drive(&mut Slp::new(&all, "localhost", 25565, d), &mut Fake::<false>::new(script), d, Pacing::default(), None).await;
             assert!(Instant::now() <= d + Duration::from_millis(1));
         });
