@@ -99,16 +99,18 @@ check "exporter /-/ready within 15s" wait_http "http://$exporter/-/ready" 15
 # sharded setup.
 declare -A sim
 for _ in $(seq 20); do # the lines may trail the listener by a moment
-    (($(grep -cE '^ *[a-z0-9-]+ simulator on ' "$tmp/exporter.log") >= 4)) && break
+    # demo prints every simulator's line, then the metrics URL.
+    grep -q '^metrics: ' "$tmp/exporter.log" && break
     sleep 0.25
 done
 while read -r proto _ _ addr; do
     sim[$proto]=$addr
 done < <(grep -E '^ *[a-z0-9-]+ simulator on 127\.0\.0\.1:[0-9]+$' "$tmp/exporter.log")
-if ((${#sim[@]} >= 4)) && [[ -n ${sim[a2s]:-} && -n ${sim[minecraft]:-} && -n ${sim[minecraft-query]:-} && -n ${sim[samp]:-} ]]; then
+# The sharded config and the ad-hoc probes below use these five; the demo may run more.
+if [[ -n ${sim[a2s]:-} && -n ${sim[minecraft]:-} && -n ${sim[minecraft-query]:-} && -n ${sim[samp]:-} && -n ${sim[quake3]:-} ]]; then
     pass "demo printed the addresses of its ${#sim[@]} simulators (${!sim[*]})"
 else
-    fail "demo printed the addresses of its simulators, a2s/minecraft/minecraft-query/samp among them (${!sim[*]})"
+    fail "demo printed the addresses of its simulators, a2s/minecraft/minecraft-query/samp/quake3 among them (${!sim[*]})"
     dump_logs
     echo "$passed passed, $failed failed"
     exit 1
@@ -145,15 +147,15 @@ pids+=($!)
 daemon_pid=$!
 check "daemon (--config, --listen overrides exporter.listen) answers /-/healthy" wait_http "http://$daemon/-/healthy" 20 "$daemon_pid"
 
-# Three sharded replicas over one 30-target config (names spread over the demo's four
+# Three sharded replicas over one 30-target config (names spread over the demo's five
 # simulators). Replicas 0 and 1 run the command line of systemd/gameserver-exporter@.service
 # for instances 0-of-3 and 1-of-3 (binary, config and listen address substituted); replica 2
 # takes its shard from GAMESERVER_EXPORTER_SHARD=2/3, as a Kubernetes pod does.
-protos=(a2s minecraft minecraft-query samp)
+protos=(a2s minecraft minecraft-query samp quake3)
 {
     printf '[exporter]\nlisten = "127.0.0.1:1"\ninterval = "2s"\ntimeout = "1s"\n'
     for i in $(seq 0 29); do
-        p=${protos[i % 4]}
+        p=${protos[i % ${#protos[@]}]}
         printf '\n[[target]]\nname = "shard-e2e-%02d"\nprotocol = "%s"\naddress = "%s"\n' "$i" "$p" "${sim[$p]}"
     done
 } >"$tmp/sharded.toml"
@@ -189,6 +191,8 @@ cat >"$tmp/gameservers.yml" <<YAML
   labels: {protocol: minecraft-query}
 - targets: ["${sim[samp]}"]
   labels: {protocol: samp}
+- targets: ["${sim[quake3]}"]
+  labels: {protocol: quake3}
 YAML
 prom_port=$(free_port)
 prom=127.0.0.1:$prom_port
@@ -294,6 +298,19 @@ no_gauges_while_down() {
     ! grep -E '^gameserver_(players_[a-z]+|latency_seconds|info)\{target="e2e-closed"' "$tmp/daemon-metrics.txt"
 }
 check "no players/latency/info series for the down target" no_gauges_while_down
+# e2e-a2s has players and rules off: once it is up, none of their series may appear for it.
+no_opt_in_series_when_off() {
+    local _ page=$tmp/daemon-metrics-off.txt
+    for _ in $(seq 20); do
+        curl -fsS --max-time 2 "http://$daemon/metrics" >"$page" 2>/dev/null || true
+        grep -q '^gameserver_up{target="e2e-a2s",protocol="a2s",env="e2e"} 1$' "$page" && break
+        sleep 0.5
+    done
+    grep -q '^gameserver_up{target="e2e-a2s",protocol="a2s",env="e2e"} 1$' "$page" || return 1
+    grep -q '^gameserver_player_seconds_total{target="e2e-a2s",' "$page" || return 1
+    ! grep -E '^gameserver_(player_[a-z_]+|rule_[a-z]+)\{target="e2e-a2s"' "$page" | grep -v '^gameserver_player_seconds_total'
+}
+check "players and rules off: only player-seconds for e2e-a2s, no per-player or rule series" no_opt_in_series_when_off
 check "/metrics as OpenMetrics when asked" bash -c '
     ct=$(curl -fsS --max-time 5 -o "$2" -w "%{content_type}" -H "Accept: application/openmetrics-text;version=1.0.0" "$1")
     echo "content-type: $ct"; tail -n 1 "$2"

@@ -35,20 +35,31 @@ import urllib.parse
 import urllib.request
 
 # Every protocol the demo runs (its /sd lists them all).
-PROTOCOLS = ["a2s", "minecraft", "minecraft-query", "minecraft-bedrock", "samp", "mumble"]
+PROTOCOLS = ["a2s", "minecraft", "minecraft-query", "minecraft-bedrock", "samp", "mumble", "quake3"]
 # The protocols of the ad-hoc probe job (gameservers.yml in e2e.sh).
-ADHOC_PROTOCOLS = ["a2s", "minecraft", "minecraft-query", "samp"]
+ADHOC_PROTOCOLS = ["a2s", "minecraft", "minecraft-query", "samp", "quake3"]
 # The metric names of the exporter's contract (README "Metrics").
 CONTRACT_METRICS = [
     "gameserver_up",
     "gameserver_players_online",
     "gameserver_players_max",
     "gameserver_players_bots",
+    "gameserver_players_queued",
     "gameserver_latency_seconds",
     "gameserver_info",
     "gameserver_query_duration_seconds",
     "gameserver_last_success_timestamp_seconds",
     "gameserver_queries_total",
+    # Opt-in families: the demo turns players and rules on for every target.
+    "gameserver_player_seconds_total",
+    "gameserver_player_joins_total",
+    "gameserver_player_leaves_total",
+    "gameserver_player_info",
+    "gameserver_player_score",
+    "gameserver_player_connected_seconds",
+    "gameserver_player_series_dropped",
+    "gameserver_rule_value",
+    "gameserver_rule_info",
     "gameserver_exporter_build_info",
     "gameserver_config_last_reload_successful",
     "gameserver_config_last_reload_success_timestamp_seconds",
@@ -294,9 +305,9 @@ def main():
                lambda: prom.instant('rate(gameserver_query_failures_total{job="gameserver-daemon"}[1m])'), 30)
     wait_until('GameServerDown is pending for e2e-closed (rule sees real exporter output)',
                lambda: prom.instant('ALERTS{alertname="GameServerDown", target="e2e-closed", alertstate="pending"}'), 30)
-    wait_until("ad-hoc probes (sharded job shape): 4 simulators scraped with up == 1",
-               lambda: len(prom.instant('up{job="gameserver-probe-adhoc"} == 1')) == 4, 45)
-    wait_until("ad-hoc probes: gameserver_up == 1 for all 4, one per protocol",
+    wait_until(f"ad-hoc probes (sharded job shape): {len(ADHOC_PROTOCOLS)} simulators scraped with up == 1",
+               lambda: len(prom.instant('up{job="gameserver-probe-adhoc"} == 1')) == len(ADHOC_PROTOCOLS), 45)
+    wait_until(f"ad-hoc probes: gameserver_up == 1 for all {len(ADHOC_PROTOCOLS)}, one per protocol",
                lambda: sorted(s["metric"].get("protocol", "") for s in
                               prom.instant('gameserver_up{job="gameserver-probe-adhoc"} == 1')) == sorted(ADHOC_PROTOCOLS), 45)
 

@@ -23,7 +23,7 @@ mod preset;
 use crate::cidr::IpNet;
 pub use crate::target::Target;
 use crate::target::{
-    Address, Limits, Protocol, DEFAULT_ENCODING, DEFAULT_INTERVAL, DEFAULT_TIMEOUT,
+    Address, Limits, PlayerSeries, Protocol, DEFAULT_ENCODING, DEFAULT_INTERVAL, DEFAULT_TIMEOUT,
 };
 pub use include::Include;
 
@@ -35,6 +35,12 @@ pub const DEFAULT_LISTEN: &str = "0.0.0.0:10765";
 pub const DEFAULT_HTTP_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 /// Highest `max_reply_bytes` accepted: one poll never holds more than this.
 const MAX_REPLY_BYTES_CAP: i64 = 64 * 1024 * 1024;
+/// Highest `players.max_series`: beyond this a target's player series would dwarf the rest
+/// of a scrape.
+const MAX_PLAYER_SERIES_CAP: i64 = 1000;
+/// Names one target's `rules` may list, and the length of each.
+const MAX_RULES: usize = 32;
+const MAX_RULE_NAME_CHARS: usize = 64;
 
 /// Label names the exporter sets itself or Prometheus reserves; a target's own labels may not
 /// use them (nor anything starting with `__`). `metrics::families` checks in a test that every
@@ -43,6 +49,12 @@ pub const RESERVED_LABELS: [&str; 11] = [
     "target", "protocol", "name", "map", "game", "version", "reason", "job", "instance", "le",
     "quantile",
 ];
+
+/// Labels only the opt-in per-player and rule series set: reserved only on a target that turns
+/// the feature on, so a config that used them as its own labels before those features existed
+/// still loads unchanged.
+pub const PLAYER_LABELS: [&str; 1] = ["player"];
+pub const RULE_LABELS: [&str; 2] = ["rule", "value"];
 
 /// A validated configuration.
 #[derive(Debug, Clone, PartialEq)]
@@ -261,6 +273,8 @@ struct RawTarget {
     max_split_packets: Option<Spanned<i64>>,
     labels: Option<Spanned<BTreeMap<String, String>>>,
     game: Option<Spanned<String>>,
+    players: Option<Spanned<toml::Value>>,
+    rules: Option<Spanned<Vec<Spanned<String>>>>,
 }
 
 fn duration(ctx: &Ctx, v: &Spanned<String>, key: &str) -> Result<Duration, ConfigError> {
@@ -477,6 +491,30 @@ fn validate(
                 t_limits.max_split_packets =
                     int_in(ctx, v, &key("max_split_packets"), 1..=255)? as u8;
             }
+            let players = match &t.players {
+                Some(v) => player_series(ctx, v, &key("players"))?,
+                None => None,
+            };
+            let rules = match &t.rules {
+                Some(v) => rule_names(ctx, v, &key("rules"))?,
+                None => Vec::new(),
+            };
+            let taken = PLAYER_LABELS
+                .iter()
+                .filter(|_| players.is_some())
+                .chain(RULE_LABELS.iter().filter(|_| !rules.is_empty()))
+                .find(|l| labels.contains_key(**l));
+            if let (Some(l), Some(v)) = (taken, &t.labels) {
+                let why = format!(
+                    "label name {l:?} is reserved on a target with {}",
+                    if PLAYER_LABELS.contains(l) {
+                        "players"
+                    } else {
+                        "rules"
+                    }
+                );
+                return Err(ctx.err(v.span(), &key(&format!("labels.{l}")), why));
+            }
             targets.push(Target {
                 interval: t_interval,
                 timeout: t_timeout,
@@ -484,6 +522,8 @@ fn validate(
                 labels,
                 limits: t_limits,
                 game: game.map(|g| g.id),
+                players,
+                rules,
                 ..Target::new(name, protocol, address)
             });
         }
@@ -502,6 +542,90 @@ fn validate(
         targets,
         includes: Vec::new(),
     })
+}
+
+/// `players = true | false | { max_series = N }`.
+fn player_series(
+    ctx: &Ctx,
+    v: &Spanned<toml::Value>,
+    key: &str,
+) -> Result<Option<PlayerSeries>, ConfigError> {
+    let table = match v.get_ref() {
+        toml::Value::Boolean(on) => return Ok(on.then(PlayerSeries::default)),
+        toml::Value::Table(table) => table,
+        _ => {
+            return Err(ctx.err(
+                v.span(),
+                key,
+                "expected true, false or a table like { max_series = 100 }",
+            ))
+        }
+    };
+    let mut series = PlayerSeries::default();
+    for (k, value) in table {
+        let k_key = format!("{key}.{k}");
+        match (k.as_str(), value) {
+            ("max_series", toml::Value::Integer(n)) => {
+                let n = Spanned::new(v.span(), *n);
+                series.max_series = int_in(ctx, &n, &k_key, 1..=MAX_PLAYER_SERIES_CAP)? as usize;
+            }
+            ("max_series", other) => {
+                return Err(ctx.err(
+                    v.span(),
+                    &k_key,
+                    format!("expected an integer, found {}", other.type_str()),
+                ))
+            }
+            _ => {
+                return Err(ctx.err(
+                    v.span(),
+                    &k_key,
+                    format!("unknown field `{k}`, expected `max_series`"),
+                ))
+            }
+        }
+    }
+    Ok(Some(series))
+}
+
+/// `rules = ["name", ...]`: a bounded list of distinct, printable names.
+fn rule_names(
+    ctx: &Ctx,
+    v: &Spanned<Vec<Spanned<String>>>,
+    key: &str,
+) -> Result<Vec<String>, ConfigError> {
+    let list = v.get_ref();
+    if list.len() > MAX_RULES {
+        return Err(ctx.err(
+            v.span(),
+            key,
+            format!("{} names, at most {MAX_RULES} allowed", list.len()),
+        ));
+    }
+    let mut names: Vec<String> = Vec::with_capacity(list.len());
+    for (i, name) in list.iter().enumerate() {
+        let n = name.get_ref();
+        let k = format!("{key}[{i}]");
+        if n.is_empty() || n.chars().any(char::is_control) {
+            return Err(ctx.err(
+                name.span(),
+                &k,
+                "must be non-empty and free of control characters",
+            ));
+        }
+        if n.chars().count() > MAX_RULE_NAME_CHARS {
+            return Err(ctx.err(
+                name.span(),
+                &k,
+                format!("longer than {MAX_RULE_NAME_CHARS} characters"),
+            ));
+        }
+        if names.contains(n) {
+            return Err(ctx.err(name.span(), &k, format!("duplicate rule {n:?}")));
+        }
+        names.push(n.clone());
+    }
+    Ok(names)
 }
 
 fn check_label_name(name: &str) -> Result<(), String> {
@@ -659,7 +783,102 @@ max_split_packets = 9
     fn unknown_target_key() {
         assert_eq!(
             err(&format!("{T}{T}port = 1\n").replacen("\"a\"", "\"b\"", 1)),
-            "exporter.toml:9: target[1].port: unknown field `port`, expected one of `name`, `protocol`, `address`, `interval`, `timeout`, `encoding`, `max_reply_bytes`, `max_split_packets`, `labels`, `game`"
+            "exporter.toml:9: target[1].port: unknown field `port`, expected one of `name`, `protocol`, `address`, `interval`, `timeout`, `encoding`, `max_reply_bytes`, `max_split_packets`, `labels`, `game`, `players`, `rules`"
+        );
+    }
+
+    /// `players` and `rules`: off by default, on with the default cap, a cap of its own,
+    /// the rule names in config order.
+    #[test]
+    fn players_and_rules() {
+        let c = parse("x", T).unwrap();
+        assert_eq!((c.targets[0].players, c.targets[0].rules.len()), (None, 0));
+        let t = |extra: &str| parse("x", &format!("{T}{extra}")).unwrap().targets[0].clone();
+        assert_eq!(
+            t("players = true\n").players,
+            Some(PlayerSeries { max_series: 100 })
+        );
+        assert_eq!(t("players = false\n").players, None);
+        assert_eq!(
+            t("players = { max_series = 7 }\n").players,
+            Some(PlayerSeries { max_series: 7 })
+        );
+        assert_eq!(
+            t("[target.players]\nmax_series = 1000\n").players,
+            Some(PlayerSeries { max_series: 1000 })
+        );
+        assert_eq!(t("players = {}\n").players, Some(PlayerSeries::default()));
+        assert_eq!(
+            t("rules = [\"mp_timelimit\", \"sv_contact\"]\n").rules,
+            ["mp_timelimit", "sv_contact"]
+        );
+    }
+
+    /// Bad `players` and `rules` values are refused, each with its key.
+    #[test]
+    fn bad_players_and_rules() {
+        for (extra, want) in [
+            (
+                "players = { max_series = 0 }\n",
+                "exporter.toml:5: target[0].players.max_series: 0 is out of range 1..=1000",
+            ),
+            (
+                "players = { max_series = 1001 }\n",
+                "exporter.toml:5: target[0].players.max_series: 1001 is out of range 1..=1000",
+            ),
+            (
+                "players = { max_series = \"10\" }\n",
+                "exporter.toml:5: target[0].players.max_series: expected an integer, found string",
+            ),
+            (
+                "players = { max = 10 }\n",
+                "exporter.toml:5: target[0].players.max: unknown field `max`, expected `max_series`",
+            ),
+            (
+                "players = \"yes\"\n",
+                "exporter.toml:5: target[0].players: expected true, false or a table like { max_series = 100 }",
+            ),
+            (
+                "rules = \"mp_timelimit\"\n",
+                "exporter.toml:5: target[0].rules: invalid type: string \"mp_timelimit\", expected a sequence",
+            ),
+            (
+                "rules = [\"a\", \"\"]\n",
+                "exporter.toml:5: target[0].rules[1]: must be non-empty and free of control characters",
+            ),
+            (
+                "rules = [\"a\", \"b\", \"a\"]\n",
+                "exporter.toml:5: target[0].rules[2]: duplicate rule \"a\"",
+            ),
+        ] {
+            assert_eq!(err(&format!("{T}{extra}")), want, "{extra}");
+        }
+        // `player`, `rule` and `value` stay a target's own labels unless it turns on the
+        // feature whose series set them: configs written before those features still load.
+        let own = "labels = { player = \"p\", rule = \"r\", value = \"v\" }\n";
+        assert_eq!(
+            parse("x", &format!("{T}{own}")).unwrap().targets[0]
+                .labels
+                .len(),
+            3
+        );
+        assert_eq!(
+            err(&format!("{T}players = true\nlabels = {{ player = \"p\" }}\n")),
+            "exporter.toml:6: target[0].labels.player: label name \"player\" is reserved on a target with players"
+        );
+        assert_eq!(
+            err(&format!("{T}rules = [\"a\"]\nlabels = {{ value = \"v\" }}\n")),
+            "exporter.toml:6: target[0].labels.value: label name \"value\" is reserved on a target with rules"
+        );
+        let long = "r".repeat(65);
+        assert_eq!(
+            err(&format!("{T}rules = [\"{long}\"]\n")),
+            "exporter.toml:5: target[0].rules[0]: longer than 64 characters"
+        );
+        let many: Vec<String> = (0..33).map(|i| format!("\"r{i}\"")).collect();
+        assert_eq!(
+            err(&format!("{T}rules = [{}]\n", many.join(", "))),
+            "exporter.toml:5: target[0].rules: 33 names, at most 32 allowed"
         );
     }
 
@@ -729,8 +948,8 @@ max_split_packets = 9
     #[test]
     fn unknown_protocol() {
         assert_eq!(
-            err(&T.replace("a2s", "quake3")),
-            "exporter.toml:3: target[0].protocol: unknown protocol \"quake3\" (one of: a2s, minecraft, minecraft-query, minecraft-bedrock, samp, mumble)"
+            err(&T.replace("a2s", "quake9")),
+            "exporter.toml:3: target[0].protocol: unknown protocol \"quake9\" (one of: a2s, minecraft, minecraft-query, minecraft-bedrock, samp, mumble, quake3)"
         );
     }
 

@@ -9,7 +9,7 @@ use tokio::net::TcpListener;
 
 use crate::config::{self, Config};
 use crate::simulate::{self, SimServer, World, WorldState};
-use crate::target::{Address, Protocol, Target};
+use crate::target::{Address, PlayerSeries, Protocol, Target};
 
 /// How often the demo polls its simulators.
 pub const DEMO_INTERVAL: Duration = Duration::from_secs(5);
@@ -52,6 +52,7 @@ pub async fn spawn_all() -> std::io::Result<Demo> {
             Protocol::MinecraftBedrock => simulate::bedrock::spawn_demo(world.clone()).await,
             Protocol::Samp => simulate::samp::spawn_demo(world.clone()).await,
             Protocol::Mumble => simulate::mumble::spawn_demo(world.clone()).await,
+            Protocol::Quake3 => simulate::quake3::spawn_demo(world.clone()).await,
         };
         match server {
             Ok(server) => servers.push((p, world, server)),
@@ -78,8 +79,21 @@ impl Demo {
                 host: server.addr.ip().to_string(),
                 port: Some(server.addr.port()),
             };
+            // Every opt-in series on, so the dashboard's player panels have data.
+            let rules: &[&str] = match p {
+                Protocol::A2s => &["mp_friendlyfire"],
+                Protocol::Samp => &["weather", "weburl"],
+                Protocol::MinecraftQuery => &["gametype"],
+                // No rules in these protocols' replies.
+                Protocol::Minecraft
+                | Protocol::MinecraftBedrock
+                | Protocol::Mumble
+                | Protocol::Quake3 => &[],
+            };
             c.targets.push(Target {
                 labels: [("env".to_string(), "demo".to_string())].into(),
+                players: Some(PlayerSeries::default()),
+                rules: rules.iter().map(|r| r.to_string()).collect(),
                 ..c.exporter.target(format!("demo-{p}"), *p, address)
             });
         }

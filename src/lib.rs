@@ -21,7 +21,8 @@
 //!   protocol. It produces one normalized [`status::Status`] or a [`status::Failure`]: the
 //!   one place where errors become a closed [`status::Reason`] is `query::Error::reason`.
 //!   `docs/adding-a-protocol.md` shows what a new protocol fills in.
-//! - [`config`], [`scheduler`] (its tasks on the [`poller`] thread), [`state`], [`metrics`],
+//! - [`config`], [`scheduler`] (its tasks on the [`poller`] thread), [`state`] (with
+//!   [`roster`]: player lists cut down to bounded per-player series), [`metrics`],
 //!   [`http`], [`daemon`]: the daemon;
 //!   [`demo`] runs it against simulators of every protocol.
 //! - [`shard`]: `--shard I/N`, Prometheus's `hashmod` over target names, so several replicas
@@ -54,6 +55,8 @@ pub mod probe;
 pub mod protocol;
 #[cfg(feature = "daemon")]
 pub mod query;
+#[cfg(feature = "daemon")]
+pub mod roster;
 #[cfg(feature = "daemon")]
 pub mod scheduler;
 #[cfg(feature = "daemon")]

@@ -236,8 +236,8 @@ async fn run_daemon(path: PathBuf, listen: Option<SocketAddr>, shard: Option<Str
 
 #[derive(clap::Args)]
 struct QueryArgs {
-    /// a2s, minecraft, minecraft-query, minecraft-bedrock, samp or mumble; or a game id from
-    /// `games` (its protocol, default port and quirks).
+    /// a2s, minecraft, minecraft-query, minecraft-bedrock, samp, mumble or quake3; or a game
+    /// id from `games` (its protocol, default port and quirks).
     protocol: String,
     /// host[:port]
     address: String,
@@ -329,7 +329,11 @@ fn summary(s: &Status) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "name:     {}", s.name);
     let bots = s.bots.map(|b| format!(" ({b} bots)")).unwrap_or_default();
-    let _ = writeln!(out, "players:  {}/{}{bots}", s.online, s.max);
+    let queued = s
+        .queued
+        .map(|q| format!(", {q} queued"))
+        .unwrap_or_default();
+    let _ = writeln!(out, "players:  {}/{}{bots}{queued}", s.online, s.max);
     for (label, v) in [("map", &s.map), ("game", &s.game), ("version", &s.version)] {
         if let Some(v) = v {
             let _ = writeln!(out, "{label:<9} {v}", label = format!("{label}:"));

@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, SystemTime};
 
+use crate::roster::{self, Roster};
 use crate::status::{Failure, Reason, Status};
 use crate::sync::lock;
 use crate::target::Target;
@@ -59,6 +60,16 @@ pub struct Entry {
     pub last_success: Option<SystemTime>,
     /// Wall time of the last poll, DNS and retries included.
     pub last_duration: Duration,
+    /// Players online times the seconds between consecutive successful polls.
+    pub player_seconds: f64,
+    /// The last player list seen (targets with `players` on): what the next list is compared
+    /// with. It outlives polls that got no list.
+    pub roster: Option<Arc<Roster>>,
+    /// Whether the last poll gave [`Entry::roster`]: only then are its series published.
+    pub roster_fresh: bool,
+    /// Players that joined and left between consecutive lists.
+    pub joins: u64,
+    pub leaves: u64,
 }
 
 impl Entry {
@@ -70,6 +81,11 @@ impl Entry {
             failures: [0; Reason::ALL.len()],
             last_success: None,
             last_duration: Duration::ZERO,
+            player_seconds: 0.0,
+            roster: None,
+            roster_fresh: false,
+            joins: 0,
+            leaves: 0,
         }
     }
 
@@ -77,9 +93,17 @@ impl Entry {
     pub fn record(&mut self, result: Result<Status, Failure>, took: Duration, now: SystemTime) {
         self.queries += 1;
         self.last_duration = took;
+        self.roster_fresh = false;
         self.last = Some(match result {
-            Ok(status) => {
+            Ok(mut status) => {
+                // Only a success right after a success counts: a down server adds nothing,
+                // and neither does the gap across a failure.
+                if let (Some(Outcome::Up(_)), Some(prev)) = (&self.last, self.last_success) {
+                    let secs = now.duration_since(prev).map_or(0.0, |d| d.as_secs_f64());
+                    self.player_seconds += f64::from(status.online) * secs;
+                }
                 self.last_success = Some(now);
+                self.take_lists(&mut status);
                 Outcome::Up(Arc::new(status))
             }
             Err(failure) => {
@@ -91,6 +115,47 @@ impl Entry {
         });
     }
 }
+
+impl Entry {
+    /// Moves the player list into a [`Roster`] (counting joins and leaves against the last
+    /// one) and keeps only the configured rules, for targets that publish them. Targets with
+    /// both off get no list from the dialogue and cost nothing here.
+    fn take_lists(&mut self, status: &mut Status) {
+        let target = &self.meta.target;
+        if let (Some(cap), Some(players)) = (target.players, status.players.take()) {
+            let roster = Roster::new(players, cap);
+            if let Some(old) = &self.roster {
+                let (joins, leaves) = roster::diff(&old.names, &roster.names);
+                self.joins += joins;
+                self.leaves += leaves;
+            }
+            self.roster = Some(Arc::new(roster));
+            self.roster_fresh = true;
+        }
+        if let Some(rules) = status.rules.take() {
+            status.rules = Some(pick_rules(&target.rules, rules));
+        }
+    }
+}
+
+/// The configured rules found in `rules`, in config order, each once (a server repeating a
+/// name must not make two series), the value cut to [`MAX_RULE_VALUE_CHARS`].
+fn pick_rules(wanted: &[String], rules: Vec<(String, String)>) -> Vec<(String, String)> {
+    let mut picked = Vec::with_capacity(wanted.len().min(rules.len()));
+    for name in wanted {
+        if let Some((k, v)) = rules.iter().find(|(k, _)| k == name) {
+            let cut = v
+                .char_indices()
+                .nth(MAX_RULE_VALUE_CHARS)
+                .map_or(v.len(), |(i, _)| i);
+            picked.push((k.clone(), v[..cut].to_string()));
+        }
+    }
+    picked
+}
+
+/// Characters a rule value keeps.
+pub const MAX_RULE_VALUE_CHARS: usize = 128;
 
 /// Facts about the configuration itself, published as exporter self-metrics.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -270,5 +335,88 @@ mod tests {
             SystemTime::now(),
         );
         assert!(s.snapshot().is_empty());
+    }
+
+    fn online(n: u32) -> Result<Status, Failure> {
+        Ok(Status {
+            online: n,
+            ..Status::default()
+        })
+    }
+
+    /// Player-seconds add online x seconds between consecutive successes only: the first
+    /// success, a failure and the success after it add nothing.
+    #[test]
+    fn player_seconds() {
+        let mut e = Entry::new(Arc::new(TargetMeta::new(target("a"))));
+        let t = |s: u64| SystemTime::UNIX_EPOCH + Duration::from_secs(s);
+        e.record(online(5), Duration::ZERO, t(100));
+        assert_eq!(e.player_seconds, 0.0);
+        e.record(online(4), Duration::ZERO, t(115));
+        assert_eq!(e.player_seconds, 60.0);
+        e.record(
+            Err(Failure::new(Reason::Timeout, "x")),
+            Duration::ZERO,
+            t(130),
+        );
+        e.record(online(10), Duration::ZERO, t(145));
+        assert_eq!(e.player_seconds, 60.0);
+        e.record(online(2), Duration::from_millis(1), t(160));
+        assert_eq!(e.player_seconds, 90.0);
+        // A clock stepping back adds nothing rather than subtracting.
+        e.record(online(2), Duration::ZERO, t(150));
+        assert_eq!(e.player_seconds, 90.0);
+    }
+
+    /// Lists become rosters with joins and leaves only for targets with `players` on; a poll
+    /// without a list publishes none and is skipped by the next comparison; only configured
+    /// rules are kept, once each.
+    #[test]
+    fn lists() {
+        let players = |names: &[&str]| {
+            Ok(Status {
+                players: Some(
+                    names
+                        .iter()
+                        .map(|n| crate::status::Player {
+                            name: n.to_string(),
+                            ..Default::default()
+                        })
+                        .collect(),
+                ),
+                rules: Some(vec![
+                    ("b".into(), "1".into()),
+                    ("x".into(), "2".into()),
+                    ("b".into(), "3".into()),
+                    ("a".into(), "é".repeat(200)),
+                ]),
+                ..Status::default()
+            })
+        };
+        let now = SystemTime::now();
+        let mut off = Entry::new(Arc::new(TargetMeta::new(target("off"))));
+        off.record(players(&["p"]), Duration::ZERO, now);
+        assert!(off.roster.is_none());
+        let on = Target {
+            players: Some(crate::target::PlayerSeries::default()),
+            rules: vec!["a".into(), "b".into()],
+            ..target("on")
+        };
+        let mut e = Entry::new(Arc::new(TargetMeta::new(on)));
+        e.record(players(&["p", "q"]), Duration::ZERO, now);
+        assert!(e.roster_fresh);
+        assert_eq!((e.joins, e.leaves), (0, 0));
+        let Some(Outcome::Up(s)) = &e.last else {
+            panic!("up")
+        };
+        let rules = s.rules.as_ref().unwrap();
+        assert_eq!(rules.len(), 2);
+        assert_eq!(rules[0].1.chars().count(), MAX_RULE_VALUE_CHARS);
+        assert_eq!(rules[1], ("b".to_string(), "1".to_string()));
+        assert!(s.players.is_none(), "the list moved into the roster");
+        e.record(online(0), Duration::ZERO, now);
+        assert!(!e.roster_fresh);
+        e.record(players(&["q", "r", "s"]), Duration::ZERO, now);
+        assert_eq!((e.joins, e.leaves), (2, 1));
     }
 }

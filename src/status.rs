@@ -23,6 +23,8 @@ pub struct Status {
     pub max: u32,
     /// Bots, where the protocol says.
     pub bots: Option<u32>,
+    /// Players waiting to join, where the game reports a queue (Rust: `qp<n>` keyword).
+    pub queued: Option<u32>,
     /// Server name or plain-text MOTD.
     pub name: String,
     pub map: Option<String>,

@@ -49,16 +49,21 @@ pub enum Protocol {
     /// Mumble voice server ping, UDP.
     #[serde(rename = "mumble")]
     Mumble,
+    /// Quake 3-engine `getstatus` (ioquake3, OpenArena, Urban Terror, ET, Call of Duty,
+    /// DarkPlaces games...), UDP.
+    #[serde(rename = "quake3")]
+    Quake3,
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 6] = [
+    pub const ALL: [Protocol; 7] = [
         Protocol::A2s,
         Protocol::Minecraft,
         Protocol::MinecraftQuery,
         Protocol::MinecraftBedrock,
         Protocol::Samp,
         Protocol::Mumble,
+        Protocol::Quake3,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -69,6 +74,7 @@ impl Protocol {
             Protocol::MinecraftBedrock => "minecraft-bedrock",
             Protocol::Samp => "samp",
             Protocol::Mumble => "mumble",
+            Protocol::Quake3 => "quake3",
         }
     }
 
@@ -80,6 +86,7 @@ impl Protocol {
             Protocol::MinecraftBedrock => 19132,
             Protocol::Samp => 7777,
             Protocol::Mumble => 64738,
+            Protocol::Quake3 => 27960,
         }
     }
 
@@ -96,6 +103,25 @@ impl Protocol {
 impl fmt::Display for Protocol {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+/// Per-player series a target publishes by default when `players = true`.
+pub const DEFAULT_MAX_PLAYER_SERIES: usize = 100;
+
+/// Opt-in per-player series (`players = true` or `players = { max_series = N }`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlayerSeries {
+    /// Players published per target, in the server's list order; the rest are only counted
+    /// (`gameserver_player_series_dropped`).
+    pub max_series: usize,
+}
+
+impl Default for PlayerSeries {
+    fn default() -> Self {
+        PlayerSeries {
+            max_series: DEFAULT_MAX_PLAYER_SERIES,
+        }
     }
 }
 
@@ -137,11 +163,16 @@ pub struct Target {
     /// port are already in the fields above; its quirks are looked up by this id
     /// ([`crate::games::Game::find`]).
     pub game: Option<&'static str>,
+    /// Fetch the player list and publish per-player series (`players = ...`); `None`: off.
+    pub players: Option<PlayerSeries>,
+    /// Rules (server variables) to publish, by name, in config order (`rules = [...]`);
+    /// empty: rules are not fetched.
+    pub rules: Vec<String>,
 }
 
 impl Target {
     /// A target with every default: [`DEFAULT_INTERVAL`], [`DEFAULT_TIMEOUT`],
-    /// [`DEFAULT_ENCODING`], no extra labels, [`Limits::default`]. Callers override fields
+    /// [`DEFAULT_ENCODING`], no extra labels, [`Limits::default`], no player series, no rules. Callers override fields
     /// with struct update syntax (`Target { timeout, ..Target::new(..) }`).
     pub fn new(name: impl Into<String>, protocol: Protocol, address: Address) -> Target {
         Target {
@@ -154,6 +185,8 @@ impl Target {
             labels: BTreeMap::new(),
             limits: Limits::default(),
             game: None,
+            players: None,
+            rules: Vec::new(),
         }
     }
 }

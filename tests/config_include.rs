@@ -158,7 +158,7 @@ fn errors_in_included_files() {
     d.write("t/a.toml", &format!("{}port = 1\n", target("a")));
     assert_eq!(
         load_err(&main),
-        "t/a.toml:5: target[0].port: unknown field `port`, expected one of `name`, `protocol`, `address`, `interval`, `timeout`, `encoding`, `max_reply_bytes`, `max_split_packets`, `labels`, `game`"
+        "t/a.toml:5: target[0].port: unknown field `port`, expected one of `name`, `protocol`, `address`, `interval`, `timeout`, `encoding`, `max_reply_bytes`, `max_split_packets`, `labels`, `game`, `players`, `rules`"
     );
     d.write(
         "t/a.toml",
@@ -281,7 +281,7 @@ async fn reload_rereads_included_files() {
     let e = daemon.reload().unwrap_err();
     assert_eq!(
         e.0,
-        "t/b.toml:3: target[0].protocol: unknown protocol \"doom\" (one of: a2s, minecraft, minecraft-query, minecraft-bedrock, samp, mumble)"
+        "t/b.toml:3: target[0].protocol: unknown protocol \"doom\" (one of: a2s, minecraft, minecraft-query, minecraft-bedrock, samp, mumble, quake3)"
     );
     assert_eq!(names(&daemon), ["main", "a2", "a3", "b"]);
     daemon.shutdown();

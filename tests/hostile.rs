@@ -144,7 +144,7 @@ fn up(online: u32, max: u32, bots: Option<u32>, name: &str) -> Expect {
 /// do heavy work per request, like building 16 MB of JSON) on their own runtime so they
 /// cannot delay the healthy ones' replies.
 async fn fleet(hostile_rt: &tokio::runtime::Runtime, heavy_rt: &tokio::runtime::Runtime) -> Fleet {
-    use simulate::{a2s, bedrock, mcquery, minecraft, mumble, samp};
+    use simulate::{a2s, bedrock, mcquery, minecraft, mumble, quake3, samp};
     let mut f = Fleet {
         targets: Vec::new(),
         _servers: Vec::new(),
@@ -345,6 +345,74 @@ async fn fleet(hostile_rt: &tokio::runtime::Runtime, heavy_rt: &tokio::runtime::
         };
         let s = on(hostile_rt, samp::spawn(w(name), cfg)).await.unwrap();
         f.add(name, "samp", s, Expect::Down(reason));
+    }
+    // Quake 3: healthy in both engine shapes; the DarkPlaces one flood-protected (1 s) and
+    // losing every other reply, so it is up only because resends keep the registry's gap.
+    let s = quake3::spawn(w("healthy quake3"), Default::default())
+        .await
+        .unwrap();
+    f.add(
+        "ok-quake3",
+        "quake3",
+        s,
+        up(4, 24, Some(2), "healthy quake3"),
+    );
+    let cfg = quake3::Quake3Config {
+        flavour: quake3::Flavour::DarkPlaces,
+        flood_gap: Some(quake3::DARKPLACES_FLOOD_GAP),
+        lossy: true,
+        ..Default::default()
+    };
+    let s = quake3::spawn(w("lossy darkplaces"), cfg).await.unwrap();
+    f.add(
+        "ok-quake3-flood-lossy",
+        "quake3",
+        s,
+        up(4, 24, Some(2), "lossy darkplaces"),
+    );
+    // 10,000 player lines (sv_maxclients raised to match): counted, not listed, still up.
+    let cfg = quake3::Quake3Config {
+        misbehaviour: quake3::Misbehaviour::HugePlayerList,
+        ..Default::default()
+    };
+    let s = on(hostile_rt, quake3::spawn(w("q3 huge list"), cfg))
+        .await
+        .unwrap();
+    f.add(
+        "udp-quake3-huge-list",
+        "quake3",
+        s,
+        up(10_000, 10_000, Some(10_000), "q3 huge list"),
+    );
+    let quake3_bad = [
+        (
+            "udp-quake3-silence",
+            quake3::Misbehaviour::Silence,
+            "timeout",
+        ),
+        (
+            "udp-quake3-truncated",
+            quake3::Misbehaviour::Truncated,
+            "malformed",
+        ),
+        (
+            "udp-quake3-lying-counts",
+            quake3::Misbehaviour::LyingCounts,
+            "too_large",
+        ),
+        (
+            "udp-quake3-wrong-challenge",
+            quake3::Misbehaviour::WrongChallenge,
+            "mismatch",
+        ),
+    ];
+    for (name, m, reason) in quake3_bad {
+        let cfg = quake3::Quake3Config {
+            misbehaviour: m,
+            ..Default::default()
+        };
+        let s = on(hostile_rt, quake3::spawn(w(name), cfg)).await.unwrap();
+        f.add(name, "quake3", s, Expect::Down(reason));
     }
     let mcq_bad = [
         ("udp-mcq-silence", mcquery::Misbehaviour::Silence, "timeout"),

@@ -16,6 +16,7 @@ use gameserver_exporter::protocol::a2s::{self, Engine, GoldSrcMod, Info, SourceT
 use gameserver_exporter::protocol::bedrock;
 use gameserver_exporter::protocol::minecraft::{legacy, query, slp, varint};
 use gameserver_exporter::protocol::mumble::{self, Pong, Version};
+use gameserver_exporter::protocol::quake3::{self, Command, PlayerLine};
 use gameserver_exporter::protocol::samp::{self, Client, Detailed, Header, Opcode};
 use gameserver_exporter::simulate::minecraft::{status_text, McConfig, MotdStyle};
 use gameserver_exporter::simulate::WorldState;
@@ -391,6 +392,39 @@ fn bedrock(root: &Path) {
     }
 }
 
+fn quake3(root: &Path) {
+    let c = Corpus::new(root, "quake3");
+    // Replies captured from the real OpenArena (ioquake3) and Nexuiz (DarkPlaces) servers.
+    let captures: [(&str, &[u8]); 4] = [
+        ("oa_getstatus", include_bytes!("../../src/protocol/quake3/testdata/oa_getstatus.bin")),
+        ("oa_getinfo", include_bytes!("../../src/protocol/quake3/testdata/oa_getinfo.bin")),
+        ("dp_getstatus", include_bytes!("../../src/protocol/quake3/testdata/dp_getstatus.bin")),
+        ("dp_getinfo", include_bytes!("../../src/protocol/quake3/testdata/dp_getinfo.bin")),
+    ];
+    for (name, bytes) in captures {
+        c.add(name, bytes);
+    }
+    c.add("request_getstatus", &build(|o| quake3::encode_request(Command::Status, "deadbeef", o)));
+    c.add("request_getinfo", &build(|o| quake3::encode_request(Command::Info, "", o)));
+    let vars: Vec<(String, String)> = [
+        ("challenge", "deadbeef"),
+        ("sv_hostname", "^1Red ^x0F0Green ^^caret"),
+        ("sv_maxclients", "8"),
+        ("sv_privateClients", "2"),
+        ("bots", "1"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let players = vec![
+        PlayerLine { score: Some(5), ping: Some(40), team: None, name: "^4Sarge".into() },
+        PlayerLine { score: Some(-1), ping: Some(0), team: Some(2), name: "[BOT]x".into() },
+    ];
+    c.add("status_built", &build(|o| quake3::encode_status_reply(&vars, &players, o)));
+    c.add("info_built", &build(|o| quake3::encode_info_reply(&vars, o)));
+    c.add("status_no_players", &build(|o| quake3::encode_status_reply(&vars[..3], &[], o)));
+}
+
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
     a2s(&root);
@@ -398,5 +432,6 @@ fn main() {
     minecraft(&root);
     mumble(&root);
     bedrock(&root);
+    quake3(&root);
     println!("seeds written under {}", root.display());
 }

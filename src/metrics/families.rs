@@ -33,6 +33,12 @@ pub const TARGET_LABELS: [&str; 2] = ["target", "protocol"];
 pub const INFO_LABELS: [&str; 4] = ["name", "map", "game", "version"];
 /// What [`QUERY_FAILURES`] adds.
 pub const FAILURE_LABELS: [&str; 1] = ["reason"];
+/// What the per-player families add.
+pub const PLAYER_LABELS: [&str; 1] = ["player"];
+/// What [`RULE_VALUE`] adds.
+pub const RULE_LABELS: [&str; 1] = ["rule"];
+/// What [`RULE_INFO`] adds.
+pub const RULE_INFO_LABELS: [&str; 2] = ["rule", "value"];
 /// What [`TARGETS`] has.
 pub const TARGETS_LABELS: [&str; 1] = ["protocol"];
 /// What [`BUILD_INFO`] has.
@@ -96,6 +102,12 @@ pub const PLAYERS_BOTS: Family = target(
     &[],
     "Bots online, where the protocol reports them.",
 );
+pub const PLAYERS_QUEUED: Family = target(
+    "gameserver_players_queued",
+    Gauge,
+    &[],
+    "Players waiting to join, where the game reports a queue.",
+);
 pub const LATENCY: Family = target(
     "gameserver_latency_seconds",
     Gauge,
@@ -107,6 +119,48 @@ pub const INFO: Family = target(
     Gauge,
     &INFO_LABELS,
     "What the server says about itself; always 1.",
+);
+pub const RULE_VALUE: Family = target(
+    "gameserver_rule_value",
+    Gauge,
+    &RULE_LABELS,
+    "A configured server rule whose value is a number.",
+);
+pub const RULE_INFO: Family = target(
+    "gameserver_rule_info",
+    Gauge,
+    &RULE_INFO_LABELS,
+    "A configured server rule whose value is not a number; always 1.",
+);
+pub const PLAYER_INFO: Family = target(
+    "gameserver_player_info",
+    Gauge,
+    &PLAYER_LABELS,
+    "A player online (targets with per-player series on); always 1.",
+);
+pub const PLAYER_SCORE: Family = target(
+    "gameserver_player_score",
+    Gauge,
+    &PLAYER_LABELS,
+    "Score of a player online (targets with per-player series on).",
+);
+pub const PLAYER_CONNECTED: Family = target(
+    "gameserver_player_connected_seconds",
+    Gauge,
+    &PLAYER_LABELS,
+    "How long a player online has been connected (targets with per-player series on).",
+);
+pub const PLAYER_PING: Family = target(
+    "gameserver_player_ping_seconds",
+    Gauge,
+    &PLAYER_LABELS,
+    "Ping of a player online (targets with per-player series on).",
+);
+pub const PLAYER_SERIES_DROPPED: Family = target(
+    "gameserver_player_series_dropped",
+    Gauge,
+    &[],
+    "Players in the last list beyond the target's max_series, not published.",
 );
 pub const QUERY_DURATION: Family = target(
     "gameserver_query_duration_seconds",
@@ -126,6 +180,24 @@ pub const QUERY_FAILURES: Family = target(
     Counter,
     &FAILURE_LABELS,
     "Polls failed, by reason.",
+);
+pub const PLAYER_SECONDS: Family = target(
+    "gameserver_player_seconds_total",
+    Counter,
+    &[],
+    "Players online times the seconds between consecutive successful polls.",
+);
+pub const PLAYER_JOINS: Family = target(
+    "gameserver_player_joins_total",
+    Counter,
+    &[],
+    "Players that appeared between consecutive player lists.",
+);
+pub const PLAYER_LEAVES: Family = target(
+    "gameserver_player_leaves_total",
+    Counter,
+    &[],
+    "Players that disappeared between consecutive player lists.",
 );
 pub const TARGETS: Family = exporter(
     "gameserver_targets",
@@ -195,17 +267,28 @@ pub const PROCESS_START_TIME: Family = exporter(
 );
 
 /// Every family, in the order a `/metrics` page writes them.
-pub const ALL: [Family; 21] = [
+pub const ALL: [Family; 32] = [
     UP,
     PLAYERS_ONLINE,
     PLAYERS_MAX,
     PLAYERS_BOTS,
+    PLAYERS_QUEUED,
     LATENCY,
     INFO,
+    RULE_VALUE,
+    RULE_INFO,
+    PLAYER_INFO,
+    PLAYER_SCORE,
+    PLAYER_CONNECTED,
+    PLAYER_PING,
+    PLAYER_SERIES_DROPPED,
     QUERY_DURATION,
     LAST_SUCCESS,
     QUERIES,
     QUERY_FAILURES,
+    PLAYER_SECONDS,
+    PLAYER_JOINS,
+    PLAYER_LEAVES,
     TARGETS,
     BUILD_INFO,
     SHARD_INFO,
@@ -224,7 +307,7 @@ mod tests {
     use std::collections::{BTreeMap, BTreeSet};
 
     use super::*;
-    use crate::config::RESERVED_LABELS;
+    use crate::config::{PLAYER_LABELS, RESERVED_LABELS, RULE_LABELS};
 
     /// Names are unique and well formed; counters end in `_total`, gauges do not.
     #[test]
@@ -263,7 +346,12 @@ mod tests {
             .copied()
             .collect();
         for l in set {
-            assert!(RESERVED_LABELS.contains(&l), "{l} is not reserved");
+            assert!(
+                RESERVED_LABELS.contains(&l)
+                    || PLAYER_LABELS.contains(&l)
+                    || RULE_LABELS.contains(&l),
+                "{l} is not reserved"
+            );
         }
     }
 

@@ -16,10 +16,15 @@
 //!   alerts fire). Players, latency and info disappear.
 //!
 //! `gameserver_query_failures_total{reason}` appears for a reason once it has occurred.
+//!
+//! Opt-in per target (`players.rs`): rules listed in `rules`; with `players` on, per-player
+//! gauges from the last poll's list (none when that poll got no list) and the join/leave
+//! counters. `gameserver_player_seconds_total` is written for every polled target.
 
 pub mod encode;
 pub mod families;
 pub mod labels;
+mod players;
 pub mod process;
 
 use std::time::SystemTime;
@@ -132,6 +137,12 @@ fn targets(enc: &mut Encoder, entries: &[Entry], counters: bool) {
             enc.sample_u64(&F::PLAYERS_BOTS, labels::of(&e.meta), bots.into());
         }
     }
+    enc.family(&F::PLAYERS_QUEUED);
+    for e in entries {
+        if let Some(queued) = up(e).and_then(|s| s.queued) {
+            enc.sample_u64(&F::PLAYERS_QUEUED, labels::of(&e.meta), queued.into());
+        }
+    }
     enc.family(&F::LATENCY);
     for e in entries {
         if let Some(s) = up(e) {
@@ -151,6 +162,8 @@ fn targets(enc: &mut Encoder, entries: &[Entry], counters: bool) {
             enc.value_u64(1);
         }
     }
+    players::rules(enc, entries);
+    players::per_player(enc, entries);
     enc.family(&F::QUERY_DURATION);
     for e in entries.iter().filter(|e| e.last.is_some()) {
         let v = e.last_duration.as_secs_f64();
@@ -179,6 +192,7 @@ fn targets(enc: &mut Encoder, entries: &[Entry], counters: bool) {
             }
         }
     }
+    players::counters(enc, entries);
 }
 
 fn process_families(enc: &mut Encoder, p: &ProcessStats) {
@@ -206,41 +220,73 @@ mod tests {
 
     use super::*;
     use crate::state::{State, TargetMeta};
-    use crate::status::{Failure, Status};
-    use crate::target::{Address, Target};
+    use crate::status::{Failure, Player, Status};
+    use crate::target::{Address, PlayerSeries, Target};
 
-    fn target(name: &str, protocol: Protocol, labels: &[(&str, &str)]) -> Arc<TargetMeta> {
-        Arc::new(TargetMeta::new(Target {
+    fn target(name: &str, protocol: Protocol, labels: &[(&str, &str)]) -> Target {
+        Target {
             labels: labels
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect::<BTreeMap<_, _>>(),
             ..Target::new(name, protocol, Address::parse("127.0.0.1:1").unwrap())
-        }))
+        }
+    }
+
+    fn player(name: &str, score: i64, duration: f32) -> Player {
+        Player {
+            name: name.into(),
+            score: Some(score),
+            duration: Some(duration),
+            ..Player::default()
+        }
     }
 
     fn at(secs: u64) -> SystemTime {
         SystemTime::UNIX_EPOCH + Duration::from_secs(secs)
     }
 
-    /// Three targets: up (hostile name, bots), down after a success, never polled.
+    /// Three targets: up (hostile name, bots, queue, players and rules on), down after a
+    /// success, never polled.
     fn filled() -> (Vec<Entry>, Globals) {
         let state = State::default();
-        let a = target("alpha", Protocol::A2s, &[("region", "eu")]);
-        let b = target("beta", Protocol::Minecraft, &[]);
-        let c = target("gamma", Protocol::Samp, &[]);
+        let a = Arc::new(TargetMeta::new(Target {
+            players: Some(PlayerSeries { max_series: 2 }),
+            rules: vec!["mp_timelimit".into(), "sv_contact".into(), "absent".into()],
+            ..target("alpha", Protocol::A2s, &[("region", "eu")])
+        }));
+        let b = Arc::new(TargetMeta::new(target("beta", Protocol::Minecraft, &[])));
+        let c = Arc::new(TargetMeta::new(target("gamma", Protocol::Samp, &[])));
         for m in [&a, &b, &c] {
             state.insert(m.clone());
         }
+        let first = Status {
+            online: 2,
+            players: Some(vec![player("Alice", 1, 5.0), player("Bob", 2, 6.0)]),
+            ..Default::default()
+        };
+        state.record(&a, Ok(first), Duration::from_millis(40), at(990));
         let status = Status {
             online: 12,
             max: 32,
             bots: Some(2),
+            queued: Some(4),
             name: "a\"b\\c\nd\r\te".into(),
             map: Some("de_dust2".into()),
             game: Some("Counter-Strike".into()),
             version: None,
             latency: Duration::from_millis(25),
+            players: Some(vec![
+                player("Eve\"\n\\", -1, 0.5),
+                player("Alice", 3, 15.0),
+                player("Carol", 0, 1.0),
+            ]),
+            rules: Some(vec![
+                ("sv_contact".into(), "admin@example.org".into()),
+                ("mp_timelimit".into(), " 25 ".into()),
+                ("other".into(), "x".into()),
+                ("mp_timelimit".into(), "99".into()),
+            ]),
             ..Default::default()
         };
         state.record(&a, Ok(status), Duration::from_millis(40), at(1000));
@@ -282,12 +328,38 @@ gameserver_players_max{target="alpha",protocol="a2s",region="eu"} 32
 # HELP gameserver_players_bots Bots online, where the protocol reports them.
 # TYPE gameserver_players_bots gauge
 gameserver_players_bots{target="alpha",protocol="a2s",region="eu"} 2
+# HELP gameserver_players_queued Players waiting to join, where the game reports a queue.
+# TYPE gameserver_players_queued gauge
+gameserver_players_queued{target="alpha",protocol="a2s",region="eu"} 4
 # HELP gameserver_latency_seconds Round trip of the protocol's status exchange in the last poll.
 # TYPE gameserver_latency_seconds gauge
 gameserver_latency_seconds{target="alpha",protocol="a2s",region="eu"} 0.025
 # HELP gameserver_info What the server says about itself; always 1.
 # TYPE gameserver_info gauge
 gameserver_info{target="alpha",protocol="a2s",region="eu",name="a\"b\\c\nde",map="de_dust2",game="Counter-Strike",version=""} 1
+# HELP gameserver_rule_value A configured server rule whose value is a number.
+# TYPE gameserver_rule_value gauge
+gameserver_rule_value{target="alpha",protocol="a2s",region="eu",rule="mp_timelimit"} 25
+# HELP gameserver_rule_info A configured server rule whose value is not a number; always 1.
+# TYPE gameserver_rule_info gauge
+gameserver_rule_info{target="alpha",protocol="a2s",region="eu",rule="sv_contact",value="admin@example.org"} 1
+# HELP gameserver_player_info A player online (targets with per-player series on); always 1.
+# TYPE gameserver_player_info gauge
+gameserver_player_info{target="alpha",protocol="a2s",region="eu",player="Eve\"\\"} 1
+gameserver_player_info{target="alpha",protocol="a2s",region="eu",player="Alice"} 1
+# HELP gameserver_player_score Score of a player online (targets with per-player series on).
+# TYPE gameserver_player_score gauge
+gameserver_player_score{target="alpha",protocol="a2s",region="eu",player="Eve\"\\"} -1
+gameserver_player_score{target="alpha",protocol="a2s",region="eu",player="Alice"} 3
+# HELP gameserver_player_connected_seconds How long a player online has been connected (targets with per-player series on).
+# TYPE gameserver_player_connected_seconds gauge
+gameserver_player_connected_seconds{target="alpha",protocol="a2s",region="eu",player="Eve\"\\"} 0.5
+gameserver_player_connected_seconds{target="alpha",protocol="a2s",region="eu",player="Alice"} 15
+# HELP gameserver_player_ping_seconds Ping of a player online (targets with per-player series on).
+# TYPE gameserver_player_ping_seconds gauge
+# HELP gameserver_player_series_dropped Players in the last list beyond the target's max_series, not published.
+# TYPE gameserver_player_series_dropped gauge
+gameserver_player_series_dropped{target="alpha",protocol="a2s",region="eu"} 1
 # HELP gameserver_query_duration_seconds Wall time of the last poll, DNS and retries included.
 # TYPE gameserver_query_duration_seconds gauge
 gameserver_query_duration_seconds{target="alpha",protocol="a2s",region="eu"} 0.04
@@ -298,13 +370,23 @@ gameserver_last_success_timestamp_seconds{target="alpha",protocol="a2s",region="
 gameserver_last_success_timestamp_seconds{target="beta",protocol="minecraft"} 990
 # HELP gameserver_queries_total Polls finished.
 # TYPE gameserver_queries_total counter
-gameserver_queries_total{target="alpha",protocol="a2s",region="eu"} 1
+gameserver_queries_total{target="alpha",protocol="a2s",region="eu"} 2
 gameserver_queries_total{target="beta",protocol="minecraft"} 4
 gameserver_queries_total{target="gamma",protocol="samp"} 0
 # HELP gameserver_query_failures_total Polls failed, by reason.
 # TYPE gameserver_query_failures_total counter
 gameserver_query_failures_total{target="beta",protocol="minecraft",reason="timeout"} 2
 gameserver_query_failures_total{target="beta",protocol="minecraft",reason="refused"} 1
+# HELP gameserver_player_seconds_total Players online times the seconds between consecutive successful polls.
+# TYPE gameserver_player_seconds_total counter
+gameserver_player_seconds_total{target="alpha",protocol="a2s",region="eu"} 120
+gameserver_player_seconds_total{target="beta",protocol="minecraft"} 0
+# HELP gameserver_player_joins_total Players that appeared between consecutive player lists.
+# TYPE gameserver_player_joins_total counter
+gameserver_player_joins_total{target="alpha",protocol="a2s",region="eu"} 2
+# HELP gameserver_player_leaves_total Players that disappeared between consecutive player lists.
+# TYPE gameserver_player_leaves_total counter
+gameserver_player_leaves_total{target="alpha",protocol="a2s",region="eu"} 1
 # HELP gameserver_targets Configured targets by protocol.
 # TYPE gameserver_targets gauge
 gameserver_targets{protocol="a2s"} 1
@@ -313,6 +395,7 @@ gameserver_targets{protocol="minecraft-query"} 0
 gameserver_targets{protocol="minecraft-bedrock"} 0
 gameserver_targets{protocol="samp"} 1
 gameserver_targets{protocol="mumble"} 0
+gameserver_targets{protocol="quake3"} 0
 # HELP gameserver_exporter_build_info Build of the exporter; always 1.
 # TYPE gameserver_exporter_build_info gauge
 gameserver_exporter_build_info{version="0.1.0"} 1
@@ -340,23 +423,25 @@ gameserver_config_last_reload_success_timestamp_seconds 900
     fn golden_openmetrics() {
         let (entries, globals) = filled();
         let out = render(Format::OpenMetrics, &entries, &globals);
-        let want =
-            TEXT.replace(
-                "# HELP gameserver_queries_total",
-                "# HELP gameserver_queries",
-            )
-            .replace(
-                "# TYPE gameserver_queries_total counter",
-                "# TYPE gameserver_queries counter",
-            )
-            .replace(
-                "# HELP gameserver_query_failures_total",
-                "# HELP gameserver_query_failures",
-            )
-            .replace(
-                "# TYPE gameserver_query_failures_total counter",
-                "# TYPE gameserver_query_failures counter",
-            ) + "# EOF\n";
+        let mut want = TEXT.to_string();
+        for counter in [
+            "gameserver_queries",
+            "gameserver_query_failures",
+            "gameserver_player_seconds",
+            "gameserver_player_joins",
+            "gameserver_player_leaves",
+        ] {
+            want = want
+                .replace(
+                    &format!("# HELP {counter}_total"),
+                    &format!("# HELP {counter}"),
+                )
+                .replace(
+                    &format!("# TYPE {counter}_total counter"),
+                    &format!("# TYPE {counter} counter"),
+                );
+        }
+        let want = want + "# EOF\n";
         assert_eq!(out, want);
     }
 }

@@ -199,6 +199,7 @@ impl<'a> A2s<'a> {
                 self.end(Ok(()));
             }
             (Phase::Players, Reply::Players(ps)) => {
+                self.status.online = true_count(self.status.online, ps.len());
                 self.status.players = Some(ps.into_iter().map(to_player).collect());
                 self.end(Ok(()));
             }
@@ -292,8 +293,19 @@ fn to_player(p: a2s::Player) -> Player {
     }
 }
 
-/// Rust reports true counts in keywords (`cp<n>` current players, `mp<n>` max players),
-/// where the one-byte fields saturate.
+/// The one-byte count saturates at 255: a longer player list is the truer number. Below
+/// that the count stands (lists may hold players still connecting, or lag a poll behind).
+fn true_count(online: u32, listed: usize) -> u32 {
+    let listed = u32::try_from(listed).unwrap_or(u32::MAX);
+    if online >= u32::from(u8::MAX) && listed > online {
+        listed
+    } else {
+        online
+    }
+}
+
+/// Rust reports true counts in keywords (`cp<n>` current players, `mp<n>` max players,
+/// `qp<n>` players queued to join), where the one-byte fields saturate.
 fn keyword_count(keywords: &str, prefix: &str) -> Option<u32> {
     keywords
         .split(',')
@@ -318,6 +330,7 @@ fn to_status(info: Info, latency: Duration, detail: bool) -> Status {
         max,
         // Unknown when a GoldSrc reply ended before its bots byte: no bots gauge then.
         bots: info.bots.map(Into::into),
+        queued: keyword_count(keywords, "qp"),
         version: (!info.version.is_empty()).then_some(info.version),
         name: info.name,
         map: Some(info.map),
@@ -399,11 +412,11 @@ mod tests {
         let info = Info {
             players: 255,
             max_players: 255,
-            keywords: Some("biweekly,cp312,mp400,ptrak".into()),
+            keywords: Some("biweekly,cp312,mp400,qp17,ptrak".into()),
             ..Info::default()
         };
         let s = to_status(info.clone(), Duration::ZERO, true);
-        assert_eq!((s.online, s.max), (312, 400));
+        assert_eq!((s.online, s.max, s.queued), (312, 400, Some(17)));
         let info = Info {
             players: 7,
             max_players: 20,
@@ -411,7 +424,16 @@ mod tests {
             ..Info::default()
         };
         let s = to_status(info.clone(), Duration::ZERO, true);
-        assert_eq!((s.online, s.max), (7, 20));
+        assert_eq!((s.online, s.max, s.queued), (7, 20, None));
+    }
+
+    /// A saturated one-byte count yields to a longer list; an unsaturated one does not.
+    #[test]
+    fn true_counts_from_list() {
+        assert_eq!(true_count(255, 300), 300);
+        assert_eq!(true_count(255, 200), 255);
+        assert_eq!(true_count(312, 300), 312);
+        assert_eq!(true_count(20, 25), 20);
     }
 
     /// The Ship's fields, SourceTV and the 64-bit ids land in extras (ids as strings).

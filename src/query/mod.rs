@@ -26,6 +26,7 @@ mod mcquery;
 mod minecraft;
 mod mumble;
 pub mod oneshot;
+mod quake3;
 pub mod registry;
 mod samp;
 mod stream;
@@ -110,6 +111,11 @@ impl From<&Target> for Request {
         req.timeout = t.timeout;
         req.encoding = t.encoding;
         req.limits = t.limits;
+        // Lists only for targets that publish them; a game that never answers a request is
+        // not sent it (it would only burn its share of the deadline).
+        let quirks = t.game.and_then(crate::games::Game::find).map(|g| g.quirks);
+        req.players = t.players.is_some() && quirks.is_none_or(|q| q.players);
+        req.rules = !t.rules.is_empty() && quirks.is_none_or(|q| q.rules);
         req
     }
 }

@@ -12,7 +12,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::driver::{Observer, Pacing, RESENDS};
-use super::{a2s, bedrock, mcquery, minecraft, mumble, samp, Error, Request, Session};
+use super::{a2s, bedrock, mcquery, minecraft, mumble, quake3, samp, Error, Request, Session};
 use crate::net::udp::UdpChannel;
 use crate::net::NetError;
 use crate::status::Status;
@@ -36,8 +36,9 @@ pub enum Link {
 pub struct Entry {
     pub protocol: Protocol,
     pub link: Link,
-    /// The least time between two requests to the same server, resends included. Zero for
-    /// every protocol so far; DarkPlaces-based servers (Quake 3 family) need about a second.
+    /// The least time between two requests to the same server, resends included. Zero
+    /// unless the server drops quick repeats: DarkPlaces-based servers (Quake 3 family) do
+    /// within a second.
     pub min_gap: Duration,
 }
 
@@ -82,6 +83,14 @@ const MUMBLE: Entry = Entry {
     min_gap: Duration::ZERO,
 };
 
+/// DarkPlaces drops a repeat from one address within 1 s (ioquake3 allows 10 a second):
+/// resends wait [`crate::protocol::quake3::MIN_GAP`] (docs/protocols/quake3.md).
+const QUAKE3: Entry = Entry {
+    protocol: Protocol::Quake3,
+    link: Link::UdpShared,
+    min_gap: crate::protocol::quake3::MIN_GAP,
+};
+
 /// The registry entry of `protocol`.
 pub fn entry(protocol: Protocol) -> &'static Entry {
     match protocol {
@@ -91,6 +100,7 @@ pub fn entry(protocol: Protocol) -> &'static Entry {
         Protocol::MinecraftBedrock => &MINECRAFT_BEDROCK,
         Protocol::Samp => &SAMP,
         Protocol::Mumble => &MUMBLE,
+        Protocol::Quake3 => &QUAKE3,
     }
 }
 
@@ -109,6 +119,7 @@ pub(super) async fn poll(
         Protocol::MinecraftBedrock => bedrock::poll(req, session, deadline, observer).await,
         Protocol::Samp => samp::poll(req, session, deadline, observer).await,
         Protocol::Mumble => mumble::poll(req, session, deadline, observer).await,
+        Protocol::Quake3 => quake3::poll(req, session, deadline, observer).await,
     }
 }
 

@@ -337,6 +337,8 @@ fn apply_rules(status: &mut Status, extras: &mut Map<String, Value>, rules: Vec<
         match name.as_str() {
             "version" => status.version = Some(value.clone()),
             "mapname" => status.map = Some(value.clone()),
+            // open.mp names it `map`; `mapname` wins where a server sends both.
+            "map" if status.map.is_none() => status.map = Some(value.clone()),
             "weburl" | "worldtime" | "weather" | "lagcomp" => {
                 extras.insert(name.clone(), json!(value));
             }

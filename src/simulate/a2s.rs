@@ -226,8 +226,8 @@ pub async fn spawn(world: World, config: A2sConfig) -> io::Result<SimServer> {
     Ok(SimServer::new(addr, vec![task]))
 }
 
-/// A friendly server for `demo`: Source, a fixed challenge, players, and rules split over
-/// several fragments.
+/// A friendly server for `demo`: Source, a fixed challenge, players, rules split over
+/// several fragments, and a join queue in the keywords as Rust reports it.
 pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
     spawn(
         world,
@@ -238,7 +238,7 @@ pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
                 fragment_size: 1200,
                 compress: false,
             }),
-            keywords: Some("demo,simulated".into()),
+            keywords: Some("demo,simulated,qp2".into()),
             ..A2sConfig::default()
         },
     )

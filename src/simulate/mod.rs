@@ -9,6 +9,7 @@ pub mod bedrock;
 pub mod mcquery;
 pub mod minecraft;
 pub mod mumble;
+pub mod quake3;
 pub mod samp;
 
 use std::net::SocketAddr;

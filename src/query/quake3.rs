@@ -1,0 +1,66 @@
+//! Quake 3-engine dialogue: one `getstatus` and its `statusResponse`, run as a [`OneShot`].
+//!
+//! `getstatus` alone carries everything the status needs (variables and player lines), so a
+//! poll is one request. `getinfo` is not sent: it would add only ioquake3's
+//! `g_humanplayers` (an exact bot count on servers without private slots), and DarkPlaces'
+//! flood protection would make the poll wait the registry's minimum gap (1.1 s) before it.
+//! That gap also spaces the driver's resends. Latency is the `getstatus` round trip.
+
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use super::driver::{drive, Observer};
+use super::exchange::random_u32;
+use super::oneshot::{Codec, OneShot};
+use super::{registry, Error, Request, Session};
+use crate::net::resolve::resolve;
+use crate::protocol::quake3::{self, Command, Reply, Want};
+use crate::protocol::DecodeError;
+use crate::status::Status;
+use crate::target::Protocol;
+
+struct GetStatus {
+    challenge: String,
+    want: Want,
+}
+
+impl Codec for GetStatus {
+    type Reply = Reply;
+    const REQUEST: &'static str = "getstatus";
+
+    fn encode_request(&mut self, out: &mut Vec<u8>) {
+        quake3::encode_request(Command::Status, &self.challenge, out);
+    }
+
+    /// Another challenge or another reply (`print`, a late `infoResponse` of another client
+    /// library) is a `Mismatch`, skipped; a cut or lying reply fails the poll.
+    fn decode_reply(&self, datagram: &[u8]) -> Result<Reply, DecodeError> {
+        quake3::decode_status(datagram, Some(&self.challenge))
+    }
+
+    fn to_status(&self, reply: Reply, latency: Duration) -> Status {
+        quake3::to_status(&reply, None, self.want, latency)
+    }
+}
+
+pub(super) async fn poll(
+    req: &Request,
+    session: &mut Session,
+    deadline: Instant,
+    observer: Option<&mut dyn Observer>,
+) -> Result<Status, Error> {
+    let addr = resolve(&req.address, Protocol::Quake3.default_port(), deadline).await?;
+    let mut chan = registry::udp(Protocol::Quake3, addr, req, session).await?;
+    let codec = GetStatus {
+        challenge: quake3::challenge(random_u32()),
+        want: Want {
+            detail: req.detail,
+            players: req.players,
+            rules: req.rules,
+        },
+    };
+    let mut exchange = OneShot::new(codec, deadline);
+    let pacing = registry::entry(Protocol::Quake3).pacing();
+    drive(&mut exchange, &mut chan, deadline, pacing, observer).await
+}
