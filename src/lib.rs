@@ -10,24 +10,40 @@
 //! http /metrics <── metrics (renders a snapshot at scrape time) <── state (latest result per target)
 //! ```
 //!
-//! - [`target`] and [`status`]: the shared vocabulary below every layer: what a poll aims at
-//!   (protocol, address, limits, the configured target and its defaults) and what it found.
-//! - [`protocol`]: sans-IO codecs, one module per protocol. No tokio, no sockets, no clock.
-//!   A bad input is a structured `DecodeError`, never a label.
-//! - [`net`]: the transports: the shared UDP socket (mux), connected UDP, TCP, name and SRV
-//!   resolution, every wait with a deadline. Errors are `NetError` (wrapping `DecodeError`).
-//! - [`query`]: per protocol a sans-IO exchange (challenges, splits, tokens, fallbacks) that
-//!   one generic driver runs over a transport with resends and pacing; a registry entry per
-//!   protocol. It produces one normalized [`status::Status`] or a [`status::Failure`]: the
-//!   one place where errors become a closed [`status::Reason`] is `query::Error::reason`.
-//!   `docs/adding-a-protocol.md` shows what a new protocol fills in.
-//! - [`config`], [`scheduler`] (its tasks on the [`poller`] thread), [`state`] (with
-//!   [`roster`]: player lists cut down to bounded per-player series), [`metrics`],
-//!   [`http`], [`daemon`]: the daemon;
-//!   [`demo`] runs it against simulators of every protocol.
-//! - [`shard`]: `--shard I/N`, Prometheus's `hashmod` over target names, so several replicas
-//!   split one configuration.
-//! - [`simulate`]: in-process servers for every protocol, used by `demo` and by the tests.
+//! The layers, bottom to top; each may use only the layers below it, and within the daemon
+//! only what `tests/architecture.rs` lists (its `ALLOWED` table is the edge-by-edge version
+//! of this list, checked against every `crate::` path in `src/` on each test run):
+//!
+//! 1. The shared vocabulary, used by everyone and using nobody: [`target`] (what a poll aims
+//!    at: protocol, address, limits, the configured target and every default) and [`status`]
+//!    (what a poll found: the normalized status, the failure and its closed set of reasons).
+//!    [`games`] (game presets: which protocol and default port a game id means) sits on
+//!    the vocabulary and is used by `config` and `query`.
+//! 2. [`protocol`]: sans-IO codecs, one module per protocol. Only the vocabulary; no tokio,
+//!    no sockets, no clock (it builds without the `daemon` feature). A bad input is a
+//!    structured `DecodeError`, never a label.
+//! 3. [`net`]: the transports: the shared UDP socket (mux), connected UDP, TCP, name and SRV
+//!    resolution, every wait with a deadline. Errors are `NetError` (wrapping `DecodeError`).
+//! 4. [`query`]: per protocol a sans-IO exchange (challenges, splits, tokens, fallbacks) that
+//!    one generic driver runs over a transport with resends and pacing; a registry entry per
+//!    protocol. It produces one normalized [`status::Status`] or a [`status::Failure`]: the
+//!    one place where errors become a closed [`status::Reason`] is `query::Error::reason`.
+//!    `docs/adding-a-protocol.md` shows what a new protocol fills in.
+//! 5. [`simulate`]: in-process servers for every protocol, used by `demo` and by the tests;
+//!    it reaches `protocol` and the vocabulary only, never the client side.
+//! 6. The daemon: [`config`] (schema and validation; [`cidr`] for the allow-list),
+//!    [`state`] (targets and their latest results; [`roster`] cuts player lists down to
+//!    bounded per-player series), [`scheduler`] (its tasks on the
+//!    [`poller`] thread; [`shard`] picks this replica's share of the targets, Prometheus's
+//!    `hashmod` over target names), [`metrics`] (the exposition: families, labels, encoder; never
+//!    `net`, `protocol`, `query` or `scheduler`), [`handles`] (the running exporter's shared
+//!    handles), [`probe`] (`/probe`: lookup, resolution, allow-list, one poll), [`landing`]
+//!    (the HTML page), [`http`] (parses, delegates, responds; never `protocol` or `net`),
+//!    [`daemon`] (the entry point tying them together) and [`demo`].
+//!
+//! No two top-level modules import each other, directly or through others.
+
+#![forbid(unsafe_code)]
 
 #[cfg(feature = "daemon")]
 pub mod cidr;

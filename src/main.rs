@@ -1,5 +1,7 @@
 //! The command line: run the daemon (default), `check-config`, `query`, `games` and `demo`.
 
+#![forbid(unsafe_code)]
+
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -7,12 +7,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use gameserver_exporter::protocol::a2s::Engine;
-use gameserver_exporter::protocol::Protocol;
 use gameserver_exporter::query::{poll, Request};
 use gameserver_exporter::scheduler::QueryProber;
 use gameserver_exporter::simulate::a2s::{spawn, A2sConfig, InfoEnd};
 use gameserver_exporter::simulate::{SimServer, World, WorldState};
-use gameserver_exporter::target::Address;
+use gameserver_exporter::target::{Address, Protocol};
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;

@@ -1,6 +1,7 @@
-//! Writes the seed corpus under `fuzz/corpus/<target>/`: the dumps from
-//! `shared/protocols/*.txt` and the bytes the unit tests and simulators build, through the
-//! crate's own encoders. Deterministic; run it again after a codec change and commit the diff:
+//! Writes the seed corpus under `fuzz/corpus/<target>/`: the byte dumps of the published
+//! protocol descriptions (as the unit tests spell them out) and the bytes the unit tests and
+//! simulators build, through the crate's own encoders. Deterministic; run it again after a
+//! codec change and commit the diff:
 //!
 //! ```text
 //! cd fuzz && cargo run --example seed_corpus --features seeds

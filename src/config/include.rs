@@ -19,7 +19,9 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::{ConfigError, Ctx, RawTarget};
+use super::location::Ctx;
+use super::schema::RawTarget;
+use super::ConfigError;
 
 /// Most `include` patterns.
 const MAX_PATTERNS: usize = 256;

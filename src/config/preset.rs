@@ -6,7 +6,9 @@ use std::ops::Range;
 
 use toml::Spanned;
 
-use super::{ConfigError, Ctx, RawTarget};
+use super::location::Ctx;
+use super::schema::RawTarget;
+use super::ConfigError;
 use crate::games::Game;
 use crate::target::{Address, Protocol};
 

@@ -20,7 +20,3 @@ pub mod samp;
 
 pub use error::DecodeError;
 pub use reader::Reader;
-
-// Old path of the protocol ids, kept while query/ (being rewritten on another branch) and the
-// integration tests still name it here.
-pub use crate::target::Protocol;

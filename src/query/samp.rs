@@ -25,7 +25,7 @@ use crate::protocol::DecodeError;
 use crate::status::{Player, Status};
 use crate::target::Protocol;
 
-/// "The server sends no player list (`c`/`d`) above 100 players" (NOTES.md).
+/// Servers send no player list (`c` or `d`) at all above 100 players (docs/protocols/samp.md).
 const MAX_LISTED_PLAYERS: u32 = 100;
 
 pub(super) async fn poll(

@@ -1,6 +1,6 @@
 //! A2S_INFO replies: Source `I` and GoldSrc `m`.
 //!
-//! # Format (NOTES.md; the document lost the Source layout)
+//! # Format (the Source layout, lost from the published description, as servers send it)
 //! ```text
 //! I  protocol u8, name, map, folder, game (strings), app id u16,
 //!    players, max players, bots, server type, environment, visibility, VAC (u8),

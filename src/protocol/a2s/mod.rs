@@ -1,5 +1,6 @@
-//! Valve A2S (Source and GoldSrc server queries): see `shared/protocols/valve-a2s.txt` and the
-//! A2S section of `NOTES.md`.
+//! Valve A2S (Source and GoldSrc server queries). What real servers do beyond the layouts
+//! below (challenges since 2020, split and compressed replies, GoldSrc quirks) is written up
+//! in `docs/protocols/a2s.md`.
 //!
 //! Every message here is a whole A2S message as it appears after any split reassembly: it
 //! starts with the `FF FF FF FF` "simple response" header, then a type byte. `decode_*` take

@@ -1,5 +1,6 @@
-//! Minecraft Query (GameSpy4): handshake, basic and full stat. See
-//! `shared/protocols/minecraft-query.txt` and NOTES.md.
+//! Minecraft Query (GameSpy4): handshake, basic and full stat. Server behaviour beyond the
+//! layout (token lifetime, the little-endian port, GeyserMC's padding) is in
+//! `docs/protocols/minecraft-query.md`.
 //!
 //! # Format
 //! ```text
@@ -21,7 +22,8 @@ use super::super::{DecodeError, Reader};
 const MAGIC: [u8; 2] = [0xFE, 0xFD];
 const TYPE_HANDSHAKE: u8 = 9;
 const TYPE_STAT: u8 = 0;
-/// "The server only keeps the low 4 bits of each session-id byte" (NOTES.md).
+/// Servers keep only the low 4 bits of each session-id byte, so ids are masked before sending
+/// and the echo is compared masked.
 pub const SESSION_MASK: i32 = 0x0F0F_0F0F;
 /// What vanilla puts in the 11 bytes between the session id and the full-stat key/values.
 pub const VANILLA_PADDING: [u8; 11] = *b"splitnum\x00\x80\x00";

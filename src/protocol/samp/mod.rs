@@ -1,4 +1,5 @@
-//! SA:MP and open.mp query: see `shared/protocols/samp-query.txt` and NOTES.md.
+//! SA:MP and open.mp query. Server behaviour beyond the layout (code pages, the 100-player
+//! list limit, open.mp's exact request lengths) is in `docs/protocols/samp.md`.
 //!
 //! # Format
 //! Every request is an 11-byte header, and every reply starts by echoing it:

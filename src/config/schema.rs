@@ -1,0 +1,50 @@
+//! The file as serde reads it: every key, nothing validated yet. Values are
+//! [`toml::Spanned`] so that validation can name the line of a bad one, and every table
+//! denies unknown fields, so a typo is an error instead of a silently ignored key.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawFile {
+    #[serde(default)]
+    pub(super) exporter: Option<RawExporter>,
+    #[serde(default)]
+    pub(super) target: Vec<Spanned<RawTarget>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawExporter {
+    pub(super) listen: Option<Spanned<String>>,
+    pub(super) interval: Option<Spanned<String>>,
+    pub(super) timeout: Option<Spanned<String>>,
+    pub(super) max_concurrent_polls: Option<Spanned<i64>>,
+    pub(super) max_reply_bytes: Option<Spanned<i64>>,
+    pub(super) max_split_packets: Option<Spanned<i64>>,
+    pub(super) max_challenges: Option<Spanned<i64>>,
+    pub(super) http_header_timeout: Option<Spanned<String>>,
+    pub(super) probe_allowed_networks: Option<Vec<Spanned<String>>>,
+    pub(super) include: Option<Vec<Spanned<String>>>,
+    pub(super) shard: Option<Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawTarget {
+    pub(super) name: Spanned<String>,
+    pub(super) protocol: Option<Spanned<String>>,
+    pub(super) address: Spanned<String>,
+    pub(super) interval: Option<Spanned<String>>,
+    pub(super) timeout: Option<Spanned<String>>,
+    pub(super) encoding: Option<Spanned<String>>,
+    pub(super) max_reply_bytes: Option<Spanned<i64>>,
+    pub(super) max_split_packets: Option<Spanned<i64>>,
+    pub(super) labels: Option<Spanned<BTreeMap<String, String>>>,
+    pub(super) game: Option<Spanned<String>>,
+    pub(super) players: Option<Spanned<toml::Value>>,
+    pub(super) rules: Option<Spanned<Vec<Spanned<String>>>>,
+}

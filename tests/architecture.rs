@@ -1,0 +1,663 @@
+//! The walls between top-level modules, pinned.
+//!
+//! Reads every `crate::` path in `src/` (and every `super::` path that climbs out of its
+//! top-level module), with comments, string literals and `#[cfg(test)]` items left out, and
+//! fails on an edge the [`ALLOWED`] table does not list, on a circle between top-level
+//! modules, and on tokio inside `protocol/`. The layering it enforces is written out in
+//! `src/lib.rs` ("# Layout"); this file is the one place that lists it edge by edge.
+//!
+//! Adding an edge means adding it to [`ALLOWED`]; the table itself is checked against the
+//! [`WALLS`] and for circles, so the walls cannot be lowered by editing the table alone.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Who may use whom: every top-level module of `src/` and the modules it may name through
+/// `crate::` paths. Ordered from the bottom (the shared vocabulary) to the top (the daemon).
+const ALLOWED: &[(&str, &[&str])] = &[
+    // The shared vocabulary, below every layer.
+    ("target", &[]),
+    ("status", &[]),
+    ("sync", &[]),
+    // Game presets (protocol and default port per game id): data over the vocabulary.
+    ("games", &["target"]),
+    // Sans-IO codecs.
+    ("protocol", &["status", "target"]),
+    // The async I/O layer.
+    ("net", &["protocol", "status", "sync", "target"]),
+    // Each protocol's dialogue.
+    ("query", &["games", "net", "protocol", "status", "target"]),
+    // In-process servers for every protocol.
+    ("simulate", &["protocol", "status", "target"]),
+    // The daemon: configuration, scheduling, results, rendering, HTTP.
+    ("cidr", &[]),
+    // Which targets this replica polls (hashmod over names).
+    ("shard", &["target"]),
+    ("config", &["cidr", "games", "shard", "target"]),
+    ("poller", &["sync"]),
+    // Player lists cut down to bounded per-player series.
+    ("roster", &["status", "target"]),
+    ("state", &["roster", "status", "sync", "target"]),
+    (
+        "scheduler",
+        &["net", "query", "state", "status", "sync", "target"],
+    ),
+    ("metrics", &["roster", "shard", "state", "status", "target"]),
+    (
+        "handles",
+        &["config", "poller", "scheduler", "shard", "state", "sync"],
+    ),
+    (
+        "probe",
+        &[
+            "handles",
+            "net",
+            "query",
+            "scheduler",
+            "shard",
+            "state",
+            "status",
+            "target",
+        ],
+    ),
+    ("landing", &["state"]),
+    ("http", &["handles", "landing", "metrics", "probe"]),
+    ("daemon", &["config", "handles", "http", "scheduler"]),
+    (
+        "demo",
+        &["config", "daemon", "scheduler", "simulate", "target"],
+    ),
+];
+
+/// Edges no table may allow (from, to), from the layering in lib.rs.
+const WALLS: &[(&str, &str)] = &[
+    // protocol reaches only the shared vocabulary (status, target); tokio is checked apart.
+    ("protocol", "net"),
+    ("protocol", "query"),
+    ("protocol", "config"),
+    ("protocol", "scheduler"),
+    ("protocol", "state"),
+    ("protocol", "metrics"),
+    ("protocol", "http"),
+    ("protocol", "simulate"),
+    ("protocol", "sync"),
+    // metrics never reaches the polling side.
+    ("metrics", "net"),
+    ("metrics", "protocol"),
+    ("metrics", "query"),
+    ("metrics", "scheduler"),
+    // http never reaches protocol or net.
+    ("http", "protocol"),
+    ("http", "net"),
+    // simulate reaches protocol and the vocabulary only.
+    ("simulate", "net"),
+    ("simulate", "query"),
+    ("simulate", "config"),
+    ("simulate", "scheduler"),
+    ("simulate", "state"),
+    ("simulate", "metrics"),
+    ("simulate", "http"),
+    ("simulate", "sync"),
+    // The vocabulary depends on nothing above it.
+    ("status", "protocol"),
+    ("status", "net"),
+    ("status", "target"),
+    ("target", "protocol"),
+    ("target", "net"),
+    ("target", "status"),
+];
+
+/// Edges the table forbids that the code still has, each waiting for a named piece of work.
+/// Checked both ways: an edge not listed here fails, and so does a listed edge that no longer
+/// occurs, so this list only shrinks.
+const KNOWN_VIOLATIONS: &[(&str, &str)] = &[
+    // Empty since issue 10 part 1 landed (status.rs no longer maps DecodeError and NetError
+    // itself). A new entry needs a comment naming the work that will remove it.
+];
+
+/// Top-level modules whose files may not name tokio.
+const NO_TOKIO: &[&str] = &["protocol", "status", "target"];
+
+#[test]
+fn layering() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut uses: BTreeMap<(String, String), String> = BTreeMap::new();
+    let mut tokio = Vec::new();
+    for file in rust_files(&src) {
+        let rel = file.strip_prefix(&src).unwrap().to_path_buf();
+        let Some(path) = module_path(&rel) else {
+            continue;
+        };
+        let text = std::fs::read_to_string(&file).unwrap();
+        let scan = scan(&text, &path);
+        for to in scan.edges {
+            if to != path[0] {
+                let at = rel.display().to_string();
+                uses.entry((path[0].clone(), to)).or_insert(at);
+            }
+        }
+        if scan.tokio && NO_TOKIO.contains(&path[0].as_str()) {
+            tokio.push(rel.display().to_string());
+        }
+    }
+    assert!(tokio.is_empty(), "tokio named in {tokio:?}");
+
+    let edges: BTreeSet<(String, String)> = uses.keys().cloned().collect();
+    let problems = check(&edges);
+    let report: Vec<String> = problems
+        .iter()
+        .map(|p| match p {
+            Problem::Forbidden(from, to) => format!(
+                "forbidden: {from} -> {to} (first in src/{}); add it to ALLOWED only if the \
+                 layering in lib.rs says so",
+                uses[&(from.clone(), to.clone())]
+            ),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert!(report.is_empty(), "{}", report.join("\n"));
+}
+
+/// The table keeps its own promises: it respects every wall and has no circle, so the code
+/// (whose edges must all be in it, bar the known violations) has none either.
+#[test]
+fn table_is_walled_and_acyclic() {
+    let allowed = allowed();
+    for (from, to) in WALLS {
+        assert!(
+            !allowed.contains(&(from.to_string(), to.to_string())),
+            "ALLOWED lets {from} reach {to} through a wall"
+        );
+    }
+    assert_eq!(circle(&allowed), None);
+    let modules: BTreeSet<&str> = ALLOWED.iter().map(|(m, _)| *m).collect();
+    assert_eq!(modules.len(), ALLOWED.len(), "a module is listed twice");
+    for (_, to) in &allowed {
+        assert!(modules.contains(to.as_str()), "{to} is not a module");
+    }
+    // Every top-level module of src/ is in the table.
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    for file in rust_files(&src) {
+        let rel = file.strip_prefix(&src).unwrap();
+        if let Some(path) = module_path(rel) {
+            assert!(modules.contains(path[0].as_str()), "{} is missing", path[0]);
+        }
+    }
+}
+
+/// The checker itself: a forbidden `use` is caught, wherever in the file and in whichever
+/// form; the same text in a comment, a string or a test module is not an edge.
+#[test]
+fn checker_catches_forbidden_use() {
+    let metrics = vec!["metrics".to_string()];
+    let bad = [
+        "use crate::net::Address;\n",
+        "use crate::{state::Entry, protocol::Protocol};\n",
+        "fn f() { let _ = crate::query::poll; }\n",
+        "pub use crate::scheduler::Permits;\n",
+    ];
+    for (src, to) in bad.iter().zip(["net", "protocol", "query", "scheduler"]) {
+        let edges: BTreeSet<(String, String)> = scan(src, &metrics)
+            .edges
+            .into_iter()
+            .map(|t| ("metrics".to_string(), t))
+            .collect();
+        let problems = check(&edges);
+        assert!(
+            problems.contains(&Problem::Forbidden("metrics".into(), to.into())),
+            "{src:?}: {problems:?}"
+        );
+    }
+    // `super::` climbing out of a top-level module is an edge too.
+    let nested = vec!["metrics".to_string(), "encode".to_string()];
+    assert!(scan("use super::super::net::Address;\n", &nested)
+        .edges
+        .contains("net"));
+    assert!(scan("use super::Kind;\n", &nested).edges.is_empty());
+    // Inline modules count as one more level.
+    let src = "mod inner {\n    use super::net::X;\n}\n";
+    assert!(scan(src, &metrics).edges.is_empty());
+    let src = "mod inner {\n    use super::super::net::X;\n}\n";
+    assert!(scan(src, &metrics).edges.contains("net"));
+    // Not code: comments, strings, test modules.
+    let quiet = concat!(
+        "// use crate::net::Address;\n",
+        "/* crate::net /* nested */ crate::query */\n",
+        "/// [`crate::protocol`]\n",
+        "const S: &str = \"crate::net::x\";\n",
+        "const R: &str = r#\"crate::\"net\"\"#;\n",
+        "const C: char = '\"'; fn f<'a>(_: &'a str) {}\n",
+        "#[cfg(test)]\nmod tests {\n    use crate::net::Address;\n    fn f() { {} }\n}\n",
+        "#[cfg(test)]\nuse crate::query::Request;\n",
+        "use crate::state::Entry;\n",
+    );
+    let s = scan(quiet, &metrics);
+    assert_eq!(s.edges, BTreeSet::from(["state".to_string()]));
+    assert!(!s.tokio);
+    assert!(scan("use tokio::time::Instant;\n", &metrics).tokio);
+    // A circle between allowed edges is found.
+    let looped: BTreeSet<(String, String)> = [("a", "b"), ("b", "c"), ("c", "a")]
+        .iter()
+        .map(|(x, y)| (x.to_string(), y.to_string()))
+        .collect();
+    assert!(circle(&looped).is_some());
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum Problem {
+    /// An edge the table does not allow.
+    Forbidden(String, String),
+    /// A known violation that no longer occurs: delete it from the list.
+    Fixed(String, String),
+    /// A circle among the edges that are not known violations.
+    Circle(Vec<String>),
+}
+
+fn allowed() -> BTreeSet<(String, String)> {
+    ALLOWED
+        .iter()
+        .flat_map(|(from, tos)| tos.iter().map(|to| (from.to_string(), to.to_string())))
+        .collect()
+}
+
+/// Every problem with the edges found in the code.
+fn check(edges: &BTreeSet<(String, String)>) -> Vec<Problem> {
+    let allowed = allowed();
+    let known: BTreeSet<(String, String)> = KNOWN_VIOLATIONS
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    let mut out = Vec::new();
+    for e in edges {
+        if !allowed.contains(e) && !known.contains(e) {
+            out.push(Problem::Forbidden(e.0.clone(), e.1.clone()));
+        }
+    }
+    for e in &known {
+        if !edges.contains(e) {
+            out.push(Problem::Fixed(e.0.clone(), e.1.clone()));
+        }
+    }
+    let rest: BTreeSet<(String, String)> = edges.difference(&known).cloned().collect();
+    if let Some(c) = circle(&rest) {
+        out.push(Problem::Circle(c));
+    }
+    out
+}
+
+/// One circle in a directed graph, if there is any (depth-first search).
+fn circle(edges: &BTreeSet<(String, String)>) -> Option<Vec<String>> {
+    let mut next: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (a, b) in edges {
+        next.entry(a).or_default().push(b);
+    }
+    // 0 unvisited, 1 on the stack, 2 done.
+    let mut mark: BTreeMap<&str, u8> = BTreeMap::new();
+    fn visit<'a>(
+        n: &'a str,
+        next: &BTreeMap<&'a str, Vec<&'a str>>,
+        mark: &mut BTreeMap<&'a str, u8>,
+        stack: &mut Vec<&'a str>,
+    ) -> Option<Vec<String>> {
+        mark.insert(n, 1);
+        stack.push(n);
+        for &m in next.get(n).into_iter().flatten() {
+            match mark.get(m).copied().unwrap_or(0) {
+                1 => {
+                    let from = stack.iter().position(|x| *x == m).unwrap_or(0);
+                    let mut c: Vec<String> = stack[from..].iter().map(|s| s.to_string()).collect();
+                    c.push(m.to_string());
+                    return Some(c);
+                }
+                0 => {
+                    if let Some(c) = visit(m, next, mark, stack) {
+                        return Some(c);
+                    }
+                }
+                _ => {}
+            }
+        }
+        stack.pop();
+        mark.insert(n, 2);
+        None
+    }
+    let nodes: Vec<&str> = next.keys().copied().collect();
+    for n in nodes {
+        if mark.get(n).copied().unwrap_or(0) == 0 {
+            if let Some(c) = visit(n, &next, &mut mark, &mut Vec::new()) {
+                return Some(c);
+            }
+        }
+    }
+    None
+}
+
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let p = entry.unwrap().path();
+            if p.is_dir() {
+                todo.push(p);
+            } else if p.extension().is_some_and(|e| e == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The module path of a file under `src/` (`net/udp.rs` -> `[net, udp]`); `None` for the
+/// crate roots (lib.rs declares modules only; main.rs is the binary, which uses the library
+/// from outside).
+fn module_path(rel: &Path) -> Option<Vec<String>> {
+    let mut parts: Vec<String> = rel
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    let last = parts.pop()?;
+    let stem = last.strip_suffix(".rs")?;
+    if parts.is_empty() && (stem == "lib" || stem == "main") {
+        return None;
+    }
+    if stem != "mod" {
+        parts.push(stem.to_string());
+    }
+    Some(parts)
+}
+
+/// What one file names.
+#[derive(Debug, Default)]
+struct Scan {
+    /// Top-level modules reached through `crate::` or an escaping `super::` path.
+    edges: BTreeSet<String>,
+    /// Whether `tokio::` appears.
+    tokio: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Tok {
+    Ident(String),
+    PathSep,
+    Punct(char),
+}
+
+/// Scans one file whose module path is `path`.
+fn scan(text: &str, path: &[String]) -> Scan {
+    let toks = without_test_items(tokens(&blank_non_code(text)));
+    let mut out = Scan::default();
+    // Inline modules: (name, brace depth inside them).
+    let mut inline: Vec<usize> = Vec::new();
+    let mut depth = 0usize;
+    let ident = |i: usize| match toks.get(i) {
+        Some(Tok::Ident(s)) => Some(s.as_str()),
+        _ => None,
+    };
+    let is = |i: usize, t: &Tok| toks.get(i) == Some(t);
+    let mut i = 0;
+    while i < toks.len() {
+        match &toks[i] {
+            Tok::Punct('{') => depth += 1,
+            Tok::Punct('}') => {
+                if inline.last() == Some(&depth) {
+                    inline.pop();
+                }
+                depth = depth.saturating_sub(1);
+            }
+            Tok::Ident(w)
+                if w == "mod" && ident(i + 1).is_some() && is(i + 2, &Tok::Punct('{')) =>
+            {
+                inline.push(depth + 1);
+            }
+            Tok::Ident(w)
+                if w == "tokio"
+                    && is(i + 1, &Tok::PathSep)
+                    && !is(i.wrapping_sub(1), &Tok::PathSep) =>
+            {
+                out.tokio = true;
+            }
+            Tok::Ident(w)
+                if w == "crate"
+                    && is(i + 1, &Tok::PathSep)
+                    && !is(i.wrapping_sub(1), &Tok::PathSep) =>
+            {
+                heads(&toks, i + 2, &mut out.edges);
+            }
+            Tok::Ident(w) if w == "super" && !is(i.wrapping_sub(1), &Tok::PathSep) => {
+                let mut up = 0;
+                let mut j = i;
+                while ident(j) == Some("super") && is(j + 1, &Tok::PathSep) {
+                    up += 1;
+                    j += 2;
+                }
+                if up > 0 && up >= path.len() + inline.len() {
+                    heads(&toks, j, &mut out.edges);
+                }
+                i = j.max(i + 1);
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The first segment of the path at `i`, or of each path in a `{a::b, c}` group.
+fn heads(toks: &[Tok], i: usize, out: &mut BTreeSet<String>) {
+    match toks.get(i) {
+        Some(Tok::Ident(s)) => {
+            out.insert(s.clone());
+        }
+        Some(Tok::Punct('{')) => {
+            let mut depth = 0;
+            let mut expect_head = true;
+            for t in &toks[i..] {
+                match t {
+                    Tok::Punct('{') => {
+                        depth += 1;
+                        expect_head = depth == 1;
+                    }
+                    Tok::Punct('}') => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    Tok::Punct(',') if depth == 1 => expect_head = true,
+                    Tok::Ident(s) if expect_head && depth == 1 => {
+                        if s != "self" {
+                            out.insert(s.clone());
+                        }
+                        expect_head = false;
+                    }
+                    _ => expect_head = false,
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Replaces comments, string literals and char literals by spaces (newlines kept).
+fn blank_non_code(text: &str) -> String {
+    let c: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let blank = |out: &mut String, s: &[char]| {
+        for &ch in s {
+            out.push(if ch == '\n' { '\n' } else { ' ' });
+        }
+    };
+    let mut i = 0;
+    while i < c.len() {
+        let rest = &c[i..];
+        if rest.starts_with(&['/', '/']) {
+            let end = rest.iter().position(|&x| x == '\n').unwrap_or(rest.len());
+            blank(&mut out, &rest[..end]);
+            i += end;
+        } else if rest.starts_with(&['/', '*']) {
+            let mut depth = 0;
+            let mut j = 0;
+            while j < rest.len() {
+                if rest[j..].starts_with(&['/', '*']) {
+                    depth += 1;
+                    j += 2;
+                } else if rest[j..].starts_with(&['*', '/']) {
+                    depth -= 1;
+                    j += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    j += 1;
+                }
+            }
+            blank(&mut out, &rest[..j.min(rest.len())]);
+            i += j;
+        } else if let Some(len) = raw_string(rest) {
+            blank(&mut out, &rest[..len]);
+            i += len;
+        } else if rest[0] == '"' || (rest[0] == 'b' && rest.get(1) == Some(&'"')) {
+            let start = if rest[0] == 'b' { 2 } else { 1 };
+            let mut j = start;
+            while j < rest.len() && rest[j] != '"' {
+                j += if rest[j] == '\\' { 2 } else { 1 };
+            }
+            let end = (j + 1).min(rest.len());
+            blank(&mut out, &rest[..end]);
+            i += end;
+        } else if rest[0] == '\'' {
+            // A char literal ('x', '\n', '\u{1F600}') or a lifetime ('a).
+            let len = if rest.get(1) == Some(&'\\') {
+                rest[2..].iter().position(|&x| x == '\'').map(|p| p + 3)
+            } else if rest.get(2) == Some(&'\'') {
+                Some(3)
+            } else {
+                None
+            };
+            match len {
+                Some(n) => {
+                    blank(&mut out, &rest[..n.min(rest.len())]);
+                    i += n;
+                }
+                None => {
+                    out.push('\'');
+                    i += 1;
+                }
+            }
+        } else {
+            out.push(rest[0]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The length of a raw string literal (`r"…"`, `r#"…"#`, `br#"…"#`) starting here.
+fn raw_string(s: &[char]) -> Option<usize> {
+    let mut i = 0;
+    if s.first() == Some(&'b') {
+        i += 1;
+    }
+    if s.get(i) != Some(&'r') {
+        return None;
+    }
+    i += 1;
+    let hashes = s[i..].iter().take_while(|&&c| c == '#').count();
+    i += hashes;
+    if s.get(i) != Some(&'"') {
+        return None;
+    }
+    i += 1;
+    while i < s.len() {
+        if s[i] == '"'
+            && s[i + 1..]
+                .iter()
+                .take(hashes)
+                .filter(|&&c| c == '#')
+                .count()
+                == hashes
+        {
+            return Some(i + 1 + hashes);
+        }
+        i += 1;
+    }
+    Some(s.len())
+}
+
+fn tokens(code: &str) -> Vec<Tok> {
+    let c: Vec<char> = code.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < c.len() {
+        let ch = c[i];
+        if ch.is_alphanumeric() || ch == '_' {
+            let start = i;
+            while i < c.len() && (c[i].is_alphanumeric() || c[i] == '_') {
+                i += 1;
+            }
+            // `r#ident` raw identifiers keep their name.
+            out.push(Tok::Ident(c[start..i].iter().collect()));
+            continue;
+        }
+        if ch == ':' && c.get(i + 1) == Some(&':') {
+            out.push(Tok::PathSep);
+            i += 2;
+            continue;
+        }
+        if !ch.is_whitespace() {
+            out.push(Tok::Punct(ch));
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Drops every item under `#[cfg(test)]`: a `mod … { … }` to its closing brace, anything
+/// else to its `;` or its closing brace.
+fn without_test_items(toks: Vec<Tok>) -> Vec<Tok> {
+    let cfg_test = |i: usize| {
+        let want = [
+            Tok::Punct('#'),
+            Tok::Punct('['),
+            Tok::Ident("cfg".into()),
+            Tok::Punct('('),
+            Tok::Ident("test".into()),
+            Tok::Punct(')'),
+            Tok::Punct(']'),
+        ];
+        toks.get(i..i + want.len()) == Some(&want[..])
+    };
+    let mut out = Vec::with_capacity(toks.len());
+    let mut i = 0;
+    while i < toks.len() {
+        if !cfg_test(i) {
+            out.push(toks[i].clone());
+            i += 1;
+            continue;
+        }
+        i += 7;
+        let mut depth = 0usize;
+        while i < toks.len() {
+            match toks[i] {
+                Tok::Punct('{') => depth += 1,
+                Tok::Punct('}') => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        i += 1;
+                        break;
+                    }
+                }
+                Tok::Punct(';') if depth == 0 => {
+                    i += 1;
+                    break;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+    out
+}
