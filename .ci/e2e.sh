@@ -2,7 +2,8 @@
 # End-to-end check: `gameserver-exporter demo` scraped by a real Prometheus, then the
 # dashboard, the alert rules and the example configs are checked against what arrives.
 #
-# Needs (installed by the caller, see .ci/run): prometheus + promtool, curl, python3.
+# Needs (installed by the caller, see .ci/run): prometheus + promtool, curl, python3, openssl,
+# and htpasswd (apache2-utils) or python3's bcrypt module for the TLS + basic auth exporter.
 # Uses target/debug/gameserver-exporter (built if missing), or $GSE_BIN.
 # Every listener binds 127.0.0.1 on a port the OS hands out; nothing leaves loopback.
 # Ends with "N passed, N failed"; exits non-zero if any check failed.
@@ -14,9 +15,20 @@ bin=${GSE_BIN:-$root/target/debug/gameserver-exporter}
 if [[ -z ${GSE_BIN:-} && ! -x $bin ]]; then
     cargo build --locked --bin gameserver-exporter
 fi
-for tool in prometheus promtool curl python3; do
+for tool in prometheus promtool curl python3 openssl; do
     command -v "$tool" >/dev/null || { echo "e2e: $tool not found (.ci/run installs it)" >&2; exit 1; }
 done
+# bcrypt PASSWORD: a cost-10 hash for basic_auth_users.
+bcrypt_hash() {
+    if command -v htpasswd >/dev/null; then
+        htpasswd -nbBC 10 "" "$1" | tr -d ':\n'
+    elif python3 -c 'import bcrypt' 2>/dev/null; then
+        python3 -c 'import bcrypt, sys; print(bcrypt.hashpw(sys.argv[1].encode(), bcrypt.gensalt(10)).decode())' "$1"
+    else
+        echo "e2e: neither htpasswd (apache2-utils) nor python3 bcrypt found (.ci/run installs apache2-utils)" >&2
+        return 1
+    fi
+}
 
 tmp=$(mktemp -d)
 pids=()
@@ -71,6 +83,7 @@ dump_logs() {
         [[ -e $f ]] && { echo "--- $(basename "$f") (tail)"; tail -n 10 "$f"; }
     done
     echo "--- prometheus log (tail)"; tail -n 30 "$tmp/prometheus.log" 2>/dev/null || true
+    echo "--- TLS exporter log (tail)"; tail -n 30 "$tmp/tls-exporter.log" 2>/dev/null || true
 }
 
 # Static checks first: they need nothing running.
@@ -97,20 +110,20 @@ check "exporter /-/ready within 15s" wait_http "http://$exporter/-/ready" 15
 # custom label, one on a closed loopback TCP port (so failure counters and a down target
 # exist) in an included target file, and probe_allowed_networks for the ad-hoc probes of the
 # sharded setup.
+# The demo's protocols: every protocol the exporter speaks (README table).
+protos=(a2s minecraft minecraft-query minecraft-bedrock samp mumble quake3 teeworlds)
 declare -A sim
 for _ in $(seq 20); do # the lines may trail the listener by a moment
-    # demo prints every simulator's line, then the metrics URL.
-    grep -q '^metrics: ' "$tmp/exporter.log" && break
+    (($(grep -cE '^ *[a-z0-9-]+ simulator on ' "$tmp/exporter.log") >= ${#protos[@]})) && break
     sleep 0.25
 done
 while read -r proto _ _ addr; do
     sim[$proto]=$addr
 done < <(grep -E '^ *[a-z0-9-]+ simulator on 127\.0\.0\.1:[0-9]+$' "$tmp/exporter.log")
-# The sharded config and the ad-hoc probes below use these five; the demo may run more.
-if [[ -n ${sim[a2s]:-} && -n ${sim[minecraft]:-} && -n ${sim[minecraft-query]:-} && -n ${sim[samp]:-} && -n ${sim[quake3]:-} ]]; then
-    pass "demo printed the addresses of its ${#sim[@]} simulators (${!sim[*]})"
+if ((${#sim[@]} == ${#protos[@]})); then
+    pass "demo printed the addresses of ${#protos[@]} simulators (${!sim[*]})"
 else
-    fail "demo printed the addresses of its simulators, a2s/minecraft/minecraft-query/samp/quake3 among them (${!sim[*]})"
+    fail "demo printed the addresses of ${#protos[@]} simulators (${!sim[*]})"
     dump_logs
     echo "$passed passed, $failed failed"
     exit 1
@@ -147,11 +160,61 @@ pids+=($!)
 daemon_pid=$!
 check "daemon (--config, --listen overrides exporter.listen) answers /-/healthy" wait_http "http://$daemon/-/healthy" 20 "$daemon_pid"
 
-# Three sharded replicas over one 30-target config (names spread over the demo's five
+# A third exporter behind TLS and basic auth (--web.config.file, exporter-toolkit's format): a
+# self-signed certificate for 127.0.0.1 made here, a bcrypt user; Prometheus scrapes it with
+# scheme https, basic_auth and tls_config.ca_file.
+mkdir -p "$tmp/tls"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+    -subj /CN=localhost -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" \
+    -keyout "$tmp/tls/server.key" -out "$tmp/tls/server.crt" 2>/dev/null
+tls_password=e2e-$RANDOM-$RANDOM
+cat >"$tmp/tls/web.yml" <<YAML
+tls_server_config:
+  cert_file: server.crt
+  key_file: server.key
+basic_auth_users:
+  prometheus: '$(bcrypt_hash "$tls_password")'
+YAML
+cat >"$tmp/tls/exporter.toml" <<TOML
+[exporter]
+interval = "2s"
+timeout = "1s"
+
+[[target]]
+name = "e2e-tls-a2s"
+protocol = "a2s"
+address = "${sim[a2s]}"
+TOML
+tls_exporter=127.0.0.1:$(free_port)
+"$bin" --config "$tmp/tls/exporter.toml" --web.config.file "$tmp/tls/web.yml" --listen "$tls_exporter" \
+    --log-level warn >"$tmp/tls-exporter.log" 2>&1 &
+pids+=($!)
+tls_curl() { curl -sS --max-time 5 --cacert "$tmp/tls/server.crt" "$@"; }
+tls_up() {
+    local deadline=$((SECONDS + 20))
+    until tls_curl -fo /dev/null -u "prometheus:$tls_password" "https://$tls_exporter/-/healthy" 2>/dev/null; do
+        ((SECONDS < deadline)) || return 1
+        sleep 0.5
+    done
+}
+check "TLS exporter answers https /-/healthy with the password" tls_up
+check "TLS exporter: no password is 401 with WWW-Authenticate: Basic" bash -c '
+    out=$(curl -sS --max-time 5 --cacert "$1" -o /dev/null -D - "https://$2/metrics"); echo "$out"
+    grep -q "^HTTP/1.1 401" <<<"$out" && grep -qi "^www-authenticate: Basic" <<<"$out"' _ "$tmp/tls/server.crt" "$tls_exporter"
+check "TLS exporter: wrong password is 401" bash -c '
+    code=$(curl -sS --max-time 5 --cacert "$1" -o /dev/null -w "%{http_code}" -u prometheus:wrong "https://$2/metrics"); echo "$code"
+    [[ $code == 401 ]]' _ "$tmp/tls/server.crt" "$tls_exporter"
+check "TLS exporter: plain HTTP to the TLS port gets no metrics" bash -c '
+    ! curl -sS --max-time 5 -u "prometheus:$2" "http://$1/metrics" 2>&1 | grep -q "^gameserver_"' _ "$tls_exporter" "$tls_password"
+check "TLS exporter: gzip when asked (Content-Encoding: gzip, inflates to the metrics)" bash -c '
+    hdr=$(curl -sS --max-time 5 --cacert "$1" -u "prometheus:$3" -H "Accept-Encoding: gzip" -D - -o "$4" "https://$2/metrics")
+    grep -qi "^content-encoding: gzip" <<<"$hdr" && gzip -dc <"$4" | grep -q "^gameserver_config_last_reload_successful 1"' \
+    _ "$tmp/tls/server.crt" "$tls_exporter" "$tls_password" "$tmp/tls/metrics.gz"
+
+# Three sharded replicas over one 30-target config (names spread over the demo's
 # simulators). Replicas 0 and 1 run the command line of systemd/gameserver-exporter@.service
 # for instances 0-of-3 and 1-of-3 (binary, config and listen address substituted); replica 2
 # takes its shard from GAMESERVER_EXPORTER_SHARD=2/3, as a Kubernetes pod does.
-protos=(a2s minecraft minecraft-query samp quake3)
 {
     printf '[exporter]\nlisten = "127.0.0.1:1"\ninterval = "2s"\ntimeout = "1s"\n'
     for i in $(seq 0 29); do
@@ -182,18 +245,9 @@ done
 # Prometheus: /metrics of both exporters (scheduled mode), /probe via /sd (probe mode), and
 # ad-hoc probes of the simulators from file_sd (the sharded job of scrape-probe.yml, on one
 # replica); evaluating prometheus/alerts.yml, with its own port and throwaway storage.
-cat >"$tmp/gameservers.yml" <<YAML
-- targets: ["${sim[a2s]}"]
-  labels: {protocol: a2s}
-- targets: ["${sim[minecraft]}"]
-  labels: {protocol: minecraft}
-- targets: ["${sim[minecraft-query]}"]
-  labels: {protocol: minecraft-query}
-- targets: ["${sim[samp]}"]
-  labels: {protocol: samp}
-- targets: ["${sim[quake3]}"]
-  labels: {protocol: quake3}
-YAML
+for p in "${protos[@]}"; do
+    printf -- '- targets: ["%s"]\n  labels: {protocol: %s}\n' "${sim[$p]}" "$p"
+done >"$tmp/gameservers.yml"
 prom_port=$(free_port)
 prom=127.0.0.1:$prom_port
 cat >"$tmp/prometheus.yml" <<YAML
@@ -210,6 +264,15 @@ scrape_configs:
   - job_name: gameserver-daemon
     static_configs:
       - targets: ["$daemon"]
+  - job_name: gameserver-tls
+    scheme: https
+    basic_auth:
+      username: prometheus
+      password: "$tls_password"
+    tls_config:
+      ca_file: $tmp/tls/server.crt
+    static_configs:
+      - targets: ["$tls_exporter"]
   - job_name: gameserver-probe
     metrics_path: /probe
     honor_labels: true
@@ -322,8 +385,42 @@ set +e
 python3 "$root/.ci/e2e_checks.py" --prometheus "http://$prom" --exporter "http://$exporter" \
     --metrics "$tmp/metrics.txt" --metrics "$tmp/daemon-metrics.txt" --sd "$tmp/sd.json" \
     --dashboard "$root/grafana/gameserver-exporter.json" --rules "$root/prometheus/alerts.yml" \
+    --protocols "${protos[*]}" \
     | tee "$tmp/checks.out"
 set -e
+
+# The TLS + basic auth exporter as Prometheus sees it: scraped over https with the password.
+prom_query_is_1() {
+    local deadline=$((SECONDS + 30)) out
+    while ((SECONDS < deadline)); do
+        out=$(curl -fsS --max-time 2 --get --data-urlencode "query=$1" "http://$prom/api/v1/query" 2>/dev/null) &&
+            python3 -c 'import json, sys; r = json.load(sys.stdin)["data"]["result"]; sys.exit(0 if r and all(x["value"][1] == "1" for x in r) else 1)' <<<"$out" &&
+            return 0
+        sleep 1
+    done
+    echo "last answer: $out"
+    curl -fsS --max-time 2 "http://$prom/api/v1/targets?state=active" | python3 -c '
+import json, sys
+for t in json.load(sys.stdin)["data"]["activeTargets"]:
+    if t["labels"].get("job") == "gameserver-tls": print(t["health"], t.get("lastError"))' || true
+    return 1
+}
+check 'Prometheus scrapes the TLS + basic auth exporter: up{job="gameserver-tls"} == 1' prom_query_is_1 'up{job="gameserver-tls"}'
+check 'through it, gameserver_up{job="gameserver-tls",target="e2e-tls-a2s"} == 1' prom_query_is_1 'gameserver_up{job="gameserver-tls",target="e2e-tls-a2s"}'
+
+# /health for uptime tools, on the plain daemon: 200 up, 503 down, 404 unknown, 400 without target.
+health() {
+    local code
+    code=$(curl -sS --max-time 5 -o "$tmp/health.json" -w "%{http_code}" "http://$daemon/health$1")
+    echo "$code $(cat "$tmp/health.json")"
+    [[ $code == "$2" ]] && python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' "$tmp/health.json" "$3"
+}
+check "/health?target=e2e-a2s: 200, up true, players and max numbers" \
+    health '?target=e2e-a2s' 200 'd["up"] is True and isinstance(d["players"], int) and isinstance(d["max"], int) and d["last_failure_reason"] is None'
+check "/health?target=e2e-closed: 503, up false, reason refused" \
+    health '?target=e2e-closed' 503 'd["up"] is False and d["last_failure_reason"] == "refused"'
+check "/health?target=nope: 404" health '?target=nope' 404 'True'
+check "/health without target: 400" health '' 400 'True'
 
 # Reloads, last because a failed one leaves its mark: POST /-/reload of a good file succeeds; a
 # broken file sent with SIGHUP is refused, and the exporter keeps serving the old targets.

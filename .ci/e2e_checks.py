@@ -34,10 +34,8 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-# Every protocol the demo runs (its /sd lists them all).
-PROTOCOLS = ["a2s", "minecraft", "minecraft-query", "minecraft-bedrock", "samp", "mumble", "quake3"]
-# The protocols of the ad-hoc probe job (gameservers.yml in e2e.sh).
-ADHOC_PROTOCOLS = ["a2s", "minecraft", "minecraft-query", "samp", "quake3"]
+# The demo's protocols, one simulator each: from --protocols (e2e.sh keeps the list).
+PROTOCOLS = []
 # The metric names of the exporter's contract (README "Metrics").
 CONTRACT_METRICS = [
     "gameserver_up",
@@ -250,7 +248,9 @@ def main():
     ap.add_argument("--sd", required=True, help="the exporter's /sd answer")
     ap.add_argument("--dashboard", required=True)
     ap.add_argument("--rules", required=True)
+    ap.add_argument("--protocols", required=True, help="the demo's protocols, space-separated")
     args = ap.parse_args()
+    PROTOCOLS[:] = args.protocols.split()
     prom = Prom(args.prometheus)
 
     # --- the exporter's own answers
@@ -305,11 +305,11 @@ def main():
                lambda: prom.instant('rate(gameserver_query_failures_total{job="gameserver-daemon"}[1m])'), 30)
     wait_until('GameServerDown is pending for e2e-closed (rule sees real exporter output)',
                lambda: prom.instant('ALERTS{alertname="GameServerDown", target="e2e-closed", alertstate="pending"}'), 30)
-    wait_until(f"ad-hoc probes (sharded job shape): {len(ADHOC_PROTOCOLS)} simulators scraped with up == 1",
-               lambda: len(prom.instant('up{job="gameserver-probe-adhoc"} == 1')) == len(ADHOC_PROTOCOLS), 45)
-    wait_until(f"ad-hoc probes: gameserver_up == 1 for all {len(ADHOC_PROTOCOLS)}, one per protocol",
+    wait_until(f"ad-hoc probes (sharded job shape): {len(PROTOCOLS)} simulators scraped with up == 1",
+               lambda: len(prom.instant('up{job="gameserver-probe-adhoc"} == 1')) == len(PROTOCOLS), 45)
+    wait_until(f"ad-hoc probes: gameserver_up == 1 for all {len(PROTOCOLS)}, one per protocol",
                lambda: sorted(s["metric"].get("protocol", "") for s in
-                              prom.instant('gameserver_up{job="gameserver-probe-adhoc"} == 1')) == sorted(ADHOC_PROTOCOLS), 45)
+                              prom.instant('gameserver_up{job="gameserver-probe-adhoc"} == 1')) == sorted(PROTOCOLS), 45)
 
     # --- alert rules, as Prometheus loaded them from alerts.yml
     with open(args.rules, encoding="utf-8") as f:

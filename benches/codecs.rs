@@ -223,6 +223,37 @@ fn main() {
             black_box(metrics::render(Format::Text, &entries, &globals));
         });
     }
+
+    // What gzip costs on top of that render, per level: the page is rendered once, then
+    // compressed as the HTTP wrapper does (flate2, miniz_oxide). Sizes are printed once.
+    if filter.is_empty() || filter.iter().any(|p| "gzip_10000".contains(p.as_str())) {
+        let state = state_of(10_000);
+        let globals = Globals {
+            reload: state.reload_info(),
+            process: None,
+            shard: Default::default(),
+        };
+        let page = metrics::render(Format::Text, &state.snapshot(), &globals);
+        println!("gzip_10000: plain {} bytes", page.len());
+        for level in [1u32, 3, 6, 9] {
+            let z = gzip_at(page.as_bytes(), level);
+            println!(
+                "gzip_10000: level {level}: {} bytes ({:.1} % of plain)",
+                z.len(),
+                z.len() as f64 * 100.0 / page.len() as f64
+            );
+            bench(&filter, &format!("gzip_10000_level_{level}"), || {
+                black_box(gzip_at(black_box(page.as_bytes()), level));
+            });
+        }
+    }
+}
+
+fn gzip_at(body: &[u8], level: u32) -> Vec<u8> {
+    use std::io::Write;
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(level));
+    enc.write_all(body).expect("write to a Vec");
+    enc.finish().expect("finish into a Vec")
 }
 
 /// A state of `n` A2S targets, each with one successful poll recorded.

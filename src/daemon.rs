@@ -12,6 +12,7 @@ use crate::config::Config;
 use crate::scheduler::Prober;
 
 use crate::handles::Daemon;
+use crate::web::Web;
 
 /// Runs the exporter on `listener` until `shutdown` resolves, then stops polling and lets
 /// open HTTP connections finish (briefly).
@@ -22,7 +23,19 @@ pub async fn run(
     listener: TcpListener,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
-    let daemon = Daemon::start(config, config_path, prober);
+    run_with_web(config, config_path, Web::none(), prober, listener, shutdown).await
+}
+
+/// [`run`] with a loaded web config (TLS, basic auth).
+pub async fn run_with_web(
+    config: Config,
+    config_path: Option<PathBuf>,
+    web: Web,
+    prober: Arc<dyn Prober>,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    let daemon = Daemon::start_with_web(config, config_path, web, prober);
     let result = crate::http::serve(daemon.clone(), listener, shutdown).await;
     daemon.shutdown();
     result

@@ -53,6 +53,7 @@ pub async fn spawn_all() -> std::io::Result<Demo> {
             Protocol::Samp => simulate::samp::spawn_demo(world.clone()).await,
             Protocol::Mumble => simulate::mumble::spawn_demo(world.clone()).await,
             Protocol::Quake3 => simulate::quake3::spawn_demo(world.clone()).await,
+            Protocol::Teeworlds => simulate::teeworlds::spawn_demo(world.clone()).await,
         };
         match server {
             Ok(server) => servers.push((p, world, server)),
@@ -84,11 +85,12 @@ impl Demo {
                 Protocol::A2s => &["mp_friendlyfire"],
                 Protocol::Samp => &["weather", "weburl"],
                 Protocol::MinecraftQuery => &["gametype"],
-                // No rules in these protocols' replies.
+                // No rule series in the demo for these.
                 Protocol::Minecraft
                 | Protocol::MinecraftBedrock
                 | Protocol::Mumble
-                | Protocol::Quake3 => &[],
+                | Protocol::Quake3
+                | Protocol::Teeworlds => &[],
             };
             c.targets.push(Target {
                 labels: [("env".to_string(), "demo".to_string())].into(),

@@ -15,6 +15,7 @@ use crate::scheduler::{Diff, Permits, Prober, Scheduler};
 use crate::shard::{self, Elsewhere, Shard};
 use crate::state::State;
 use crate::sync::lock;
+use crate::web::{self, Web};
 
 /// Shared by the HTTP handlers, the signal handlers and the scheduler.
 pub struct Daemon {
@@ -28,6 +29,8 @@ pub struct Daemon {
     elsewhere: RwLock<Arc<Elsewhere>>,
     config_path: Option<PathBuf>,
     scheduler: Mutex<Scheduler>,
+    /// `--web.config.file`: TLS and basic auth, reloaded with the main configuration.
+    web: Web,
     /// The thread the target tasks run on; declared after the scheduler, so dropping a daemon
     /// aborts the tasks before their runtime stops. `None` if it could not be started: the
     /// tasks then share the caller's runtime.
@@ -39,8 +42,18 @@ impl Daemon {
     /// them without one). `config_path` is what a reload re-reads; without one, a reload is
     /// refused. Must run inside a tokio runtime.
     pub fn start(
+        config: Config,
+        config_path: Option<PathBuf>,
+        prober: Arc<dyn Prober>,
+    ) -> Arc<Daemon> {
+        Daemon::start_with_web(config, config_path, Web::none(), prober)
+    }
+
+    /// [`Daemon::start`] with a loaded web config.
+    pub fn start_with_web(
         mut config: Config,
         config_path: Option<PathBuf>,
+        web: Web,
         prober: Arc<dyn Prober>,
     ) -> Arc<Daemon> {
         let shard = config.exporter.shard.unwrap_or_default();
@@ -66,6 +79,7 @@ impl Daemon {
             elsewhere: RwLock::new(Arc::new(elsewhere)),
             config_path,
             scheduler: Mutex::new(scheduler),
+            web,
             _poller: poller,
         })
     }
@@ -80,6 +94,11 @@ impl Daemon {
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
+    }
+
+    /// The web config in force (TLS acceptor, users).
+    pub fn web(&self) -> Arc<web::Active> {
+        self.web.current()
     }
 
     /// The share of the targets this replica polls.
@@ -112,16 +131,28 @@ impl Daemon {
         lock(&self.scheduler)
     }
 
-    /// Re-reads the configuration file and applies it by diff. A bad file is refused: the
-    /// running configuration stays and `gameserver_config_last_reload_successful` drops to 0.
+    /// Re-reads the configuration file and the web config file (if any) and applies them,
+    /// the targets by diff. Both are checked before either is applied; if one is bad, both
+    /// running ones stay and `gameserver_config_last_reload_successful` drops to 0.
     pub fn reload(&self) -> Result<Diff, ConfigError> {
         let Some(path) = &self.config_path else {
             let e = ConfigError("no configuration file to reload".into());
             self.state.set_reload(false, SystemTime::now());
             return Err(e);
         };
+        let web = match self.web.prepare() {
+            Ok(w) => w,
+            Err(e) => {
+                tracing::error!(error = %e, "web config reload refused; keeping the running configuration");
+                self.state.set_reload(false, SystemTime::now());
+                return Err(ConfigError(e.0));
+            }
+        };
         match config::load(path) {
             Ok(c) => {
+                if let Some(w) = web {
+                    self.web.install(w);
+                }
                 let diff = self.apply(c);
                 tracing::info!(
                     added = diff.added.len(),

@@ -1,14 +1,22 @@
-//! The HTTP side: `/metrics`, `/probe`, `/sd`, `/-/healthy`, `/-/ready`, `/-/reload` and a
-//! landing page, on a hyper HTTP/1 server.
+//! The HTTP side: `/metrics`, `/probe`, `/sd`, `/health`, `/-/healthy`, `/-/ready`,
+//! `/-/reload` and a landing page, on a hyper HTTP/1 server.
 //!
 //! Handlers are thin: parse, delegate to [`crate::metrics`], [`crate::probe`],
 //! [`crate::landing`] or the [`Daemon`], respond.
 //!
 //! `/probe` answers blackbox style with one fresh poll's gauges (no counters, and the shared
-//! state is left alone); [`crate::probe`] says how a target is found and checked.
+//! state is left alone); [`crate::probe`] says how a target is found and checked. With
+//! `debug=true` it answers that poll's transcript as plain text ([`crate::probe::debug`]).
 //! Hardening: headers must arrive within `exporter.http_header_timeout` and fit [`MAX_HEADER_BYTES`],
 //! at most [`MAX_CONNECTIONS`] connections are served at once (more are closed on accept),
 //! request bodies are never read, and a malformed query string is a 400.
+//!
+//! With `--web.config.file` ([`crate::web`]): connections are TLS when the web config says so
+//! (the handshake must finish within `exporter.http_header_timeout` too, so a client that
+//! speaks plain HTTP or nothing at all to a TLS listener gets no answer and loses its slot in
+//! time), and every request, on every path, needs the basic auth credentials when users are
+//! configured (401 with `WWW-Authenticate: Basic` otherwise). Every response goes through one
+//! wrapper that gzips it when `Accept-Encoding` allows.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -16,14 +24,14 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use http_body_util::Full;
+use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
-use hyper::header::{HeaderValue, ACCEPT, ALLOW, CONTENT_TYPE};
+use hyper::header::{HeaderValue, ACCEPT, ALLOW, CONTENT_TYPE, WWW_AUTHENTICATE};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::server::graceful::{GracefulShutdown, Watcher};
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
@@ -31,6 +39,7 @@ use crate::handles::Daemon;
 use crate::landing;
 use crate::metrics::{self, Format, Globals};
 use crate::probe;
+use crate::web::gzip;
 
 /// hyper's smallest allowed read buffer; request lines and headers must fit in it.
 pub const MAX_HEADER_BYTES: usize = 8192;
@@ -71,14 +80,22 @@ pub async fn serve(
             tracing::warn!(%peer, "too many connections; closing");
             continue;
         };
-        let d = daemon.clone();
-        let svc = service_fn(move |req| {
-            let d = d.clone();
-            async move { Ok::<_, Infallible>(handle(&d, req, peer).await) }
-        });
-        let conn = graceful.watch(builder.serve_connection(TokioIo::new(stream), svc));
+        // The web config in force when the connection arrives: a reload changes what later
+        // connections get, never an open one.
+        let tls = daemon.web().tls.clone();
+        let (d, builder, watcher) = (daemon.clone(), builder.clone(), graceful.watcher());
+        let handshake_timeout = daemon.config().exporter.http_header_timeout;
         tokio::spawn(async move {
-            let _ = conn.await;
+            match tls {
+                None => connection(d, peer, builder, watcher, TokioIo::new(stream)).await,
+                Some(acceptor) => {
+                    match tokio::time::timeout(handshake_timeout, acceptor.accept(stream)).await {
+                        Ok(Ok(s)) => connection(d, peer, builder, watcher, TokioIo::new(s)).await,
+                        Ok(Err(e)) => tracing::debug!(%peer, error = %e, "TLS handshake failed"),
+                        Err(_) => tracing::debug!(%peer, "TLS handshake timed out"),
+                    }
+                }
+            }
             drop(slot);
         });
     }
@@ -88,6 +105,56 @@ pub async fn serve(
         _ = tokio::time::sleep(SHUTDOWN_GRACE) => {}
     }
     Ok(())
+}
+
+/// Serves one connection, plain or TLS, until it closes.
+async fn connection<I>(
+    daemon: Arc<Daemon>,
+    peer: SocketAddr,
+    builder: http1::Builder,
+    watcher: Watcher,
+    io: I,
+) where
+    I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
+{
+    let svc = service_fn(move |req| {
+        let d = daemon.clone();
+        async move { Ok::<_, Infallible>(answer(&d, req, peer).await) }
+    });
+    let _ = watcher.watch(builder.serve_connection(io, svc)).await;
+}
+
+/// What every request goes through: authentication, the handler, compression.
+async fn answer(daemon: &Daemon, req: Request<Incoming>, peer: SocketAddr) -> Response<Body> {
+    let gzip = gzip::accepts_gzip(req.headers());
+    let users = daemon.web().users.clone();
+    let response = match users {
+        Some(users) if !users.check(req.headers()).await => {
+            tracing::debug!(%peer, path = req.uri().path(), "authentication failed");
+            let mut r = text(StatusCode::UNAUTHORIZED, "unauthorized\n");
+            r.headers_mut()
+                .insert(WWW_AUTHENTICATE, HeaderValue::from_static("Basic"));
+            r
+        }
+        _ => handle(daemon, req, peer).await,
+    };
+    compress(response, gzip).await
+}
+
+/// The one compression wrapper: every handler's response passes here.
+async fn compress(response: Response<Body>, gzip: bool) -> Response<Body> {
+    let (mut parts, body) = response.into_parts();
+    gzip::vary(&mut parts.headers);
+    if !gzip {
+        return Response::from_parts(parts, body);
+    }
+    let Ok(collected) = body.collect().await;
+    let plain = collected.to_bytes();
+    let body = match gzip::encode(&mut parts.headers, &plain) {
+        Some(z) => Full::new(Bytes::from(z)),
+        None => Full::new(plain),
+    };
+    Response::from_parts(parts, body)
 }
 
 fn respond(
@@ -128,7 +195,7 @@ async fn handle(daemon: &Daemon, req: Request<Incoming>, peer: SocketAddr) -> Re
     }
     let known = matches!(
         path,
-        "/" | "/metrics" | "/probe" | "/sd" | "/-/healthy" | "/-/ready"
+        "/" | "/metrics" | "/probe" | "/sd" | "/health" | "/-/healthy" | "/-/ready"
     );
     if !known {
         return text(StatusCode::NOT_FOUND, "not found\n");
@@ -144,6 +211,15 @@ async fn handle(daemon: &Daemon, req: Request<Incoming>, peer: SocketAddr) -> Re
             Err(e) => text(StatusCode::BAD_REQUEST, format!("bad query string: {e}\n")),
         },
         "/sd" => sd(daemon),
+        "/health" => match parse_query(req.uri().query().unwrap_or("")) {
+            Ok(q) => {
+                let target = q.iter().rev().find(|(k, _)| k == "target");
+                let target = target.map(|(_, v)| v.as_str());
+                let (code, body) = crate::health::health(daemon.state(), target);
+                respond(code, "application/json", body)
+            }
+            Err(e) => text(StatusCode::BAD_REQUEST, format!("bad query string: {e}\n")),
+        },
         "/-/healthy" => text(StatusCode::OK, "healthy\n"),
         "/-/ready" => {
             if daemon.state().ready() {
@@ -207,11 +283,22 @@ fn percent_decode(s: &str) -> Result<String, String> {
 }
 
 async fn probe(daemon: &Daemon, q: &[(String, String)], format: Format) -> Response<Body> {
-    match crate::probe::probe(daemon, q).await {
-        Ok(entry) => {
+    let answer = match probe::debug::requested(q) {
+        Ok(true) => probe::debug::run(daemon, q)
+            .await
+            .map(|(transcript, entry)| {
+                // The series part is the ordinary probe's, in the text format.
+                let series = metrics::render_probe(Format::Text, &entry);
+                text(StatusCode::OK, transcript.finish(&entry, &series))
+            }),
+        Ok(false) => probe::probe(daemon, q).await.map(|entry| {
             let body = metrics::render_probe(format, &entry);
             respond(StatusCode::OK, format.content_type(), body)
-        }
+        }),
+        Err(refused) => Err(refused),
+    };
+    match answer {
+        Ok(response) => response,
         Err(refused) => {
             let status = match refused.kind() {
                 probe::Kind::BadRequest => StatusCode::BAD_REQUEST,

@@ -1,5 +1,5 @@
-//! The landing page at `/`: every target, its state and a `/probe` link. Server strings are
-//! hostile, so everything shown is escaped.
+//! The landing page at `/`: every target, its state, a `/probe` link and a `debug=true` one.
+//! Server strings are hostile, so everything shown is escaped.
 
 use std::fmt::Write;
 
@@ -63,7 +63,9 @@ pub fn page(entries: &[Entry]) -> String {
         }
         h.push_str("<td><a href=\"/probe?target=");
         url_escape(&mut h, &t.name);
-        h.push_str("\">probe</a></td></tr>\n");
+        h.push_str("\">probe</a> <a href=\"/probe?target=");
+        url_escape(&mut h, &t.name);
+        h.push_str("&amp;debug=true\">debug</a></td></tr>\n");
     }
     h.push_str("</table></body></html>\n");
     h

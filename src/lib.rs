@@ -38,8 +38,10 @@
 //!    `hashmod` over target names), [`metrics`] (the exposition: families, labels, encoder; never
 //!    `net`, `protocol`, `query` or `scheduler`), [`handles`] (the running exporter's shared
 //!    handles), [`probe`] (`/probe`: lookup, resolution, allow-list, one poll), [`landing`]
-//!    (the HTML page), [`http`] (parses, delegates, responds; never `protocol` or `net`),
-//!    [`daemon`] (the entry point tying them together) and [`demo`].
+//!    (the HTML page), [`health`] (`/health?target=` for uptime tools, from `state`),
+//!    [`web`] (`--web.config.file`: TLS, basic auth; and gzip for every answer), [`http`]
+//!    (parses, delegates, responds; never `protocol` or `net`), [`daemon`] (the entry point
+//!    tying them together) and [`demo`].
 //!
 //! No two top-level modules import each other, directly or through others.
 
@@ -56,6 +58,8 @@ pub mod demo;
 pub mod games;
 #[cfg(feature = "daemon")]
 pub mod handles;
+#[cfg(feature = "daemon")]
+pub mod health;
 #[cfg(feature = "daemon")]
 pub mod http;
 #[cfg(feature = "daemon")]
@@ -85,3 +89,5 @@ pub mod status;
 #[cfg(feature = "daemon")]
 mod sync;
 pub mod target;
+#[cfg(feature = "daemon")]
+pub mod web;

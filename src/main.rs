@@ -17,6 +17,7 @@ use gameserver_exporter::scheduler::QueryProber;
 use gameserver_exporter::status::Status;
 use gameserver_exporter::target::Address;
 use gameserver_exporter::target::Protocol;
+use gameserver_exporter::web::Web;
 
 #[derive(Parser)]
 #[command(version, about)]
@@ -29,6 +30,10 @@ struct Cli {
     /// Listen address; overrides exporter.listen.
     #[arg(long)]
     listen: Option<SocketAddr>,
+    /// TLS and basic auth: a YAML file in exporter-toolkit's format (as node_exporter's),
+    /// re-read on reload with the configuration.
+    #[arg(long = "web.config.file", value_name = "PATH")]
+    web_config_file: Option<PathBuf>,
     /// Poll and publish only shard I of N of the targets (I/N or I-of-N; Prometheus hashmod
     /// of the target name). Overrides $GAMESERVER_EXPORTER_SHARD, which overrides
     /// exporter.shard.
@@ -69,7 +74,15 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Some(Command::CheckConfig { path }) => check_config(&path),
+        Some(Command::CheckConfig { path }) => {
+            let main = check_config(&path);
+            let web = cli.web_config_file.as_deref().map(check_web_config);
+            if main == ExitCode::SUCCESS && web != Some(ExitCode::FAILURE) {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
         Some(Command::Games { markdown }) => {
             use gameserver_exporter::games;
             print!(
@@ -95,7 +108,12 @@ fn main() -> ExitCode {
         }
         None => {
             init_logs(cli.log_format, &cli.log_level);
-            runtime().block_on(run_daemon(cli.config, cli.listen, cli.shard))
+            runtime().block_on(run_daemon(
+                cli.config,
+                cli.listen,
+                cli.shard,
+                cli.web_config_file,
+            ))
         }
     }
 }
@@ -143,6 +161,28 @@ fn check_config(path: &std::path::Path) -> ExitCode {
     }
 }
 
+/// `--web.config.file` given with `check-config`: the file parsed, its certificates and keys
+/// read, as at start-up.
+fn check_web_config(path: &std::path::Path) -> ExitCode {
+    match Web::load(path.to_path_buf()) {
+        Ok(w) => {
+            let active = w.current();
+            let tls = if active.tls.is_some() {
+                "TLS"
+            } else {
+                "plain HTTP"
+            };
+            let users = active.users.as_ref().map_or(0, |u| u.len());
+            println!("{}: OK ({tls}, {users} users)", path.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            println!("{e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 /// Resolves on SIGTERM or SIGINT (Ctrl-C elsewhere).
 async fn terminate() {
     #[cfg(unix)]
@@ -167,7 +207,12 @@ async fn terminate() {
     tracing::info!("shutting down");
 }
 
-async fn run_daemon(path: PathBuf, listen: Option<SocketAddr>, shard: Option<String>) -> ExitCode {
+async fn run_daemon(
+    path: PathBuf,
+    listen: Option<SocketAddr>,
+    shard: Option<String>,
+    web_config: Option<PathBuf>,
+) -> ExitCode {
     let mut config = match config::load(&path) {
         Ok(c) => c,
         Err(e) => {
@@ -192,6 +237,14 @@ async fn run_daemon(path: PathBuf, listen: Option<SocketAddr>, shard: Option<Str
             return ExitCode::FAILURE;
         }
     }
+    let web = match web_config.map(Web::load).transpose() {
+        Ok(w) => w.unwrap_or_else(Web::none),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let tls = web.current().tls.is_some();
     let addr = listen.unwrap_or(config.exporter.listen);
     let listener = match tokio::net::TcpListener::bind(addr).await {
         Ok(l) => l,
@@ -202,8 +255,8 @@ async fn run_daemon(path: PathBuf, listen: Option<SocketAddr>, shard: Option<Str
     };
     // The bound address, so `--listen 127.0.0.1:0` (tests) logs the port it got.
     let addr = listener.local_addr().unwrap_or(addr);
-    tracing::info!(%addr, targets = config.targets.len(), "gameserver-exporter listening");
-    let daemon = Daemon::start(config, Some(path), Arc::new(QueryProber));
+    tracing::info!(%addr, tls, targets = config.targets.len(), "gameserver-exporter listening");
+    let daemon = Daemon::start_with_web(config, Some(path), web, Arc::new(QueryProber));
     #[cfg(unix)]
     let hup = {
         use tokio::signal::unix::{signal, SignalKind};
@@ -238,8 +291,8 @@ async fn run_daemon(path: PathBuf, listen: Option<SocketAddr>, shard: Option<Str
 
 #[derive(clap::Args)]
 struct QueryArgs {
-    /// a2s, minecraft, minecraft-query, minecraft-bedrock, samp, mumble or quake3; or a game
-    /// id from `games` (its protocol, default port and quirks).
+    /// a2s, minecraft, minecraft-query, minecraft-bedrock, samp, mumble, quake3 or teeworlds;
+    /// or a game id from `games` (its protocol, default port and quirks).
     protocol: String,
     /// host[:port]
     address: String,

@@ -12,19 +12,27 @@
 //! A name that does not resolve is a result, not a refusal: `up 0` with the failure, since no
 //! traffic reached any server. HTTP only maps [`Refused`] to a status code and renders the
 //! entry.
+//!
+//! With `debug=true` the same probe runs with a transcript ([`debug`]), under the same
+//! lookups, allow-list and refusals.
+
+pub mod debug;
+mod hexdump;
+mod text;
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use crate::handles::Daemon;
+use crate::query::Observer;
 use crate::query::{Request, Session};
-use crate::scheduler::poll_once;
+use crate::scheduler::poll_once_observed;
 use crate::state::{Entry, TargetMeta};
 use crate::status::Failure;
 use crate::target::{Address, Protocol};
 
 /// The parameters `/probe` reads; each may be given at most once.
-const PARAMETERS: [&str; 3] = ["target", "protocol", "address"];
+const PARAMETERS: [&str; 4] = ["target", "protocol", "address", "debug"];
 
 /// Why a probe was not run. The message is what the client is told.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -42,6 +50,8 @@ pub enum Refused {
         owner: crate::shard::Shard,
         this: crate::shard::Shard,
     },
+    #[error("debug must be true or false, not {0:?}")]
+    BadDebug(String),
     #[error("unknown protocol {0:?}")]
     UnknownProtocol(String),
     #[error("bad address {0:?}: {1}")]
@@ -70,6 +80,7 @@ impl Refused {
             Refused::AdHocDisabled | Refused::OutsideAllowed { .. } => Kind::Forbidden,
             Refused::Repeated(_)
             | Refused::Usage
+            | Refused::BadDebug(_)
             | Refused::UnknownProtocol(_)
             | Refused::BadAddress(..) => Kind::BadRequest,
         }
@@ -78,12 +89,22 @@ impl Refused {
 
 /// Runs one probe for the decoded query parameters `q`.
 pub async fn probe(daemon: &Daemon, q: &[(String, String)]) -> Result<Entry, Refused> {
+    probe_with(daemon, q, None).await
+}
+
+/// Like [`probe`], telling `transcript` (if any) what the probe resolves and everything the
+/// poll does on the wire.
+async fn probe_with(
+    daemon: &Daemon,
+    q: &[(String, String)],
+    mut transcript: Option<&mut debug::Transcript>,
+) -> Result<Entry, Refused> {
     if let Some(key) = repeated(q) {
         return Err(Refused::Repeated(key));
     }
     let meta = match (get(q, "target"), get(q, "protocol"), get(q, "address")) {
         (Some(name), None, None) => configured(daemon, name)?,
-        (None, Some(p), Some(a)) => match ad_hoc(daemon, p, a).await? {
+        (None, Some(p), Some(a)) => match ad_hoc(daemon, p, a, transcript.as_deref_mut()).await? {
             AdHoc::Poll(meta) => meta,
             AdHoc::Unresolved(entry) => return Ok(entry),
         },
@@ -92,7 +113,12 @@ pub async fn probe(daemon: &Daemon, q: &[(String, String)]) -> Result<Entry, Ref
     let req = Request::from(&meta.target);
     let prober = daemon.prober();
     let permits = daemon.permits();
-    let (result, took) = poll_once(&*prober, &permits, &req, &mut Session::default()).await;
+    let observer = transcript.map(|t| {
+        t.note(tokio::time::Instant::now(), "poll starts");
+        t as &mut dyn Observer
+    });
+    let (result, took) =
+        poll_once_observed(&*prober, &permits, &req, &mut Session::default(), observer).await;
     let mut entry = Entry::new(meta);
     entry.record(result, took, SystemTime::now());
     Ok(entry)
@@ -125,7 +151,12 @@ enum AdHoc {
     Unresolved(Entry),
 }
 
-async fn ad_hoc(daemon: &Daemon, p: &str, a: &str) -> Result<AdHoc, Refused> {
+async fn ad_hoc(
+    daemon: &Daemon,
+    p: &str,
+    a: &str,
+    transcript: Option<&mut debug::Transcript>,
+) -> Result<AdHoc, Refused> {
     let protocol = Protocol::from_name(p).ok_or_else(|| Refused::UnknownProtocol(p.to_string()))?;
     let address = Address::parse(a).map_err(|e| Refused::BadAddress(a.to_string(), e))?;
     let config = daemon.config();
@@ -138,17 +169,28 @@ async fn ad_hoc(daemon: &Daemon, p: &str, a: &str) -> Result<AdHoc, Refused> {
     let ip = match crate::net::resolve::resolve(&address, protocol.default_port(), deadline).await {
         Ok(ip) => ip,
         Err(e) => {
+            if let Some(t) = transcript {
+                let now = tokio::time::Instant::now();
+                t.note(now, &format!("resolving {a:?} failed: {e}"));
+            }
             let mut entry = Entry::new(Arc::new(TargetMeta::new(target)));
             let failure = Failure::from(crate::query::Error::from(e));
             entry.record(Err(failure), Duration::ZERO, SystemTime::now());
             return Ok(AdHoc::Unresolved(entry));
         }
     };
-    if !allowed.iter().any(|n| n.contains(ip.ip())) {
+    let Some(network) = allowed.iter().find(|n| n.contains(ip.ip())) else {
         return Err(Refused::OutsideAllowed {
             address: a.to_string(),
             ip: ip.ip(),
         });
+    };
+    if let Some(t) = transcript {
+        let now = tokio::time::Instant::now();
+        t.note(
+            now,
+            &format!("resolved {a:?} to {ip}, inside allowed network {network}"),
+        );
     }
     target.address = Address {
         host: ip.ip().to_string(),

@@ -53,10 +53,13 @@ pub enum Protocol {
     /// DarkPlaces games...), UDP.
     #[serde(rename = "quake3")]
     Quake3,
+    /// Teeworlds 0.6/0.7 and DDNet server info, UDP.
+    #[serde(rename = "teeworlds")]
+    Teeworlds,
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 7] = [
+    pub const ALL: [Protocol; 8] = [
         Protocol::A2s,
         Protocol::Minecraft,
         Protocol::MinecraftQuery,
@@ -64,6 +67,7 @@ impl Protocol {
         Protocol::Samp,
         Protocol::Mumble,
         Protocol::Quake3,
+        Protocol::Teeworlds,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -75,6 +79,7 @@ impl Protocol {
             Protocol::Samp => "samp",
             Protocol::Mumble => "mumble",
             Protocol::Quake3 => "quake3",
+            Protocol::Teeworlds => "teeworlds",
         }
     }
 
@@ -87,6 +92,7 @@ impl Protocol {
             Protocol::Samp => 7777,
             Protocol::Mumble => 64738,
             Protocol::Quake3 => 27960,
+            Protocol::Teeworlds => 8303,
         }
     }
 

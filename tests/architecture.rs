@@ -43,9 +43,19 @@ const ALLOWED: &[(&str, &[&str])] = &[
         &["net", "query", "state", "status", "sync", "target"],
     ),
     ("metrics", &["roster", "shard", "state", "status", "target"]),
+    // --web.config.file (TLS, basic auth) and gzip: HTTP plumbing over nothing but a lock.
+    ("web", &["sync"]),
     (
         "handles",
-        &["config", "poller", "scheduler", "shard", "state", "sync"],
+        &[
+            "config",
+            "poller",
+            "scheduler",
+            "shard",
+            "state",
+            "sync",
+            "web",
+        ],
     ),
     (
         "probe",
@@ -61,8 +71,13 @@ const ALLOWED: &[(&str, &[&str])] = &[
         ],
     ),
     ("landing", &["state"]),
-    ("http", &["handles", "landing", "metrics", "probe"]),
-    ("daemon", &["config", "handles", "http", "scheduler"]),
+    // /health?target=: one target's entry as JSON for uptime tools.
+    ("health", &["state"]),
+    (
+        "http",
+        &["handles", "health", "landing", "metrics", "probe", "web"],
+    ),
+    ("daemon", &["config", "handles", "http", "scheduler", "web"]),
     (
         "demo",
         &["config", "daemon", "scheduler", "simulate", "target"],

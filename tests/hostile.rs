@@ -144,7 +144,7 @@ fn up(online: u32, max: u32, bots: Option<u32>, name: &str) -> Expect {
 /// do heavy work per request, like building 16 MB of JSON) on their own runtime so they
 /// cannot delay the healthy ones' replies.
 async fn fleet(hostile_rt: &tokio::runtime::Runtime, heavy_rt: &tokio::runtime::Runtime) -> Fleet {
-    use simulate::{a2s, bedrock, mcquery, minecraft, mumble, quake3, samp};
+    use simulate::{a2s, bedrock, mcquery, minecraft, mumble, quake3, samp, teeworlds as tw};
     let mut f = Fleet {
         targets: Vec::new(),
         _servers: Vec::new(),
@@ -226,6 +226,33 @@ async fn fleet(hostile_rt: &tokio::runtime::Runtime, heavy_rt: &tokio::runtime::
         up(2, 24, None, "mcq under junk"),
     );
 
+    // Teeworlds: each dialect (4 clients: 2 players, 2 bots only 0.7 tells apart), and a
+    // flood-protected server that drops an info request within 1 s of the last of its kind:
+    // polls 2.5 s apart never trip it.
+    for (name, flavour, bots) in [
+        ("ok-tw-ddnet", tw::SimFlavour::Ddnet, None),
+        ("ok-tw-06", tw::SimFlavour::Vanilla06, None),
+        ("ok-tw-07", tw::SimFlavour::Seven, Some(2)),
+    ] {
+        let cfg = tw::TeeworldsConfig {
+            flavour,
+            ..Default::default()
+        };
+        let s = tw::spawn(w(name), cfg).await.unwrap();
+        f.add(name, "teeworlds", s, up(4, 24, bots, name));
+    }
+    let cfg = tw::TeeworldsConfig {
+        misbehaviour: tw::Misbehaviour::FloodProtected(Duration::from_secs(1)),
+        ..Default::default()
+    };
+    let s = tw::spawn(w("tw flood-protected"), cfg).await.unwrap();
+    f.add(
+        "ok-tw-flood",
+        "teeworlds",
+        s,
+        up(4, 24, None, "tw flood-protected"),
+    );
+
     // Hostile strings, served by otherwise healthy servers.
     let name = nasty(UDP_NAME_BYTES, false);
     let s = a2s::spawn(w(&name), Default::default()).await.unwrap();
@@ -260,6 +287,14 @@ async fn fleet(hostile_rt: &tokio::runtime::Runtime, heavy_rt: &tokio::runtime::
         s,
         up(4, 24, None, &name),
     );
+    // Control bytes, an ANSI escape, a 300-character tail; invalid UTF-8 in the version.
+    let cfg = tw::TeeworldsConfig {
+        misbehaviour: tw::Misbehaviour::OddStrings,
+        ..Default::default()
+    };
+    let s = tw::spawn(w("placeholder"), cfg).await.unwrap();
+    let odd = format!("\u{1}Tee\u{7f}\u{1b}[31m^1red{}", "~".repeat(300));
+    f.add("str-tw-odd", "teeworlds", s, up(4, 24, None, &odd));
     let name = nasty(1_000_000, true);
     let s = minecraft::spawn(w(&name), Default::default())
         .await
@@ -502,6 +537,53 @@ async fn fleet(hostile_rt: &tokio::runtime::Runtime, heavy_rt: &tokio::runtime::
         let s = on(hostile_rt, mumble::spawn(w(name), cfg)).await.unwrap();
         f.add(name, "mumble", s, Expect::Down(reason));
     }
+    let tw_bad = [
+        (
+            "udp-tw-silence",
+            tw::SimFlavour::Ddnet,
+            tw::Misbehaviour::Silence,
+            "timeout",
+        ),
+        (
+            "udp-tw-truncated",
+            tw::SimFlavour::Ddnet,
+            tw::Misbehaviour::Truncated,
+            "malformed",
+        ),
+        (
+            "udp-tw-truncated-07",
+            tw::SimFlavour::Seven,
+            tw::Misbehaviour::Truncated,
+            "malformed",
+        ),
+        (
+            "udp-tw-lying",
+            tw::SimFlavour::Ddnet,
+            tw::Misbehaviour::LyingCounts,
+            "malformed",
+        ),
+        (
+            "udp-tw-bomb",
+            tw::SimFlavour::Ddnet,
+            tw::Misbehaviour::PlayerBomb,
+            "too_large",
+        ),
+        (
+            "udp-tw-bomb-06",
+            tw::SimFlavour::Vanilla06,
+            tw::Misbehaviour::PlayerBomb,
+            "too_large",
+        ),
+    ];
+    for (name, flavour, m, reason) in tw_bad {
+        let cfg = tw::TeeworldsConfig {
+            flavour,
+            misbehaviour: m,
+            ..Default::default()
+        };
+        let s = on(hostile_rt, tw::spawn(w(name), cfg)).await.unwrap();
+        f.add(name, "teeworlds", s, Expect::Down(reason));
+    }
 
     // Hostile TCP.
     let mc_bad = [
@@ -584,6 +666,16 @@ async fn fleet(hostile_rt: &tokio::runtime::Runtime, heavy_rt: &tokio::runtime::
     f.add_addr(
         "udp-samp-closed",
         "samp",
+        closed_udp,
+        Expect::Down("refused"),
+    );
+    let closed_udp = std::net::UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    f.add_addr(
+        "udp-tw-closed",
+        "teeworlds",
         closed_udp,
         Expect::Down("refused"),
     );

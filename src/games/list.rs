@@ -12,12 +12,13 @@
 //! exporter speaks. Where the two sources disagree on a port the row says which it follows
 //! and why in `notes`.
 //!
-//! Adding a game is one row. A game on a protocol that is not here yet (Quake 3, Teeworlds)
-//! gets its row when that protocol's `Protocol` variant lands.
+//! Adding a game is one row. A game on a protocol that is not here yet gets its row when that
+//! protocol's `Protocol` variant lands. Teeworlds is LinuxGSM's alone (`twserver`, query
+//! port = `sv_port`): gamedig 5.3.3 lists it as not supported.
 
 use super::{Game, Quirks};
 use crate::target::Protocol::{
-    self, A2s, Minecraft, MinecraftBedrock, MinecraftQuery, Mumble, Samp,
+    self, A2s, Minecraft, MinecraftBedrock, MinecraftQuery, Mumble, Samp, Teeworlds,
 };
 
 const N: Quirks = Quirks::NONE;
@@ -105,6 +106,7 @@ pub static GAMES: &[Game] = &[
     game("svencoop", &[], "Sven Co-op", A2s, 27015, 27015, N, GL, "GoldSrc"),
     game("teamfortress2", &["tf2"], "Team Fortress 2", A2s, 27015, 27015, N, GL, ""),
     game("tfc", &[], "Team Fortress Classic", A2s, 27015, 27015, N, GL, "GoldSrc"),
+    game("teeworlds", &[], "Teeworlds", Teeworlds, 8303, 8303, N, "LinuxGSM", "Also DDNet and its mods; query port = sv_port. A 0.7 server is found after a 500 ms fallback, then asked first"),
     game("theforest", &["forrest"], "The Forest", A2s, 27015, 27016, N, G, "Query port = game port + 1"),
     game("theisle", &["isle"], "The Isle", A2s, 7707, 7708, N, G, "Query port = game port + 1"),
     game("unturned", &[], "Unturned", A2s, 27015, 27016, N, "gamedig, LinuxGSM", "Follows gamedig (game port + 1); LinuxGSM queries the game port"),

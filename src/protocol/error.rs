@@ -42,3 +42,34 @@ pub enum DecodeError {
     #[error("checksum mismatch: expected {expected:#010x}, got {actual:#010x}")]
     Checksum { expected: u32, actual: u32 },
 }
+
+impl DecodeError {
+    /// The byte offset where the input went wrong, for the variants that know it: shown in
+    /// `/probe?debug=true` transcripts next to the bytes.
+    pub fn offset(&self) -> Option<usize> {
+        match self {
+            DecodeError::Truncated { offset, .. } | DecodeError::Unterminated { offset } => {
+                Some(*offset)
+            }
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Truncation and unterminated strings name their offset; the rest have none.
+    #[test]
+    fn offsets() {
+        let t = DecodeError::Truncated {
+            offset: 7,
+            needed: 2,
+            available: 1,
+        };
+        assert_eq!(t.offset(), Some(7));
+        assert_eq!(DecodeError::Unterminated { offset: 3 }.offset(), Some(3));
+        assert_eq!(DecodeError::Invalid("x").offset(), None);
+    }
+}

@@ -17,6 +17,7 @@ pub mod mumble;
 pub mod quake3;
 mod reader;
 pub mod samp;
+pub mod teeworlds;
 
 pub use error::DecodeError;
 pub use reader::Reader;

@@ -6,6 +6,7 @@
 //! generic over both sides, so each protocol's poll is monomorphized and nothing is boxed;
 //! with no observer, observation costs a branch per event.
 
+use std::net::SocketAddr;
 use std::time::Duration;
 
 use tokio::time::Instant;
@@ -47,6 +48,9 @@ impl Default for Pacing {
 /// Something the driver did or saw, for transcripts (`/probe?debug=true`) and tests.
 #[derive(Debug, Clone, Copy)]
 pub enum Event<'a> {
+    /// The exchange starts against this address (what name resolution, SRV included, gave);
+    /// `datagrams` tells UDP from a stream.
+    Peer { addr: SocketAddr, datagrams: bool },
     /// A connection was opened.
     Connected,
     /// A request went out; the label says which.
@@ -115,6 +119,15 @@ pub async fn drive<X: Exchange, T: Transport>(
     // The time just read after a send or receive serves as the next poll's `now`: one clock
     // read fewer per step on the hot path.
     let mut fresh: Option<Instant> = None;
+    if let Some(addr) = transport.peer() {
+        seen(
+            None,
+            Event::Peer {
+                addr,
+                datagrams: T::DATAGRAMS,
+            },
+        );
+    }
     loop {
         let now = fresh.take().unwrap_or_else(Instant::now);
         let step = if now > deadline {
@@ -258,6 +271,7 @@ mod tests {
     impl Observer for Transcript {
         fn event(&mut self, at: Instant, event: Event<'_>) {
             let line = match event {
+                Event::Peer { .. } => return,
                 Event::Connected => "connected".to_string(),
                 Event::Sent { bytes, what } => format!("sent {what} {bytes:?}"),
                 Event::Resent { bytes } => format!("resent {bytes:?}"),

@@ -30,6 +30,7 @@ mod quake3;
 pub mod registry;
 mod samp;
 mod stream;
+mod teeworlds;
 #[cfg(test)]
 mod tests;
 pub mod transport;
@@ -86,6 +87,8 @@ pub struct Session {
     /// socket gets no ICMP errors: after a failure the next poll uses a connected socket of its
     /// own, so a server going down reads `timeout` for one poll, then `refused`.
     pub udp_shared_ok: bool,
+    /// Teeworlds: the dialect that answered last time, asked first next time.
+    pub teeworlds_flavour: Option<crate::protocol::teeworlds::Flavour>,
 }
 
 impl Request {

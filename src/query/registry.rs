@@ -12,7 +12,9 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::driver::{Observer, Pacing, RESENDS};
-use super::{a2s, bedrock, mcquery, minecraft, mumble, quake3, samp, Error, Request, Session};
+use super::{
+    a2s, bedrock, mcquery, minecraft, mumble, quake3, samp, teeworlds, Error, Request, Session,
+};
 use crate::net::udp::UdpChannel;
 use crate::net::NetError;
 use crate::status::Status;
@@ -39,6 +41,8 @@ pub struct Entry {
     /// The least time between two requests to the same server, resends included. Zero
     /// unless the server drops quick repeats: DarkPlaces-based servers (Quake 3 family) do
     /// within a second.
+    /// Teeworlds keeps two dialects in flight, so its exchange resends by itself and applies
+    /// this per request kind (the 0.7 info request may follow its handshake at once).
     pub min_gap: Duration,
 }
 
@@ -82,6 +86,13 @@ const MUMBLE: Entry = Entry {
     link: Link::UdpShared,
     min_gap: Duration::ZERO,
 };
+/// Neither real server seen drops repeats (DDNet 16.4 and Teeworlds 0.7.5 answered ten
+/// requests in a burst ten times); the gap keeps resends polite for servers run with limits.
+const TEEWORLDS: Entry = Entry {
+    protocol: Protocol::Teeworlds,
+    link: Link::UdpShared,
+    min_gap: Duration::from_millis(500),
+};
 
 /// DarkPlaces drops a repeat from one address within 1 s (ioquake3 allows 10 a second):
 /// resends wait [`crate::protocol::quake3::MIN_GAP`] (docs/protocols/quake3.md).
@@ -101,6 +112,7 @@ pub fn entry(protocol: Protocol) -> &'static Entry {
         Protocol::Samp => &SAMP,
         Protocol::Mumble => &MUMBLE,
         Protocol::Quake3 => &QUAKE3,
+        Protocol::Teeworlds => &TEEWORLDS,
     }
 }
 
@@ -120,6 +132,7 @@ pub(super) async fn poll(
         Protocol::Samp => samp::poll(req, session, deadline, observer).await,
         Protocol::Mumble => mumble::poll(req, session, deadline, observer).await,
         Protocol::Quake3 => quake3::poll(req, session, deadline, observer).await,
+        Protocol::Teeworlds => teeworlds::poll(req, session, deadline, observer).await,
     }
 }
 

@@ -579,6 +579,7 @@ proptest! {
             let _ = drive(&mut McQuery::new(&all, &mut session, None, d), &mut Fake::<true>::new(script.clone()), d, Pacing::default(), None).await;
             let _ = drive(&mut OneShot::new(BedrockPing::new(true), d), &mut Fake::<true>::new(script.clone()), d, Pacing::default(), None).await;
             let _ = drive(&mut OneShot::new(MumblePing { ident: [1; 8], detail: true }, d), &mut Fake::<true>::new(script.clone()), d, Pacing::default(), None).await;
+            let _ = drive(&mut super::teeworlds::Teeworlds::new(&all, &mut session, super::teeworlds::Tokens { six: 1, seven: 2, browse: 3 }, d), &mut Fake::<true>::new(script.clone()), d, Pacing::default(), None).await;
             let _ = drive(&mut Slp::new(&all, "localhost", 25565, d), &mut Fake::<false>::new(script), d, Pacing::default(), None).await;
             assert!(Instant::now() <= d + Duration::from_millis(1));
         });

@@ -38,11 +38,20 @@ pub trait Transport {
 
     /// Receives into `buf` until `until`.
     async fn recv(&mut self, buf: &mut [u8], until: Instant) -> Result<Recv, NetError>;
+
+    /// The server's address, for transcripts; `None` where there is none (fakes).
+    fn peer(&self) -> Option<SocketAddr> {
+        None
+    }
 }
 
 /// A UDP channel: a registration on the shared mux or a connected socket of its own.
 impl Transport for UdpChannel {
     const DATAGRAMS: bool = true;
+
+    fn peer(&self) -> Option<SocketAddr> {
+        Some(UdpChannel::peer(self))
+    }
 
     async fn connect(&mut self, _until: Instant) -> Result<(), NetError> {
         Ok(())
@@ -81,6 +90,10 @@ impl TcpLink {
 
 impl Transport for TcpLink {
     const DATAGRAMS: bool = false;
+
+    fn peer(&self) -> Option<SocketAddr> {
+        Some(self.addr)
+    }
 
     async fn connect(&mut self, until: Instant) -> Result<(), NetError> {
         self.stream = None;

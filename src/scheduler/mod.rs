@@ -30,7 +30,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use crate::net::udp::UdpMux;
-use crate::query::{Request, Session};
+use crate::query::{Observer, Request, Session};
 use crate::state::{Recorder, State, TargetMeta};
 use crate::status::{Failure, Reason, Status};
 use crate::sync::lock;
@@ -42,6 +42,18 @@ pub type PollFuture<'a> = Pin<Box<dyn Future<Output = Result<Status, Failure>> +
 /// Polls one server once. The real one is [`QueryProber`]; tests pass fakes.
 pub trait Prober: Send + Sync + 'static {
     fn poll<'a>(&'a self, req: &'a Request, session: &'a mut Session) -> PollFuture<'a>;
+
+    /// Like [`Prober::poll`], showing `observer` every step on the wire
+    /// (`/probe?debug=true`). A fake without a wire may leave the observer unused.
+    fn poll_observed<'a>(
+        &'a self,
+        req: &'a Request,
+        session: &'a mut Session,
+        observer: &'a mut dyn Observer,
+    ) -> PollFuture<'a> {
+        let _ = observer;
+        self.poll(req, session)
+    }
 }
 
 /// The real prober: [`crate::query::poll_with`].
@@ -51,6 +63,15 @@ pub struct QueryProber;
 impl Prober for QueryProber {
     fn poll<'a>(&'a self, req: &'a Request, session: &'a mut Session) -> PollFuture<'a> {
         Box::pin(crate::query::poll_with(req, session))
+    }
+
+    fn poll_observed<'a>(
+        &'a self,
+        req: &'a Request,
+        session: &'a mut Session,
+        observer: &'a mut dyn Observer,
+    ) -> PollFuture<'a> {
+        Box::pin(crate::query::poll_observed(req, session, Some(observer)))
     }
 }
 
@@ -108,14 +129,28 @@ pub async fn poll_once(
     req: &Request,
     session: &mut Session,
 ) -> (Result<Status, Failure>, Duration) {
+    poll_once_observed(prober, permits, req, session, None).await
+}
+
+/// Like [`poll_once`], showing `observer` (if any) every step on the wire.
+pub async fn poll_once_observed(
+    prober: &dyn Prober,
+    permits: &Permits,
+    req: &Request,
+    session: &mut Session,
+    observer: Option<&mut dyn Observer>,
+) -> (Result<Status, Failure>, Duration) {
     let sem = permits.current();
     let _permit = sem.acquire_owned().await;
     let started = Instant::now();
-    let result =
-        match tokio::time::timeout(req.timeout + POLL_GRACE, prober.poll(req, session)).await {
-            Ok(r) => r,
-            Err(_) => Err(Failure::new(Reason::Timeout, "poll overran its deadline")),
-        };
+    let poll = match observer {
+        Some(o) => prober.poll_observed(req, session, o),
+        None => prober.poll(req, session),
+    };
+    let result = match tokio::time::timeout(req.timeout + POLL_GRACE, poll).await {
+        Ok(r) => r,
+        Err(_) => Err(Failure::new(Reason::Timeout, "poll overran its deadline")),
+    };
     (result, started.elapsed())
 }
 

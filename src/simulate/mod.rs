@@ -11,6 +11,7 @@ pub mod minecraft;
 pub mod mumble;
 pub mod quake3;
 pub mod samp;
+pub mod teeworlds;
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
