@@ -14,12 +14,13 @@
 //!
 //! Adding a game is one row. A game on a protocol that is not here yet gets its row when that
 //! protocol's `Protocol` variant lands. The Quake 3 engine games take gamedig 5.3.3's ids and
-//! ports (LinuxGSM agrees where it carries the game). Teeworlds
-//! is LinuxGSM's alone (`twserver`, query port = `sv_port`): gamedig 5.3.3 lists it as not
-//! supported.
+//! ports (LinuxGSM agrees where it carries the game). Teeworlds is LinuxGSM's alone
+//! (`twserver`, query port = `sv_port`): gamedig 5.3.3 lists it as not supported.
 
 use super::{Game, Quirks};
-use crate::target::Protocol::{self, A2s, Minecraft, MinecraftQuery, Quake3, Samp, Teeworlds};
+use crate::target::Protocol::{
+    self, A2s, Minecraft, MinecraftBedrock, MinecraftQuery, Mumble, Quake3, Samp, Teeworlds,
+};
 
 const N: Quirks = Quirks::NONE;
 const G: &str = "gamedig";
@@ -87,12 +88,14 @@ pub static GAMES: &[Game] = &[
     game("killingfloor2", &[], "Killing Floor 2", A2s, 7777, 27015, N, GL, ""),
     game("l4d", &["left4dead"], "Left 4 Dead", A2s, 27015, 27015, N, GL, ""),
     game("l4d2", &["left4dead2"], "Left 4 Dead 2", A2s, 27015, 27015, N, GL, ""),
+    game("mbe", &["minecraftbe"], "Minecraft: Bedrock Edition", MinecraftBedrock, 19132, 19132, N, G, "RakNet ping on the game port (server-port in server.properties); in the LinuxGSM catalogue as mcbserver"),
     Game {
         id: "minecraft", aliases: &[], name: "Minecraft: Java Edition", protocol: Minecraft,
         also: &[MinecraftQuery], game_port: 25565, query_port: 25565, quirks: N, source: GL,
         notes: "Without a port the _minecraft._tcp SRV record is tried first; minecraft-query needs enable-query=true",
     },
     game("mordhau", &[], "Mordhau", A2s, 7777, 27015, N, GL, ""),
+    game("mumble", &[], "Mumble", Mumble, 64738, 64738, N, G, "The UDP ping on the voice port (gamedig's mumbleping); no server name in the protocol; in the LinuxGSM catalogue as mumbleserver"),
     game("naturalselection2", &["ns2"], "Natural Selection 2", A2s, 27015, 27016, N, GL, "Query port = game port + 1"),
     game("nmrih", &[], "No More Room in Hell", A2s, 27015, 27015, N, GL, ""),
     game("gtasao", &["saomp"], "open.mp (San Andreas)", Samp, 7777, 7777, N, G, "Answers the SA:MP query"),
