@@ -111,7 +111,7 @@ check "exporter /-/ready within 15s" wait_http "http://$exporter/-/ready" 15
 # exist) in an included target file, and probe_allowed_networks for the ad-hoc probes of the
 # sharded setup.
 # The demo's protocols: every protocol the exporter speaks (README table).
-protos=(a2s minecraft minecraft-query samp quake3 teeworlds)
+protos=(a2s minecraft minecraft-query minecraft-bedrock samp mumble quake3 teeworlds)
 declare -A sim
 for _ in $(seq 20); do # the lines may trail the listener by a moment
     (($(grep -cE '^ *[a-z0-9-]+ simulator on ' "$tmp/exporter.log") >= ${#protos[@]})) && break

@@ -49,7 +49,9 @@ pub async fn spawn_all() -> std::io::Result<Demo> {
             Protocol::A2s => simulate::a2s::spawn_demo(world.clone()).await,
             Protocol::Minecraft => simulate::minecraft::spawn_demo(world.clone()).await,
             Protocol::MinecraftQuery => simulate::mcquery::spawn_demo(world.clone()).await,
+            Protocol::MinecraftBedrock => simulate::bedrock::spawn_demo(world.clone()).await,
             Protocol::Samp => simulate::samp::spawn_demo(world.clone()).await,
+            Protocol::Mumble => simulate::mumble::spawn_demo(world.clone()).await,
             Protocol::Quake3 => simulate::quake3::spawn_demo(world.clone()).await,
             Protocol::Teeworlds => simulate::teeworlds::spawn_demo(world.clone()).await,
         };
@@ -83,8 +85,12 @@ impl Demo {
                 Protocol::A2s => &["mp_friendlyfire"],
                 Protocol::Samp => &["weather", "weburl"],
                 Protocol::MinecraftQuery => &["gametype"],
-                // Quake 3 and Teeworlds: no rule series in the demo.
-                Protocol::Minecraft | Protocol::Quake3 | Protocol::Teeworlds => &[],
+                // No rule series in the demo for these.
+                Protocol::Minecraft
+                | Protocol::MinecraftBedrock
+                | Protocol::Mumble
+                | Protocol::Quake3
+                | Protocol::Teeworlds => &[],
             };
             c.targets.push(Target {
                 labels: [("env".to_string(), "demo".to_string())].into(),

@@ -25,13 +25,20 @@ use serde_json::json;
 use crate::state::{Outcome, State};
 
 /// The status code and JSON body for `target`.
-pub fn health(state: &State, target: Option<&str>) -> (StatusCode, String) {
+/// `owner` names the shard that polls `target` when this replica does not (sharded replicas
+/// answer 404 for the others' targets, and say where to look, as `/probe` does).
+pub fn health(state: &State, target: Option<&str>, owner: Option<String>) -> (StatusCode, String) {
     let Some(name) = target else {
         let body = json!({ "error": "want /health?target=NAME" });
         return (StatusCode::BAD_REQUEST, body.to_string());
     };
     let Some(entry) = state.get(name) else {
-        let body = json!({ "error": "unknown target", "target": name });
+        let body = match owner {
+            Some(shard) => {
+                json!({ "error": "target belongs to another shard", "target": name, "shard": shard })
+            }
+            None => json!({ "error": "unknown target", "target": name }),
+        };
         return (StatusCode::NOT_FOUND, body.to_string());
     };
     let last_success = entry
@@ -102,7 +109,7 @@ mod tests {
     #[test]
     fn lifecycle() {
         let (s, meta) = state_with("rust-eu");
-        let (code, body) = health(&s, Some("rust-eu"));
+        let (code, body) = health(&s, Some("rust-eu"), None);
         assert_eq!(code, StatusCode::SERVICE_UNAVAILABLE);
         assert_eq!(
             doc(&body),
@@ -118,7 +125,7 @@ mod tests {
             ..Status::default()
         };
         s.record(&meta, Ok(status), Duration::from_millis(40), t0);
-        let (code, body) = health(&s, Some("rust-eu"));
+        let (code, body) = health(&s, Some("rust-eu"), None);
         assert_eq!(code, StatusCode::OK);
         assert_eq!(
             doc(&body),
@@ -133,7 +140,7 @@ mod tests {
             Duration::from_secs(5),
             t0 + Duration::from_secs(15),
         );
-        let (code, body) = health(&s, Some("rust-eu"));
+        let (code, body) = health(&s, Some("rust-eu"), None);
         assert_eq!(code, StatusCode::SERVICE_UNAVAILABLE);
         assert_eq!(
             doc(&body),
@@ -143,14 +150,19 @@ mod tests {
         );
     }
 
-    /// Unknown name 404, missing parameter 400.
+    /// Unknown name 404 (naming the owning shard when there is one), missing parameter 400.
     #[test]
     fn unknown_and_missing() {
         let (s, _) = state_with("a");
-        let (code, body) = health(&s, Some("b"));
+        let (code, body) = health(&s, Some("b"), None);
         assert_eq!(code, StatusCode::NOT_FOUND);
         assert_eq!(doc(&body)["error"], "unknown target");
-        let (code, _) = health(&s, None);
+        // A sharded replica names the shard that polls the target.
+        let (code, body) = health(&s, Some("b"), Some("2/3".into()));
+        assert_eq!(code, StatusCode::NOT_FOUND);
+        assert_eq!(doc(&body)["error"], "target belongs to another shard");
+        assert_eq!(doc(&body)["shard"], "2/3");
+        let (code, _) = health(&s, None, None);
         assert_eq!(code, StatusCode::BAD_REQUEST);
     }
 }

@@ -215,7 +215,10 @@ async fn handle(daemon: &Daemon, req: Request<Incoming>, peer: SocketAddr) -> Re
             Ok(q) => {
                 let target = q.iter().rev().find(|(k, _)| k == "target");
                 let target = target.map(|(_, v)| v.as_str());
-                let (code, body) = crate::health::health(daemon.state(), target);
+                let owner = target
+                    .and_then(|t| daemon.owner_elsewhere(t))
+                    .map(|s| s.to_string());
+                let (code, body) = crate::health::health(daemon.state(), target, owner);
                 respond(code, "application/json", body)
             }
             Err(e) => text(StatusCode::BAD_REQUEST, format!("bad query string: {e}\n")),

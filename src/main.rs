@@ -291,8 +291,8 @@ async fn run_daemon(
 
 #[derive(clap::Args)]
 struct QueryArgs {
-    /// a2s, minecraft, minecraft-query, samp, quake3 or teeworlds; or a game id from `games` (its protocol,
-    /// default port and quirks).
+    /// a2s, minecraft, minecraft-query, minecraft-bedrock, samp, mumble, quake3 or teeworlds;
+    /// or a game id from `games` (its protocol, default port and quirks).
     protocol: String,
     /// host[:port]
     address: String,
@@ -325,10 +325,11 @@ async fn run_query(a: QueryArgs) -> ExitCode {
             Some(g) => (g.protocol, Some(g)),
             None => {
                 return fail(format!(
-                    "unknown protocol {:?} (one of: a2s, minecraft, minecraft-query, samp, quake3, teeworlds; \
-                     or a game id from `gameserver-exporter games`)",
-                a.protocol
-            ))
+                    "unknown protocol {:?} (one of: {}; or a game id from \
+                     `gameserver-exporter games`)",
+                    a.protocol,
+                    Protocol::names()
+                ))
             }
         },
     };

@@ -40,9 +40,15 @@ pub enum Protocol {
     /// Minecraft Query (GameSpy4), UDP.
     #[serde(rename = "minecraft-query")]
     MinecraftQuery,
+    /// Minecraft Bedrock Edition (RakNet unconnected ping), UDP.
+    #[serde(rename = "minecraft-bedrock")]
+    MinecraftBedrock,
     /// SA:MP and open.mp query, UDP.
     #[serde(rename = "samp")]
     Samp,
+    /// Mumble voice server ping, UDP.
+    #[serde(rename = "mumble")]
+    Mumble,
     /// Quake 3-engine `getstatus` (ioquake3, OpenArena, Urban Terror, ET, Call of Duty,
     /// DarkPlaces games...), UDP.
     #[serde(rename = "quake3")]
@@ -53,11 +59,13 @@ pub enum Protocol {
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 6] = [
+    pub const ALL: [Protocol; 8] = [
         Protocol::A2s,
         Protocol::Minecraft,
         Protocol::MinecraftQuery,
+        Protocol::MinecraftBedrock,
         Protocol::Samp,
+        Protocol::Mumble,
         Protocol::Quake3,
         Protocol::Teeworlds,
     ];
@@ -67,7 +75,9 @@ impl Protocol {
             Protocol::A2s => "a2s",
             Protocol::Minecraft => "minecraft",
             Protocol::MinecraftQuery => "minecraft-query",
+            Protocol::MinecraftBedrock => "minecraft-bedrock",
             Protocol::Samp => "samp",
+            Protocol::Mumble => "mumble",
             Protocol::Quake3 => "quake3",
             Protocol::Teeworlds => "teeworlds",
         }
@@ -78,7 +88,9 @@ impl Protocol {
         match self {
             Protocol::A2s => 27015,
             Protocol::Minecraft | Protocol::MinecraftQuery => 25565,
+            Protocol::MinecraftBedrock => 19132,
             Protocol::Samp => 7777,
+            Protocol::Mumble => 64738,
             Protocol::Quake3 => 27960,
             Protocol::Teeworlds => 8303,
         }
@@ -86,6 +98,11 @@ impl Protocol {
 
     pub fn from_name(name: &str) -> Option<Protocol> {
         Protocol::ALL.into_iter().find(|p| p.as_str() == name)
+    }
+
+    /// Every id, comma-separated, for error messages ("one of: ...").
+    pub fn names() -> String {
+        Protocol::ALL.map(Protocol::as_str).join(", ")
     }
 }
 

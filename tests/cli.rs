@@ -18,13 +18,13 @@ fn temp(name: &str, content: &str) -> std::path::PathBuf {
     p
 }
 
-/// The shipped example configuration is valid and has seven targets.
+/// The shipped example configuration is valid and has nine targets.
 #[test]
 fn example_config_passes() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/exporter.example.toml");
     let out = exe().args(["check-config", path]).output().unwrap();
     assert!(out.status.success(), "{}", text(&out.stdout));
-    assert_eq!(text(&out.stdout), format!("{path}: OK (7 targets)\n"));
+    assert_eq!(text(&out.stdout), format!("{path}: OK (9 targets)\n"));
 }
 
 /// A bad file prints its error (file, line, key) and exits 1.
@@ -80,7 +80,7 @@ fn query_bad_names() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         text(&out.stderr),
-        "error: unknown protocol \"doom\" (one of: a2s, minecraft, minecraft-query, samp, quake3, teeworlds; or a game id from `gameserver-exporter games`)\n"
+        "error: unknown protocol \"doom\" (one of: a2s, minecraft, minecraft-query, minecraft-bedrock, samp, mumble, quake3, teeworlds; or a game id from `gameserver-exporter games`)\n"
     );
     let out = exe()
         .args(["query", "samp", "127.0.0.1", "--encoding", "klingon"])

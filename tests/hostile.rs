@@ -144,7 +144,7 @@ fn up(online: u32, max: u32, bots: Option<u32>, name: &str) -> Expect {
 /// do heavy work per request, like building 16 MB of JSON) on their own runtime so they
 /// cannot delay the healthy ones' replies.
 async fn fleet(hostile_rt: &tokio::runtime::Runtime, heavy_rt: &tokio::runtime::Runtime) -> Fleet {
-    use simulate::{a2s, mcquery, minecraft, quake3, samp, teeworlds as tw};
+    use simulate::{a2s, bedrock, mcquery, minecraft, mumble, quake3, samp, teeworlds as tw};
     let mut f = Fleet {
         targets: Vec::new(),
         _servers: Vec::new(),
@@ -173,6 +173,28 @@ async fn fleet(hostile_rt: &tokio::runtime::Runtime, heavy_rt: &tokio::runtime::
         .await
         .unwrap();
     f.add("ok-mc", "minecraft", s, up(2, 24, None, "healthy mc"));
+    // Bedrock and Mumble count bots among players and publish no bots gauge; Mumble has no
+    // server name.
+    let s = bedrock::spawn(w("healthy bedrock"), Default::default())
+        .await
+        .unwrap();
+    f.add(
+        "ok-bedrock",
+        "minecraft-bedrock",
+        s,
+        up(4, 24, None, "healthy bedrock"),
+    );
+    let s = mumble::spawn(w("healthy mumble"), Default::default())
+        .await
+        .unwrap();
+    f.add("ok-mumble", "mumble", s, up(4, 24, None, ""));
+    // Lying counts are published as told (no overflow, no panic).
+    let cfg = mumble::MumbleConfig {
+        misbehaviour: mumble::Misbehaviour::LyingCounts,
+        ..Default::default()
+    };
+    let s = mumble::spawn(w("lying mumble"), cfg).await.unwrap();
+    f.add("ok-mumble-lying", "mumble", s, up(u32::MAX, 1, None, ""));
     // A plausible reply from another port first: ignored, the real one (later) is used.
     let cfg = a2s::A2sConfig {
         decoy: true,
@@ -255,6 +277,16 @@ async fn fleet(hostile_rt: &tokio::runtime::Runtime, heavy_rt: &tokio::runtime::
     let name = nasty(UDP_NAME_BYTES, false);
     let s = mcquery::spawn(w(&name), Default::default()).await.unwrap();
     f.add("str-mcq-long", "minecraft-query", s, up(2, 24, None, &name));
+    // The Bedrock ID string is `;`-separated and capped at 4 KiB: no `;` in the name, and a
+    // name that leaves room for the other fields.
+    let name = nasty(3_000, true).replace(';', ",");
+    let s = bedrock::spawn(w(&name), Default::default()).await.unwrap();
+    f.add(
+        "str-bedrock-nasty",
+        "minecraft-bedrock",
+        s,
+        up(4, 24, None, &name),
+    );
     // Control bytes, an ANSI escape, a 300-character tail; invalid UTF-8 in the version.
     let cfg = tw::TeeworldsConfig {
         misbehaviour: tw::Misbehaviour::OddStrings,
@@ -444,6 +476,67 @@ async fn fleet(hostile_rt: &tokio::runtime::Runtime, heavy_rt: &tokio::runtime::
         f.add(name, "minecraft-query", s, Expect::Down(reason));
     }
 
+    let bedrock_bad = [
+        (
+            "udp-bedrock-silence",
+            bedrock::Misbehaviour::Silence,
+            "timeout",
+        ),
+        (
+            "udp-bedrock-short",
+            bedrock::Misbehaviour::Short,
+            "malformed",
+        ),
+        (
+            "udp-bedrock-magic",
+            bedrock::Misbehaviour::BadMagic,
+            "mismatch",
+        ),
+        (
+            "udp-bedrock-time",
+            bedrock::Misbehaviour::WrongTime,
+            "mismatch",
+        ),
+        (
+            "udp-bedrock-length",
+            bedrock::Misbehaviour::LengthBeyondDatagram,
+            "malformed",
+        ),
+        (
+            "udp-bedrock-64k",
+            bedrock::Misbehaviour::HugeId,
+            "too_large",
+        ),
+    ];
+    for (name, m, reason) in bedrock_bad {
+        let cfg = bedrock::BedrockConfig {
+            misbehaviour: m,
+            ..Default::default()
+        };
+        let s = on(hostile_rt, bedrock::spawn(w(name), cfg)).await.unwrap();
+        f.add(name, "minecraft-bedrock", s, Expect::Down(reason));
+    }
+    let mumble_bad = [
+        (
+            "udp-mumble-silence",
+            mumble::Misbehaviour::Silence,
+            "timeout",
+        ),
+        ("udp-mumble-short", mumble::Misbehaviour::Short, "malformed"),
+        (
+            "udp-mumble-ident",
+            mumble::Misbehaviour::WrongIdent,
+            "mismatch",
+        ),
+    ];
+    for (name, m, reason) in mumble_bad {
+        let cfg = mumble::MumbleConfig {
+            misbehaviour: m,
+            ..Default::default()
+        };
+        let s = on(hostile_rt, mumble::spawn(w(name), cfg)).await.unwrap();
+        f.add(name, "mumble", s, Expect::Down(reason));
+    }
     let tw_bad = [
         (
             "udp-tw-silence",

@@ -14,7 +14,9 @@ use std::path::Path;
 use encoding_rs::{WINDOWS_1251, WINDOWS_1252};
 use gameserver_exporter::protocol::a2s::split::{encode_split, Format, SplitOptions};
 use gameserver_exporter::protocol::a2s::{self, Engine, GoldSrcMod, Info, SourceTv, TheShip};
+use gameserver_exporter::protocol::bedrock;
 use gameserver_exporter::protocol::minecraft::{legacy, query, slp, varint};
+use gameserver_exporter::protocol::mumble::{self, Pong, Version};
 use gameserver_exporter::protocol::quake3::{self, Command, PlayerLine};
 use gameserver_exporter::protocol::samp::{self, Client, Detailed, Header, Opcode};
 use gameserver_exporter::protocol::teeworlds::{self as tw, seven, six};
@@ -109,12 +111,12 @@ fn a2s_infos() -> Vec<(&'static str, Info)> {
     };
     let goldsrc_mod = Info {
         goldsrc_mod: Some(GoldSrcMod {
-            link: "http://example.invalid".into(),
-            download: String::new(),
-            version: 1,
-            size: 184_000_000,
-            kind: 1,
-            dll: 0,
+            link: Some("http://example.invalid".into()),
+            download: Some(String::new()),
+            version: Some(1),
+            size: Some(184_000_000),
+            kind: Some(1),
+            dll: Some(0),
         }),
         ..goldsrc.clone()
     };
@@ -349,6 +351,49 @@ fn minecraft(root: &Path) {
     );
 }
 
+/// The reply captured from Murmur 1.3.4 (users=42, bandwidth=72000), the simulator's shape
+/// and the request.
+fn mumble(root: &Path) {
+    let c = Corpus::new(root, "mumble");
+    c.add("request", &build(|o| mumble::encode_ping(*b"\x01\x02\x03\x04\x05\x06\x07\x08", o)));
+    c.add(
+        "reply_murmur_1_3_4",
+        &hex("00 01 03 04 01 02 03 04 05 06 07 08 00 00 00 00 00 00 00 2a 00 01 19 40"),
+    );
+    let pong = Pong {
+        version: Version { major: 1, minor: 5, patch: 6 },
+        ident: *b"simulate",
+        users: 3,
+        max_users: 100,
+        bandwidth: 558_000,
+    };
+    c.add("reply_sim", &build(|o| mumble::encode_pong(&pong, o)));
+}
+
+/// The pong captured from bedrock-protocol (jsp-raknet), the vanilla layout, a short one and
+/// the ping.
+fn bedrock(root: &Path) {
+    let c = Corpus::new(root, "bedrock");
+    let time = 1_234_567;
+    c.add("ping", &build(|o| bedrock::encode_ping(time, 0x1122_3344_5566_7788, o)));
+    let pongs: [(&str, u64, &str); 3] = [
+        (
+            "pong_jsp_raknet",
+            0x6cfc_0125_2d54_3b22,
+            "MCPE;§aP1 §lInterop;2169;1.26.45;0;7;7853153109413215010;interop level;Creative;1;39460;39460;0;",
+        ),
+        (
+            "pong_vanilla",
+            0xb7ee_7e5b_5c36_6d31,
+            "MCPE;Dedicated Server;390;1.14.60;0;10;13253860892328930865;Bedrock level;Survival;1;19132;19133;",
+        ),
+        ("pong_after_guid", 1, "MCEE;Edu;1;1.21.0;1;40;0"),
+    ];
+    for (name, guid, id) in pongs {
+        c.add(name, &build(|o| bedrock::encode_pong(time, guid, id.as_bytes(), o)));
+    }
+}
+
 fn quake3(root: &Path) {
     let c = Corpus::new(root, "quake3");
     // Replies captured from the real OpenArena (ioquake3) and Nexuiz (DarkPlaces) servers.
@@ -387,6 +432,8 @@ fn main() {
     a2s(&root);
     samp(&root);
     minecraft(&root);
+    mumble(&root);
+    bedrock(&root);
     quake3(&root);
     teeworlds(&root);
     println!("seeds written under {}", root.display());

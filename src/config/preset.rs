@@ -104,8 +104,9 @@ fn protocol(
             v.span(),
             &key("protocol"),
             format!(
-                "unknown protocol {:?} (one of: a2s, minecraft, minecraft-query, samp, quake3, teeworlds)",
-                v.get_ref()
+                "unknown protocol {:?} (one of: {})",
+                v.get_ref(),
+                Protocol::names()
             ),
         )
     })
@@ -204,7 +205,7 @@ mod tests {
         // An unknown protocol keeps its message when a game is named too.
         assert_eq!(
             err("game = \"rust\"\nprotocol = \"quake9\"\naddress = \"q\"\n"),
-            "exporter.toml:4: target[0].protocol: unknown protocol \"quake9\" (one of: a2s, minecraft, minecraft-query, samp, quake3, teeworlds)"
+            "exporter.toml:4: target[0].protocol: unknown protocol \"quake9\" (one of: a2s, minecraft, minecraft-query, minecraft-bedrock, samp, mumble, quake3, teeworlds)"
         );
     }
 }

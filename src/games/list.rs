@@ -12,13 +12,15 @@
 //! exporter speaks. Where the two sources disagree on a port the row says which it follows
 //! and why in `notes`.
 //!
-//! Adding a game is one row. A game on a protocol that is not here yet (Quake 3, Mumble,
-//! Minecraft Bedrock) gets its row when that protocol's `Protocol` variant lands. Teeworlds
-//! is LinuxGSM's alone (`twserver`, query port = `sv_port`): gamedig 5.3.3 lists it as not
-//! supported.
+//! Adding a game is one row. A game on a protocol that is not here yet gets its row when that
+//! protocol's `Protocol` variant lands. The Quake 3 engine games take gamedig 5.3.3's ids and
+//! ports (LinuxGSM agrees where it carries the game). Teeworlds is LinuxGSM's alone
+//! (`twserver`, query port = `sv_port`): gamedig 5.3.3 lists it as not supported.
 
 use super::{Game, Quirks};
-use crate::target::Protocol::{self, A2s, Minecraft, MinecraftQuery, Samp, Teeworlds};
+use crate::target::Protocol::{
+    self, A2s, Minecraft, MinecraftBedrock, MinecraftQuery, Mumble, Quake3, Samp, Teeworlds,
+};
 
 const N: Quirks = Quirks::NONE;
 const G: &str = "gamedig";
@@ -59,6 +61,11 @@ pub static GAMES: &[Game] = &[
     game("armareforger", &["armare"], "ARMA: Reforger", A2s, 2001, 17777, N.no_players(), G, "A2S must be enabled in the server config (a2s section); sends no player list"),
     game("barotrauma", &[], "Barotrauma", A2s, 27015, 27016, N, G, "Query port = game port + 1"),
     game("blackmesa", &[], "Black Mesa", A2s, 27015, 27015, N, GL, ""),
+    game("cod", &[], "Call of Duty", Quake3, 28960, 28960, N, GL, "Quake 3 engine: getstatus on the game port"),
+    game("cod2", &[], "Call of Duty 2", Quake3, 28960, 28960, N, GL, "Quake 3 engine: getstatus on the game port"),
+    game("cod4mw", &["cod4"], "Call of Duty 4: Modern Warfare", Quake3, 28960, 28960, N, GL, "Quake 3 engine: getstatus on the game port"),
+    game("coduo", &[], "Call of Duty: United Offensive", Quake3, 28960, 28960, N, GL, "Quake 3 engine: getstatus on the game port"),
+    game("codwaw", &[], "Call of Duty: World at War", Quake3, 28960, 28960, N, GL, "Quake 3 engine: getstatus on the game port"),
     game("conanexiles", &[], "Conan Exiles", A2s, 7777, 27015, N.no_players(), G, "Never answers the player query (gamedig notes), so it is not sent"),
     game("counterstrike16", &["cs16"], "Counter-Strike 1.6", A2s, 27015, 27015, N, GL, "GoldSrc"),
     game("counterstrike2", &["cs2"], "Counter-Strike 2", A2s, 27015, 27015, N, GL, "Player list without names unless a plugin adds them"),
@@ -81,24 +88,32 @@ pub static GAMES: &[Game] = &[
     game("killingfloor2", &[], "Killing Floor 2", A2s, 7777, 27015, N, GL, ""),
     game("l4d", &["left4dead"], "Left 4 Dead", A2s, 27015, 27015, N, GL, ""),
     game("l4d2", &["left4dead2"], "Left 4 Dead 2", A2s, 27015, 27015, N, GL, ""),
+    game("mbe", &["minecraftbe"], "Minecraft: Bedrock Edition", MinecraftBedrock, 19132, 19132, N, G, "RakNet ping on the game port (server-port in server.properties); in the LinuxGSM catalogue as mcbserver"),
     Game {
         id: "minecraft", aliases: &[], name: "Minecraft: Java Edition", protocol: Minecraft,
         also: &[MinecraftQuery], game_port: 25565, query_port: 25565, quirks: N, source: GL,
         notes: "Without a port the _minecraft._tcp SRV record is tried first; minecraft-query needs enable-query=true",
     },
     game("mordhau", &[], "Mordhau", A2s, 7777, 27015, N, GL, ""),
+    game("mumble", &[], "Mumble", Mumble, 64738, 64738, N, G, "The UDP ping on the voice port (gamedig's mumbleping); no server name in the protocol; in the LinuxGSM catalogue as mumbleserver"),
     game("naturalselection2", &["ns2"], "Natural Selection 2", A2s, 27015, 27016, N, GL, "Query port = game port + 1"),
     game("nmrih", &[], "No More Room in Hell", A2s, 27015, 27015, N, GL, ""),
     game("gtasao", &["saomp"], "open.mp (San Andreas)", Samp, 7777, 7777, N, G, "Answers the SA:MP query"),
+    game("openarena", &[], "OpenArena", Quake3, 27960, 27960, N, G, "ioquake3; max is sv_maxclients minus sv_privateClients. Tested against Debian's openarena-server 0.8.8"),
     game("pixark", &[], "PixARK", A2s, 7777, 27015, N, G, ""),
     game("projectzomboid", &["przomboid"], "Project Zomboid", A2s, 16261, 16261, N, GL, ""),
+    game("q3a", &["quake3"], "Quake III Arena", Quake3, 27960, 27960, N, GL, "ioquake3 answers a burst of 10 requests, then one per second per address"),
     game("quakelive", &[], "Quake Live", A2s, 27960, 27960, N, GL, "Answers A2S, not the Quake 3 protocol"),
+    game("rtcw", &[], "Return to Castle Wolfenstein", Quake3, 27960, 27960, N, GL, "Quake 3 engine"),
     game("ror2", &[], "Risk of Rain 2", A2s, 27015, 27016, N, G, "Query port = game port + 1"),
     game("rust", &[], "Rust", A2s, 28015, 28015, N.counts_in_keywords(), "gamedig, LinuxGSM", "True counts and queue in keywords (cp, mp, qp); with +server.queryport set (LinuxGSM: 28017) put that port in the address"),
     game("gtasam", &["samp"], "San Andreas Multiplayer (SA:MP)", Samp, 7777, 7777, N, GL, "Legacy code-page strings: set encoding"),
+    game("sof2", &[], "Soldier of Fortune II", Quake3, 20100, 20100, N, G, "Quake 3 engine"),
     game("sotf", &["sonsoftheforest"], "Sons Of The Forest", A2s, 8766, 27016, N, G, ""),
     game("soulmask", &[], "Soulmask", A2s, 8777, 27015, N, G, "Reports version 1.0.0.0 in the info reply; the real one is in the rules (NO_s)"),
     game("spaceengineers", &[], "Space Engineers", A2s, 27015, 27015, N, G, ""),
+    game("swjk2jo", &["swjk2"], "Star Wars Jedi Knight II: Jedi Outcast", Quake3, 28070, 28070, N, G, "Quake 3 engine"),
+    game("swjkja", &["swjk"], "Star Wars Jedi Knight: Jedi Academy", Quake3, 29070, 29070, N, G, "Quake 3 engine"),
     game("starbound", &[], "Starbound", A2s, 21025, 21025, N, GL, ""),
     game("svencoop", &[], "Sven Co-op", A2s, 27015, 27015, N, GL, "GoldSrc"),
     game("teamfortress2", &["tf2"], "Team Fortress 2", A2s, 27015, 27015, N, GL, ""),
@@ -107,7 +122,9 @@ pub static GAMES: &[Game] = &[
     game("theforest", &["forrest"], "The Forest", A2s, 27015, 27016, N, G, "Query port = game port + 1"),
     game("theisle", &["isle"], "The Isle", A2s, 7707, 7708, N, G, "Query port = game port + 1"),
     game("unturned", &[], "Unturned", A2s, 27015, 27016, N, "gamedig, LinuxGSM", "Follows gamedig (game port + 1); LinuxGSM queries the game port"),
+    game("urbanterror", &[], "Urban Terror", Quake3, 27960, 27960, N, G, "ioquake3-based"),
     game("valheim", &[], "Valheim", A2s, 2456, 2457, N, GL, "Query port = game port + 1; answers only when started with -public 1; crossplay servers report 0 players"),
+    game("wet", &["wolfensteinet"], "Wolfenstein: Enemy Territory", Quake3, 27960, 27960, N, GL, "Quake 3 engine"),
     game("wurmunlimited", &["wurm"], "Wurm Unlimited", A2s, 3724, 27016, N, GL, ""),
     game("zps", &[], "Zombie Panic! Source", A2s, 27015, 27015, N, GL, ""),
 ];

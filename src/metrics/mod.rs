@@ -409,7 +409,9 @@ gameserver_player_leaves_total{target="alpha",protocol="a2s",region="eu"} 1
 gameserver_targets{protocol="a2s"} 1
 gameserver_targets{protocol="minecraft"} 1
 gameserver_targets{protocol="minecraft-query"} 0
+gameserver_targets{protocol="minecraft-bedrock"} 0
 gameserver_targets{protocol="samp"} 1
+gameserver_targets{protocol="mumble"} 0
 gameserver_targets{protocol="quake3"} 0
 gameserver_targets{protocol="teeworlds"} 0
 # HELP gameserver_exporter_build_info Build of the exporter; always 1.

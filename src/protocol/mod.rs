@@ -10,8 +10,10 @@
 //! never a panic.
 
 pub mod a2s;
+pub mod bedrock;
 mod error;
 pub mod minecraft;
+pub mod mumble;
 pub mod quake3;
 mod reader;
 pub mod samp;

@@ -328,7 +328,8 @@ fn to_status(info: Info, latency: Duration, detail: bool) -> Status {
     Status {
         online,
         max,
-        bots: Some(info.bots.into()),
+        // Unknown when a GoldSrc reply ended before its bots byte: no bots gauge then.
+        bots: info.bots.map(Into::into),
         queued: keyword_count(keywords, "qp"),
         version: (!info.version.is_empty()).then_some(info.version),
         name: info.name,
@@ -352,7 +353,9 @@ fn info_extras(info: &Info) -> Map<String, Value> {
     put("folder", json!(info.folder));
     put("server_type", json!(info.server_type.as_str()));
     put("environment", json!(info.environment.as_str()));
-    put("vac", json!(info.vac));
+    if let Some(vac) = info.vac {
+        put("vac", json!(vac));
+    }
     if info.engine == a2s::Engine::Source {
         put("app_id", json!(info.app_id));
     }
@@ -382,10 +385,19 @@ fn info_extras(info: &Info) -> Map<String, Value> {
         put("the_ship_duration", json!(s.duration));
     }
     if let Some(m) = &info.goldsrc_mod {
-        put("mod_link", json!(m.link));
-        put("mod_download", json!(m.download));
-        put("mod_version", json!(m.version));
-        put("mod_size", json!(m.size));
+        // Fields the reply ended before are left out rather than invented.
+        if let Some(v) = &m.link {
+            put("mod_link", json!(v));
+        }
+        if let Some(v) = &m.download {
+            put("mod_download", json!(v));
+        }
+        if let Some(v) = m.version {
+            put("mod_version", json!(v));
+        }
+        if let Some(v) = m.size {
+            put("mod_size", json!(v));
+        }
     }
     extras
 }

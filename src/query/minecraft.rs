@@ -6,10 +6,16 @@
 //! 2. Connect; send handshake + status request in one write; read one VarInt frame, capped.
 //! 3. Ping/pong for latency, in a bounded slice of the remaining time. Many non-vanilla
 //!    servers never answer the ping, so it can only improve the latency, never fail the poll.
-//! 4. If the server does not speak 1.7+ (closes or resets before sending anything, answers
-//!    with an `FF` kick, or sends bytes that are not a frame), try the legacy pings on new
-//!    connections: 1.6 `FE 01 FA`, then 1.4 `FE 01`, then beta `FE` (vanilla 1.20 ignores
-//!    the first; 1.3 and older error on the second), until one answers or time runs out.
+//! 4. If the server closes or resets before sending anything, it may be a 1.7+ server that
+//!    refuses the `-1` protocol number (some implementations accept only numbers they know):
+//!    retry the 1.7+ request once on a new connection announcing
+//!    [`slp::PROTOCOL_VERSION_RETRY`] (47, 1.8; why that number: see its doc), in a share of
+//!    the time left. `-1` stays first because vanilla and proxies answer it best.
+//! 5. If the server does not speak 1.7+ (the retry met a close, a reset or silence too, or
+//!    the first answer was an `FF` kick or bytes that are not a frame), try the legacy pings
+//!    on new connections: 1.6 `FE 01 FA`, then 1.4 `FE 01`, then beta `FE` (vanilla 1.20
+//!    ignores the first; 1.3 and older error on the second), until one answers or time runs
+//!    out.
 //!
 //! # Latency
 //! The pong round trip (ping written -> pong read) when the server answers the ping;
@@ -63,6 +69,8 @@ pub(super) async fn poll(
 enum Phase {
     /// 1.7+: handshake + status request, one VarInt frame back.
     Modern,
+    /// The same on a new connection, announcing [`slp::PROTOCOL_VERSION_RETRY`].
+    ModernRetry,
     /// 1.7+ ping/pong on the same connection, for latency only.
     Ping,
     /// A legacy ping on a new connection: index into [`Variant::FALLBACK_ORDER`].
@@ -129,6 +137,11 @@ impl<'a> Slp<'a> {
                 slp::encode_status_query(self.host, self.port, out);
                 "handshake + status request"
             }
+            Phase::ModernRetry => {
+                let version = slp::PROTOCOL_VERSION_RETRY;
+                slp::encode_status_query_as(version, self.host, self.port, out);
+                "handshake (protocol 47) + status request"
+            }
             Phase::Ping => {
                 slp::encode_ping(self.ping_payload, out);
                 "ping"
@@ -183,17 +196,19 @@ impl<'a> Slp<'a> {
     fn frame(&mut self, now: Instant, rtt: Duration) {
         let max_frame = self.req.limits.max_reply_bytes;
         match self.phase {
-            Phase::Modern => match self.buf.frame(|b| slp::decode_reply_frame(b, max_frame)) {
-                Ok(None) => {}
-                Ok(Some(frame)) => match slp::decode_status_response(&frame) {
-                    Ok(parsed) => {
-                        self.modern = Some((parsed, rtt));
-                        self.start_ping(now);
-                    }
-                    Err(e) => self.result = Some(Err(e.into())),
-                },
-                Err(e) => self.modern_failed(e, now),
-            },
+            Phase::Modern | Phase::ModernRetry => {
+                match self.buf.frame(|b| slp::decode_reply_frame(b, max_frame)) {
+                    Ok(None) => {}
+                    Ok(Some(frame)) => match slp::decode_status_response(&frame) {
+                        Ok(parsed) => {
+                            self.modern = Some((parsed, rtt));
+                            self.start_ping(now);
+                        }
+                        Err(e) => self.result = Some(Err(e.into())),
+                    },
+                    Err(e) => self.modern_failed(e, now),
+                }
+            }
             Phase::Ping => match self.buf.frame(|b| decode_frame(b, PONG_MAX)) {
                 Ok(None) => {}
                 Ok(Some(frame)) => match slp::decode_pong(&frame, self.ping_payload) {
@@ -213,16 +228,30 @@ impl<'a> Slp<'a> {
         }
     }
 
-    /// The first read failed. Nothing came before a close or reset, an `FF` kick came, or
-    /// the bytes were not a frame: not a 1.7+ server, so try the legacy pings. A timeout, a
-    /// too-large frame or a reset after part of a reply are failures of a 1.7+ server.
+    /// The first read failed. Nothing came before a close or reset: retry once with a
+    /// concrete protocol number, then the legacy pings. An `FF` kick came, or the bytes were
+    /// not a frame: not a 1.7+ server, so straight to the legacy pings. A timeout, a
+    /// too-large frame or a reset after part of a reply are failures of a 1.7+ server; except
+    /// that the retry only had a share of the time, so its timeout moves on to the legacy
+    /// pings as well.
     fn modern_failed(&mut self, e: NetError, now: Instant) {
+        let silent_close =
+            matches!(e, NetError::Closed { .. } | NetError::Io(_)) && self.buf.is_empty();
         let not_modern = match &e {
             NetError::Closed { .. } | NetError::Io(_) => self.buf.is_empty(),
             NetError::Decode(d) => speaks_other_protocol(d),
+            NetError::Timeout => self.phase == Phase::ModernRetry,
             _ => false,
         };
-        if not_modern {
+        if silent_close && self.phase == Phase::Modern && now < self.deadline {
+            tracing::debug!(target = %self.req.address, error = %e, "closed on protocol -1, retrying with 47");
+            self.modern_failure = Some(e.into());
+            // The retry and each legacy ping get equal shares of the time left.
+            self.until = share(now, self.deadline, Variant::FALLBACK_ORDER.len() + 1);
+            self.buf.clear();
+            self.phase = Phase::ModernRetry;
+            self.stage = Stage::Connect;
+        } else if not_modern {
             tracing::debug!(target = %self.req.address, error = %e, "no 1.7+ status, trying legacy pings");
             self.modern_failure = Some(e.into());
             self.start_legacy(0, now);
@@ -250,10 +279,12 @@ impl<'a> Slp<'a> {
         match self.phase {
             // Connecting or writing the 1.7+ request failed: nothing was heard from the
             // server, so nothing says it speaks another protocol.
-            Phase::Modern if matches!(self.stage, Stage::Connecting | Stage::Sending) => {
+            Phase::Modern | Phase::ModernRetry
+                if matches!(self.stage, Stage::Connecting | Stage::Sending) =>
+            {
                 self.result = Some(Err(e.into()))
             }
-            Phase::Modern => self.modern_failed(e, now),
+            Phase::Modern | Phase::ModernRetry => self.modern_failed(e, now),
             Phase::Ping => self.ping_failed(e.into()),
             Phase::Legacy(_) => self.legacy_failed(e.into(), now),
         }

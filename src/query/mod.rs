@@ -16,6 +16,7 @@
 
 mod a2s;
 mod ask;
+mod bedrock;
 pub mod driver;
 mod error;
 pub mod exchange;
@@ -23,6 +24,7 @@ pub mod exchange;
 mod fake;
 mod mcquery;
 mod minecraft;
+mod mumble;
 pub mod oneshot;
 mod quake3;
 pub mod registry;

@@ -12,7 +12,9 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::driver::{Observer, Pacing, RESENDS};
-use super::{a2s, mcquery, minecraft, quake3, samp, teeworlds, Error, Request, Session};
+use super::{
+    a2s, bedrock, mcquery, minecraft, mumble, quake3, samp, teeworlds, Error, Request, Session,
+};
 use crate::net::udp::UdpChannel;
 use crate::net::NetError;
 use crate::status::Status;
@@ -69,8 +71,18 @@ const MINECRAFT_QUERY: Entry = Entry {
     link: Link::UdpConnected,
     min_gap: Duration::ZERO,
 };
+const MINECRAFT_BEDROCK: Entry = Entry {
+    protocol: Protocol::MinecraftBedrock,
+    link: Link::UdpShared,
+    min_gap: Duration::ZERO,
+};
 const SAMP: Entry = Entry {
     protocol: Protocol::Samp,
+    link: Link::UdpShared,
+    min_gap: Duration::ZERO,
+};
+const MUMBLE: Entry = Entry {
+    protocol: Protocol::Mumble,
     link: Link::UdpShared,
     min_gap: Duration::ZERO,
 };
@@ -96,7 +108,9 @@ pub fn entry(protocol: Protocol) -> &'static Entry {
         Protocol::A2s => &A2S,
         Protocol::Minecraft => &MINECRAFT,
         Protocol::MinecraftQuery => &MINECRAFT_QUERY,
+        Protocol::MinecraftBedrock => &MINECRAFT_BEDROCK,
         Protocol::Samp => &SAMP,
+        Protocol::Mumble => &MUMBLE,
         Protocol::Quake3 => &QUAKE3,
         Protocol::Teeworlds => &TEEWORLDS,
     }
@@ -114,7 +128,9 @@ pub(super) async fn poll(
         Protocol::A2s => a2s::poll(req, session, deadline, observer).await,
         Protocol::Minecraft => minecraft::poll(req, session, deadline, observer).await,
         Protocol::MinecraftQuery => mcquery::poll(req, session, deadline, observer).await,
+        Protocol::MinecraftBedrock => bedrock::poll(req, session, deadline, observer).await,
         Protocol::Samp => samp::poll(req, session, deadline, observer).await,
+        Protocol::Mumble => mumble::poll(req, session, deadline, observer).await,
         Protocol::Quake3 => quake3::poll(req, session, deadline, observer).await,
         Protocol::Teeworlds => teeworlds::poll(req, session, deadline, observer).await,
     }

@@ -6,17 +6,23 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::a2s::A2s;
+use super::bedrock::Ping as BedrockPing;
 use super::driver::{drive, Pacing};
 use super::fake::{Answer, Fake};
 use super::mcquery::McQuery;
 use super::minecraft::Slp;
+use super::mumble::Ping as MumblePing;
+use super::oneshot::OneShot;
 use super::samp::Samp;
 use super::{Error, Request, Session};
 use crate::net::NetError;
 use crate::protocol::a2s::{self, Info, Query};
 use crate::protocol::minecraft::legacy::{self, LegacyStatus};
 use crate::protocol::minecraft::query::{self as mcq, FullStat};
+use crate::protocol::minecraft::slp;
+use crate::protocol::minecraft::varint::decode_frame;
 use crate::protocol::samp;
+use crate::protocol::{bedrock, mumble};
 use crate::status::Reason;
 use crate::target::{Address, Protocol};
 
@@ -218,17 +224,39 @@ fn kick(motd: &str) -> Answer {
     Answer::Bytes(out)
 }
 
-/// The whole fallback chain: the 1.7+ request meets a close with nothing sent (not a 1.7+
-/// server), the 1.6 ping is ignored until its share of the time runs out, the 1.4 ping is
-/// reset, and the beta ping is answered. Each attempt has a connection of its own.
+/// The protocol number announced by a 1.7+ handshake, if `bytes` start with one.
+fn handshake_version(bytes: &[u8]) -> Option<i32> {
+    let (frame, _) = decode_frame(bytes, 1024).ok()??;
+    slp::decode_handshake(&frame)
+        .ok()
+        .map(|h| h.protocol_version)
+}
+
+fn status_frame(json: &str) -> Answer {
+    let mut out = Vec::new();
+    slp::encode_status_response(json, &mut out);
+    Answer::Bytes(out)
+}
+
+/// The whole fallback chain: the 1.7+ request meets a close with nothing sent, and so does
+/// its retry announcing protocol 47 (not a 1.7+ server), the 1.6 ping is ignored until its
+/// share of the time runs out, the 1.4 ping is reset, and the beta ping is answered. Each
+/// attempt has a connection of its own.
 #[tokio::test(start_paused = true)]
 async fn slp_fallback_chain() {
     let req = request(Protocol::Minecraft);
     let mut fake = Fake::<false>::new(|conn, _, bytes| match (conn, legacy::decode_ping(bytes)) {
-        (1, _) => vec![Answer::Close],
-        (2, Ok(Some((legacy::Variant::V16, _)))) => vec![],
-        (3, Ok(Some((legacy::Variant::V14, None)))) => vec![Answer::Reset],
-        (4, Ok(Some((legacy::Variant::Beta, None)))) => vec![kick("a beta server")],
+        (1, _) => {
+            assert_eq!(handshake_version(bytes), Some(-1));
+            vec![Answer::Close]
+        }
+        (2, _) => {
+            assert_eq!(handshake_version(bytes), Some(slp::PROTOCOL_VERSION_RETRY));
+            vec![Answer::Close]
+        }
+        (3, Ok(Some((legacy::Variant::V16, _)))) => vec![],
+        (4, Ok(Some((legacy::Variant::V14, None)))) => vec![Answer::Reset],
+        (5, Ok(Some((legacy::Variant::Beta, None)))) => vec![kick("a beta server")],
         other => panic!("unexpected request {other:?}"),
     });
     let started = Instant::now();
@@ -240,12 +268,88 @@ async fn slp_fallback_chain() {
     assert_eq!(status.name, "a beta server");
     assert_eq!((status.online, status.max), (4, 8));
     assert_eq!(status.extras["legacy"], serde_json::json!("beta"));
-    assert_eq!(fake.connections, 4);
+    assert_eq!(fake.connections, 5);
     // Streams are never resent: one request per connection.
     let per_connection: Vec<usize> = fake.sent.iter().map(|(c, _)| *c).collect();
-    assert_eq!(per_connection, [1, 2, 3, 4]);
+    assert_eq!(per_connection, [1, 2, 3, 4, 5]);
     // The silent 1.6 attempt had a third of the time.
     assert!(Instant::now() - started >= Duration::from_secs(1));
+}
+
+/// A server that closes on `-1` but knows protocol 47 is polled through the retry, on a
+/// second connection, before any legacy ping; the latency comes from its pong.
+#[tokio::test(start_paused = true)]
+async fn slp_retries_with_concrete_protocol() {
+    let req = request(Protocol::Minecraft);
+    let mut fake = Fake::<false>::new(|_, n, bytes| match (handshake_version(bytes), n) {
+        (Some(slp::PROTOCOL_VERSION_RETRY), 0) => vec![status_frame(
+            r#"{"version":{"name":"1.8.9","protocol":47},"players":{"online":3,"max":9},"description":"strict"}"#,
+        )],
+        (Some(-1), 0) => vec![Answer::Close],
+        (None, 1) => {
+            // The ping on the retry's connection: the pong echoes it.
+            let mut out = Vec::new();
+            out.extend_from_slice(bytes);
+            vec![Answer::Bytes(out)]
+        }
+        other => panic!("unexpected request {other:?}"),
+    });
+    let deadline = deadline();
+    let mut x = Slp::new(&req, "localhost", 25565, deadline);
+    let status = drive(&mut x, &mut fake, deadline, Pacing::default(), None)
+        .await
+        .unwrap();
+    assert_eq!(
+        (status.name.as_str(), status.online, status.max),
+        ("strict", 3, 9)
+    );
+    assert_eq!(status.version.as_deref(), Some("1.8.9"));
+    assert!(status.extras.get("legacy").is_none());
+    assert_eq!(fake.connections, 2);
+    let versions: Vec<Option<i32>> = fake
+        .sent
+        .iter()
+        .map(|(_, b)| handshake_version(b))
+        .collect();
+    assert_eq!(versions, [Some(-1), Some(47), None]);
+}
+
+/// A server that answers `-1` gets no retry; one that answers the first request with an
+/// `FF` kick (a legacy server) goes straight to the legacy pings, without the retry.
+#[tokio::test(start_paused = true)]
+async fn slp_retry_only_after_a_silent_close() {
+    let req = request(Protocol::Minecraft);
+    let mut fake = Fake::<false>::new(|_, n, bytes| match n {
+        0 => vec![status_frame(
+            r#"{"players":{"online":1,"max":2},"description":"v"}"#,
+        )],
+        _ => vec![Answer::Bytes(bytes.to_vec())],
+    });
+    let deadline = deadline();
+    let mut x = Slp::new(&req, "localhost", 25565, deadline);
+    drive(&mut x, &mut fake, deadline, Pacing::default(), None)
+        .await
+        .unwrap();
+    assert_eq!(fake.connections, 1);
+    let mut fake = Fake::<false>::new(|conn, _, bytes| match conn {
+        1 => {
+            assert_eq!(handshake_version(bytes), Some(-1));
+            vec![kick("legacy")]
+        }
+        _ => {
+            assert!(
+                matches!(legacy::decode_ping(bytes), Ok(Some(_))),
+                "{bytes:?}"
+            );
+            vec![kick("legacy")]
+        }
+    });
+    let mut x = Slp::new(&req, "localhost", 25565, deadline);
+    let status = drive(&mut x, &mut fake, deadline, Pacing::default(), None)
+        .await
+        .unwrap();
+    assert_eq!(status.name, "legacy");
+    assert_eq!(fake.connections, 2);
 }
 
 /// When every legacy ping fails too, the reason is the most telling one: a legacy reply that
@@ -254,8 +358,7 @@ async fn slp_fallback_chain() {
 async fn slp_chain_reports_informative_failure() {
     let req = request(Protocol::Minecraft);
     let mut fake = Fake::<false>::new(|conn, _, _| match conn {
-        1 => vec![Answer::Close],
-        2 => vec![Answer::Bytes(vec![0xff, 0x00, 0x01, 0x00, b'x'])],
+        3 => vec![Answer::Bytes(vec![0xff, 0x00, 0x01, 0x00, b'x'])],
         _ => vec![Answer::Close],
     });
     let deadline = deadline();
@@ -340,6 +443,102 @@ async fn samp_detailed_falls_back_to_clients() {
     assert_eq!(status.extras.get("players_error"), None);
 }
 
+/// Mumble: a reply echoing another ident (a late one) is skipped, ours is used; only
+/// replies to something else until the deadline is `mismatch`.
+#[tokio::test(start_paused = true)]
+async fn mumble_skips_foreign_idents() {
+    let pong = |ident: [u8; 8], users| {
+        let mut out = Vec::new();
+        mumble::encode_pong(
+            &mumble::Pong {
+                version: mumble::Version::from_u32(0x0001_0304),
+                ident,
+                users,
+                max_users: 10,
+                bandwidth: 1,
+            },
+            &mut out,
+        );
+        Answer::Bytes(out)
+    };
+    let mut fake = Fake::<true>::new(move |_, _, bytes| {
+        let ident: [u8; 8] = bytes[4..12].try_into().unwrap();
+        vec![pong([0; 8], 9), pong(ident, 4)]
+    });
+    let d = deadline();
+    let ping = MumblePing {
+        ident: [7; 8],
+        detail: false,
+    };
+    let status = drive(
+        &mut OneShot::new(ping, d),
+        &mut fake,
+        d,
+        Pacing::default(),
+        None,
+    )
+    .await
+    .unwrap();
+    assert_eq!((status.online, status.max), (4, 10));
+    let mut fake = Fake::<true>::new(move |_, _, _| vec![pong([0; 8], 9)]);
+    let ping = MumblePing {
+        ident: [7; 8],
+        detail: false,
+    };
+    let err = drive(
+        &mut OneShot::new(ping, d),
+        &mut fake,
+        d,
+        Pacing::default(),
+        None,
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(err.reason(), Reason::Mismatch, "{err}");
+}
+
+/// Bedrock: a pong echoing another time is skipped; a datagram that is not a pong at all
+/// fails the poll as `malformed` at once.
+#[tokio::test(start_paused = true)]
+async fn bedrock_skips_other_times_fails_on_garbage() {
+    let pong = |time: i64| {
+        let mut out = Vec::new();
+        bedrock::encode_pong(time, 1, b"MCPE;m;1;1.0;2;5;1", &mut out);
+        Answer::Bytes(out)
+    };
+    let mut fake = Fake::<true>::new(move |_, _, bytes| {
+        let ping = bedrock::decode_ping(bytes).unwrap();
+        vec![pong(ping.time.wrapping_add(1)), pong(ping.time)]
+    });
+    let d = deadline();
+    let status = drive(
+        &mut OneShot::new(BedrockPing::new(false), d),
+        &mut fake,
+        d,
+        Pacing::default(),
+        None,
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        (status.online, status.max, status.name.as_str()),
+        (2, 5, "m")
+    );
+    let mut fake = Fake::<true>::new(move |_, _, _| vec![Answer::Bytes(vec![0x1d; 40])]);
+    let started = Instant::now();
+    let err = drive(
+        &mut OneShot::new(BedrockPing::new(false), d),
+        &mut fake,
+        d,
+        Pacing::default(),
+        None,
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(err.reason(), Reason::Malformed, "{err}");
+    assert_eq!(Instant::now(), started);
+}
+
 use proptest::prelude::*;
 
 proptest! {
@@ -378,6 +577,8 @@ proptest! {
             let _ = drive(&mut A2s::new(&all, &mut session, d), &mut Fake::<true>::new(script.clone()), d, Pacing::default(), None).await;
             let _ = drive(&mut Samp::new(&all, SAMP_HEADER, d), &mut Fake::<true>::new(script.clone()), d, Pacing::default(), None).await;
             let _ = drive(&mut McQuery::new(&all, &mut session, None, d), &mut Fake::<true>::new(script.clone()), d, Pacing::default(), None).await;
+            let _ = drive(&mut OneShot::new(BedrockPing::new(true), d), &mut Fake::<true>::new(script.clone()), d, Pacing::default(), None).await;
+            let _ = drive(&mut OneShot::new(MumblePing { ident: [1; 8], detail: true }, d), &mut Fake::<true>::new(script.clone()), d, Pacing::default(), None).await;
             let _ = drive(&mut super::teeworlds::Teeworlds::new(&all, &mut session, super::teeworlds::Tokens { six: 1, seven: 2, browse: 3 }, d), &mut Fake::<true>::new(script.clone()), d, Pacing::default(), None).await;
             let _ = drive(&mut Slp::new(&all, "localhost", 25565, d), &mut Fake::<false>::new(script), d, Pacing::default(), None).await;
             assert!(Instant::now() <= d + Duration::from_millis(1));

@@ -69,6 +69,25 @@ pub enum Misbehaviour {
     LoseEveryOther,
 }
 
+/// Where A2S_INFO replies end: real servers that stop before their optional trailing fields
+/// (HLTV proxies and old GoldSrc servers, older Source servers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum InfoEnd {
+    /// Every field.
+    #[default]
+    Full,
+    /// GoldSrc: right after the visibility byte, without the mod flag, VAC and bots (HLTV).
+    BeforeMod,
+    /// GoldSrc: after the mod flag, before VAC.
+    BeforeVac,
+    /// GoldSrc: before the bots byte (old servers).
+    BeforeBots,
+    /// Source: right after VAC, without the version.
+    BeforeVersion,
+    /// Source: after the version, without the EDF.
+    BeforeEdf,
+}
+
 /// Requests the server has received, by type (counted before any misbehaviour).
 #[derive(Debug, Default)]
 pub struct Counters {
@@ -117,6 +136,8 @@ pub struct A2sConfig {
     /// Raw bytes sent as the server name in A2S_INFO instead of the world's name (Source
     /// only): for names that are not UTF-8.
     pub raw_name: Option<Vec<u8>>,
+    /// Where info replies end (a variant for the other engine is ignored).
+    pub info_end: InfoEnd,
     pub misbehaviour: Misbehaviour,
     /// Shared with the test, which reads them.
     pub counters: Arc<Counters>,
@@ -139,6 +160,7 @@ impl Default for A2sConfig {
             answer_ping: true,
             keywords: None,
             raw_name: None,
+            info_end: InfoEnd::Full,
             misbehaviour: Misbehaviour::None,
             counters: Arc::default(),
         }
@@ -275,6 +297,17 @@ impl Server {
                 let mut msg = Vec::new();
                 let info = self.info();
                 a2s::encode_info(&info, &mut msg);
+                match (self.config.engine, self.config.info_end) {
+                    // Without EDF fields the version and its NUL end the message.
+                    (Engine::Source, InfoEnd::BeforeVersion) => {
+                        msg.truncate(msg.len().saturating_sub(info.version.len() + 1))
+                    }
+                    // Without bots the VAC byte ends it, after the mod flag.
+                    (Engine::GoldSrc, InfoEnd::BeforeVac) => {
+                        msg.truncate(msg.len().saturating_sub(1))
+                    }
+                    _ => {}
+                }
                 if let Some(raw) = &self.config.raw_name {
                     // Source layout: header (4), type, protocol, then the name.
                     msg.splice(6..6 + info.name.len(), raw.iter().copied());
@@ -346,7 +379,7 @@ impl Server {
         let online = w.players.len() as u32 + w.bots;
         let byte = |n: u32| n.min(255) as u8;
         let source = self.config.engine == Engine::Source;
-        Info {
+        let mut info = Info {
             engine: self.config.engine,
             protocol: if source { 17 } else { 48 },
             address: (!source).then(|| self.addr.to_string()),
@@ -357,11 +390,11 @@ impl Server {
             app_id: if source { self.config.app_id } else { 0 },
             players: byte(online),
             max_players: byte(w.max),
-            bots: byte(w.bots),
+            bots: Some(byte(w.bots)),
             server_type: ServerType::Dedicated,
             environment: Environment::Linux,
             visibility: w.password,
-            vac: true,
+            vac: Some(true),
             version: if source {
                 w.version.clone()
             } else {
@@ -380,7 +413,21 @@ impl Server {
             sourcetv: None,
             keywords: self.config.keywords.clone().filter(|_| source),
             game_id: source.then_some(self.config.app_id.into()),
+        };
+        // The encoder ends a reply at its first missing trailing field.
+        match (self.config.engine, self.config.info_end) {
+            (Engine::GoldSrc, InfoEnd::BeforeMod) => (info.vac, info.bots) = (None, None),
+            // The VAC byte is cut off after encoding, leaving the mod flag.
+            (Engine::GoldSrc, InfoEnd::BeforeVac | InfoEnd::BeforeBots) => info.bots = None,
+            (Engine::Source, InfoEnd::BeforeVersion | InfoEnd::BeforeEdf) => {
+                info.game_port = None;
+                info.steam_id = None;
+                info.keywords = None;
+                info.game_id = None;
+            }
+            _ => {}
         }
+        info
     }
 
     fn damage(&self, mut msg: Vec<u8>, query: Query) -> Vec<u8> {

@@ -114,6 +114,10 @@ pub struct McConfig {
     pub trailing_data: bool,
     /// The protocol number in `version.protocol`.
     pub protocol_version: i32,
+    /// Protocol numbers the server accepts in a status handshake; it closes the connection
+    /// without a byte on any other (`-1` included), as some server implementations do.
+    /// `None`: any number, as vanilla.
+    pub known_protocols: Option<Vec<i32>>,
     pub misbehaviour: Misbehaviour,
     pub seen: Seen,
 }
@@ -128,6 +132,7 @@ impl Default for McConfig {
             favicon_kib: 0,
             trailing_data: false,
             protocol_version: 763,
+            known_protocols: None,
             misbehaviour: Misbehaviour::None,
             seen: Seen::default(),
         }
@@ -231,7 +236,14 @@ async fn serve_modern(
     let Ok(handshake) = slp::decode_handshake(&frame) else {
         return Ok(());
     };
+    let known = config
+        .known_protocols
+        .as_ref()
+        .is_none_or(|k| k.contains(&handshake.protocol_version));
     config.seen.record(|r| r.handshakes.push(handshake));
+    if !known {
+        return Ok(());
+    }
     let Some(request) = next_frame(&mut stream, &mut buf).await? else {
         return Ok(());
     };

@@ -5,8 +5,10 @@
 //! until its [`SimServer`] is dropped.
 
 pub mod a2s;
+pub mod bedrock;
 pub mod mcquery;
 pub mod minecraft;
+pub mod mumble;
 pub mod quake3;
 pub mod samp;
 pub mod teeworlds;

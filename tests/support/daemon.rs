@@ -87,3 +87,40 @@ pub fn target(name: &str, protocol: &str, address: &str, extra: &str) -> String 
         "[[target]]\nname = \"{name}\"\nprotocol = \"{protocol}\"\naddress = \"{address}\"\n{extra}"
     )
 }
+
+/// One `/metrics` scrape's body (text format).
+pub async fn metrics(addr: SocketAddr) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let mut buf = Vec::new();
+    tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut buf))
+        .await
+        .expect("reply in time")
+        .unwrap();
+    String::from_utf8_lossy(&buf).into_owned()
+}
+
+/// Scrapes until every line of `want` is in the body (a line ending in a space matches any
+/// value: counters), and returns that body; panics after 10 s with the last body.
+pub async fn wait_for(addr: SocketAddr, want: &[&str]) -> String {
+    let has = |body: &str, w: &str| {
+        body.lines()
+            .any(|l| l == w || (w.ends_with(' ') && l.starts_with(w)))
+    };
+    let started = std::time::Instant::now();
+    loop {
+        let body = metrics(addr).await;
+        let missing: Vec<&&str> = want.iter().filter(|w| !has(&body, w)).collect();
+        if missing.is_empty() {
+            return body;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "missing {missing:?}\n{body}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}

@@ -13,6 +13,15 @@
 //!    VAC, bots (u8)
 //! ```
 //! Type and OS letters may be upper or lower case (GoldSrc sends upper case).
+//!
+//! # Replies that end early
+//! Real replies stop before their last fields: HLTV proxies and old GoldSrc servers end `m`
+//! before the bots byte or before the whole mod block, and some Source servers end `I` right
+//! after the version (no EDF) or even before it. So every field after the fixed core (after
+//! VAC for `I`, after visibility for `m`) may be missing: a reply that ends on a field boundary
+//! there decodes, and the missing fields stay unknown (`None`, or an empty version). A reply
+//! that ends inside a field (half a port, a string without its NUL) is still an error: that is
+//! damage, not a shorter layout. Once one field is missing, every later one is too.
 
 use super::{kind, open, put_cstr, DecodeError, Reader, SINGLE_HEADER};
 
@@ -134,23 +143,24 @@ pub struct SourceTv {
     pub name: String,
 }
 
-/// The GoldSrc mod block (present when the mod byte is 1).
+/// The GoldSrc mod block (present when the mod byte is 1). Each field is `None` when the reply
+/// ended before it (and then every later field is `None` too).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GoldSrcMod {
-    pub link: String,
-    pub download: String,
-    pub version: i32,
+    pub link: Option<String>,
+    pub download: Option<String>,
+    pub version: Option<i32>,
     /// Size in bytes.
-    pub size: i32,
+    pub size: Option<i32>,
     /// 0: single and multiplayer, 1: multiplayer only.
-    pub kind: u8,
+    pub kind: Option<u8>,
     /// 0: uses the Half-Life DLL, 1: its own.
-    pub dll: u8,
+    pub dll: Option<u8>,
 }
 
 /// An A2S_INFO reply from either engine. Fields one engine does not send keep a neutral
 /// value (`app_id` 0 and `version` "" for GoldSrc; `address` and `goldsrc_mod` None for
-/// Source).
+/// Source). Trailing fields the reply ended before are `None` (see the module doc).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Info {
     pub engine: Engine,
@@ -166,14 +176,17 @@ pub struct Info {
     /// Bots included; one byte, so it saturates at 255.
     pub players: u8,
     pub max_players: u8,
-    pub bots: u8,
+    /// `None` when a GoldSrc reply ended before its bots byte (HLTV, old servers).
+    pub bots: Option<u8>,
     pub server_type: ServerType,
     pub environment: Environment,
     /// A password is required.
     pub visibility: bool,
-    pub vac: bool,
+    /// `None` when a GoldSrc reply ended before its VAC byte.
+    pub vac: Option<bool>,
+    /// Empty for GoldSrc, and for a Source reply that ended before its version.
     pub version: String,
-    /// Present exactly when `app_id` is 2400 (Source).
+    /// Present when `app_id` is 2400 (Source) and the reply did not end before it.
     pub the_ship: Option<TheShip>,
     pub goldsrc_mod: Option<GoldSrcMod>,
     pub game_port: Option<u16>,
@@ -197,11 +210,11 @@ impl Default for Info {
             app_id: 0,
             players: 0,
             max_players: 0,
-            bots: 0,
+            bots: Some(0),
             server_type: ServerType::Dedicated,
             environment: Environment::Linux,
             visibility: false,
-            vac: false,
+            vac: Some(false),
             version: String::new(),
             the_ship: None,
             goldsrc_mod: None,
@@ -241,16 +254,6 @@ fn decode_source(r: &mut Reader<'_>) -> Result<Info, DecodeError> {
     let environment = Environment::from_byte(r.u8()?);
     let visibility = r.u8()? != 0;
     let vac = r.u8()? != 0;
-    let the_ship = if app_id == THE_SHIP_APP_ID {
-        Some(TheShip {
-            mode: r.u8()?,
-            witnesses: r.u8()?,
-            duration: r.u8()?,
-        })
-    } else {
-        None
-    };
-    let version = r.cstring()?;
     let mut info = Info {
         engine: Engine::Source,
         protocol,
@@ -261,38 +264,63 @@ fn decode_source(r: &mut Reader<'_>) -> Result<Info, DecodeError> {
         app_id,
         players,
         max_players,
-        bots,
+        bots: Some(bots),
         server_type,
         environment,
         visibility,
-        vac,
-        version,
-        the_ship,
+        vac: Some(vac),
         ..Info::default()
     };
-    // The EDF byte is optional: older servers end after the version.
-    if r.is_empty() {
-        return Ok(info);
+    // Everything from here on may be missing (module doc: replies that end early).
+    if app_id == THE_SHIP_APP_ID {
+        info.the_ship = optional(r, |r| {
+            Ok(TheShip {
+                mode: r.u8()?,
+                witnesses: r.u8()?,
+                duration: r.u8()?,
+            })
+        })?;
+        if info.the_ship.is_none() {
+            return Ok(info);
+        }
     }
-    let edf = r.u8()?;
+    info.version = optional(r, Reader::cstring)?.unwrap_or_default();
+    let Some(edf) = optional(r, Reader::u8)? else {
+        return Ok(info);
+    };
     if edf & EDF_GAME_PORT != 0 {
-        info.game_port = Some(r.u16_le()?);
+        info.game_port = optional(r, Reader::u16_le)?;
     }
     if edf & EDF_STEAM_ID != 0 {
-        info.steam_id = Some(r.u64_le()?);
+        info.steam_id = optional(r, Reader::u64_le)?;
     }
     if edf & EDF_SOURCETV != 0 {
-        let port = r.u16_le()?;
-        let name = r.cstring()?;
-        info.sourcetv = Some(SourceTv { port, name });
+        info.sourcetv = optional(r, |r| {
+            let port = r.u16_le()?;
+            let name = r.cstring()?;
+            Ok(SourceTv { port, name })
+        })?;
     }
     if edf & EDF_KEYWORDS != 0 {
-        info.keywords = Some(r.cstring()?);
+        info.keywords = optional(r, Reader::cstring)?;
     }
     if edf & EDF_GAME_ID != 0 {
-        info.game_id = Some(r.u64_le()?);
+        info.game_id = optional(r, Reader::u64_le)?;
     }
     Ok(info)
+}
+
+/// A trailing field that may be missing: `None` when the reply already ended, the field when
+/// it is all there, an error when the reply ends inside it.
+fn optional<'a, T>(
+    r: &mut Reader<'a>,
+    field: impl FnOnce(&mut Reader<'a>) -> Result<T, DecodeError>,
+) -> Result<Option<T>, DecodeError> {
+    if r.is_empty() {
+        Ok(None)
+    } else {
+        field(r).map(Some)
+    }
 }
 
 fn decode_goldsrc(r: &mut Reader<'_>) -> Result<Info, DecodeError> {
@@ -307,26 +335,30 @@ fn decode_goldsrc(r: &mut Reader<'_>) -> Result<Info, DecodeError> {
     let server_type = ServerType::from_byte(r.u8()?);
     let environment = Environment::from_byte(r.u8()?);
     let visibility = r.u8()? != 0;
-    let goldsrc_mod = match r.u8()? {
-        0 => None,
-        1 => {
-            let link = r.cstring()?;
-            let download = r.cstring()?;
+    // Everything from here on may be missing (module doc: replies that end early).
+    let goldsrc_mod = match optional(r, Reader::u8)? {
+        None | Some(0) => None,
+        Some(1) => {
+            let link = optional(r, Reader::cstring)?;
+            let download = optional(r, Reader::cstring)?;
             // NOTES: a NUL byte sits before the mod version.
-            r.skip(1)?;
+            let version = match optional(r, Reader::u8)? {
+                Some(_) => optional(r, Reader::i32_le)?,
+                None => None,
+            };
             Some(GoldSrcMod {
                 link,
                 download,
-                version: r.i32_le()?,
-                size: r.i32_le()?,
-                kind: r.u8()?,
-                dll: r.u8()?,
+                version,
+                size: optional(r, Reader::i32_le)?,
+                kind: optional(r, Reader::u8)?,
+                dll: optional(r, Reader::u8)?,
             })
         }
-        _ => return Err(DecodeError::Invalid("GoldSrc mod flag")),
+        Some(_) => return Err(DecodeError::Invalid("GoldSrc mod flag")),
     };
-    let vac = r.u8()? != 0;
-    let bots = r.u8()?;
+    let vac = optional(r, Reader::u8)?.map(|b| b != 0);
+    let bots = optional(r, Reader::u8)?;
     Ok(Info {
         engine: Engine::GoldSrc,
         protocol,
@@ -356,6 +388,9 @@ pub fn encode_info(info: &Info, out: &mut Vec<u8>) {
     }
 }
 
+/// Writes the Source layout. A reply ends where the first missing trailing field is (a
+/// missing VAC or bots byte is written as 0: the Source core has both): so a decoded reply
+/// that ended early encodes to the same bytes again.
 fn encode_source(info: &Info, out: &mut Vec<u8>) {
     out.push(kind::INFO_SOURCE);
     out.push(info.protocol);
@@ -366,14 +401,16 @@ fn encode_source(info: &Info, out: &mut Vec<u8>) {
     out.extend_from_slice(&[
         info.players,
         info.max_players,
-        info.bots,
+        info.bots.unwrap_or(0),
         info.server_type.to_byte(),
         info.environment.to_byte(),
         info.visibility.into(),
-        info.vac.into(),
+        info.vac.unwrap_or(false).into(),
     ]);
     if info.app_id == THE_SHIP_APP_ID {
-        let ship = info.the_ship.unwrap_or_default();
+        let Some(ship) = info.the_ship else {
+            return;
+        };
         out.extend_from_slice(&[ship.mode, ship.witnesses, ship.duration]);
     }
     put_cstr(out, &info.version);
@@ -411,6 +448,9 @@ fn encode_source(info: &Info, out: &mut Vec<u8>) {
     }
 }
 
+/// Writes the GoldSrc layout, ending the reply at the first missing trailing field (as HLTV
+/// and old servers do): `vac: None` ends it before the VAC byte, `bots: None` before the bots
+/// byte, a mod field `None` inside the mod block.
 fn encode_goldsrc(info: &Info, out: &mut Vec<u8>) {
     out.push(kind::INFO_GOLDSRC);
     put_cstr(out, info.address.as_deref().unwrap_or(""));
@@ -426,18 +466,34 @@ fn encode_goldsrc(info: &Info, out: &mut Vec<u8>) {
         info.visibility.into(),
     ]);
     match &info.goldsrc_mod {
+        // Nothing after visibility at all: the reply that ends before the mod block.
+        None if info.vac.is_none() => return,
         None => out.push(0),
         Some(m) => {
             out.push(1);
-            put_cstr(out, &m.link);
-            put_cstr(out, &m.download);
-            out.push(0);
-            out.extend_from_slice(&m.version.to_le_bytes());
-            out.extend_from_slice(&m.size.to_le_bytes());
-            out.extend_from_slice(&[m.kind, m.dll]);
+            if encode_mod(m, out).is_none() {
+                return;
+            }
         }
     }
-    out.extend_from_slice(&[info.vac.into(), info.bots]);
+    let Some(vac) = info.vac else { return };
+    out.push(vac.into());
+    if let Some(bots) = info.bots {
+        out.push(bots);
+    }
+}
+
+/// The mod block's fields up to the first missing one; `None` when one was missing.
+fn encode_mod(m: &GoldSrcMod, out: &mut Vec<u8>) -> Option<()> {
+    put_cstr(out, m.link.as_deref()?);
+    put_cstr(out, m.download.as_deref()?);
+    let version = m.version?;
+    out.push(0);
+    out.extend_from_slice(&version.to_le_bytes());
+    out.extend_from_slice(&m.size?.to_le_bytes());
+    out.push(m.kind?);
+    out.push(m.dll?);
+    Some(())
 }
 
 #[cfg(test)]
@@ -465,11 +521,11 @@ mod tests {
             app_id,
             players: 5,
             max_players: 32,
-            bots: 2,
+            bots: Some(2),
             server_type: ServerType::Dedicated,
             environment: Environment::Linux,
             visibility: true,
-            vac: true,
+            vac: Some(true),
             version: "1.0.0.22".into(),
             ..Info::default()
         }
@@ -578,11 +634,11 @@ mod tests {
             game: "Counter-Strike".into(),
             players: 11,
             max_players: 20,
-            bots: 3,
+            bots: Some(3),
             server_type: ServerType::Dedicated,
             environment: Environment::Windows,
             visibility: false,
-            vac: true,
+            vac: Some(true),
             ..Info::default()
         }
     }
@@ -607,17 +663,17 @@ mod tests {
         b.extend_from_slice(&[1, 3]);
         let mut want = goldsrc_expected();
         want.goldsrc_mod = Some(GoldSrcMod {
-            link: "http://mod.example".into(),
-            download: "http://dl.example".into(),
-            version: 1,
-            size: 184_000_000,
-            kind: 1,
-            dll: 1,
+            link: Some("http://mod.example".into()),
+            download: Some("http://dl.example".into()),
+            version: Some(1),
+            size: Some(184_000_000),
+            kind: Some(1),
+            dll: Some(1),
         });
         assert_eq!(decode_info(&b), Ok(want));
     }
 
-    /// A mod flag other than 0 or 1 is invalid; a reply cut before its bots byte is truncated.
+    /// A mod flag other than 0 or 1 is invalid.
     #[test]
     fn goldsrc_errors() {
         let mut b = goldsrc_base();
@@ -626,12 +682,187 @@ mod tests {
             decode_info(&b),
             Err(DecodeError::Invalid("GoldSrc mod flag"))
         );
-        let mut b = goldsrc_base();
-        b.push(0);
+    }
+
+    /// A GoldSrc reply without a mod block, cut after each optional field: the fields present
+    /// decode, the missing ones stay unknown, and the short reply encodes back to its bytes.
+    #[test]
+    fn goldsrc_cut_after_each_optional_field() {
+        let mut full = goldsrc_base(); // ends with visibility: the fixed core
+        let core = full.len();
+        full[core - 3] = b'D'; // server type as GoldSrc writes it, so re-encoding matches
+        full.extend_from_slice(&[
+            0, // mod flag: no mod block
+            1, // VAC
+            3, // bots
+        ]);
+        let cases: [(usize, Option<bool>, Option<u8>); 4] = [
+            (core, None, None),              // before the mod flag (HLTV)
+            (core + 1, None, None),          // after the mod flag, before VAC
+            (core + 2, Some(true), None),    // before the bots byte (old servers)
+            (core + 3, Some(true), Some(3)), // complete
+        ];
+        for (len, vac, bots) in cases {
+            let mut want = goldsrc_expected();
+            want.vac = vac;
+            want.bots = bots;
+            let got = decode_info(&full[..len]);
+            assert_eq!(got, Ok(want.clone()), "cut at {len}");
+            // Nothing is invented: re-encoding gives the bytes that arrived (the lone mod
+            // flag 0 before a missing VAC carries nothing, so it is not written back).
+            let mut again = Vec::new();
+            encode_info(&want, &mut again);
+            let expect_len = if len == core + 1 { core } else { len };
+            assert_eq!(again, full[..expect_len], "cut at {len}");
+        }
+    }
+
+    /// A GoldSrc reply with a mod block, cut at every field boundary of the block and after:
+    /// each field present decodes, every later one is None; cuts inside a field are errors.
+    #[test]
+    fn goldsrc_mod_cut_after_each_field() {
+        let mut full = goldsrc_base();
+        let core = full.len();
+        full[core - 3] = b'D'; // server type as GoldSrc writes it, so re-encoding matches
+        full.push(1); // mod flag
+        let mut bounds = vec![full.len()];
+        full.extend_from_slice(b"http://mod.example\0"); // link
+        bounds.push(full.len());
+        full.extend_from_slice(b"http://dl.example\0"); // download link
+        bounds.push(full.len());
+        full.push(0); // the NUL before the version
+        full.extend_from_slice(&2i32.to_le_bytes()); // version
+        bounds.push(full.len());
+        full.extend_from_slice(&184_000_000i32.to_le_bytes()); // size
+        bounds.push(full.len());
+        full.push(1); // kind: multiplayer only
+        bounds.push(full.len());
+        full.push(0); // dll: the Half-Life one
+        bounds.push(full.len());
+        full.push(1); // VAC
+        bounds.push(full.len());
+        full.push(4); // bots
+        bounds.push(full.len());
+        let complete = GoldSrcMod {
+            link: Some("http://mod.example".into()),
+            download: Some("http://dl.example".into()),
+            version: Some(2),
+            size: Some(184_000_000),
+            kind: Some(1),
+            dll: Some(0),
+        };
+        for (i, &len) in bounds.iter().enumerate() {
+            let info = decode_info(&full[..len]).unwrap_or_else(|e| panic!("cut at {len}: {e}"));
+            let m = info.goldsrc_mod.clone().expect("mod flag was 1");
+            let present = [
+                m.link.is_some(),
+                m.download.is_some(),
+                m.version.is_some(),
+                m.size.is_some(),
+                m.kind.is_some(),
+                m.dll.is_some(),
+                info.vac.is_some(),
+                info.bots.is_some(),
+            ];
+            // Exactly the first `i` optional fields arrived.
+            assert_eq!(present.iter().filter(|p| **p).count(), i, "cut at {len}");
+            assert!(present[..i].iter().all(|p| *p), "cut at {len}");
+            if i >= 6 {
+                assert_eq!(m, complete);
+            }
+            let mut again = Vec::new();
+            encode_info(&info, &mut again);
+            assert_eq!(again, full[..len], "cut at {len}");
+        }
+        assert_eq!(decode_info(&full).unwrap().bots, Some(4));
+        // Between the boundaries the reply ends inside a field: damage, an error.
+        for len in bounds[0]..full.len() {
+            if !bounds.contains(&len) && len != bounds[2] + 1 {
+                assert!(decode_info(&full[..len]).is_err(), "cut at {len}");
+            }
+        }
+    }
+
+    /// A Source reply cut after each optional field: before the version, after it (no EDF),
+    /// after the EDF byte, and after each EDF field; cuts inside a field are errors.
+    #[test]
+    fn source_cut_after_each_optional_field() {
+        let mut full = source_base(240); // ends with VAC: the fixed core
+        let mut bounds = vec![full.len()];
+        full.extend_from_slice(b"1.0.0.22\0"); // version
+        bounds.push(full.len());
+        full.push(0x80 | 0x10 | 0x40 | 0x20 | 0x01); // EDF
+        bounds.push(full.len());
+        full.extend_from_slice(&[0x87, 0x69]); // game port 27015
+        bounds.push(full.len());
+        full.extend_from_slice(&[1, 0, 0, 0, 0, 0, 0x10, 0x01]); // SteamID
+        bounds.push(full.len());
+        full.extend_from_slice(b"\x88\x69TV\0"); // SourceTV port 27016 and name
+        bounds.push(full.len());
+        full.extend_from_slice(b"kw\0"); // keywords
+        bounds.push(full.len());
+        full.extend_from_slice(&[0xF0, 0, 0, 0, 0, 0, 0, 0]); // game id 240
+        bounds.push(full.len());
+        for (i, &len) in bounds.iter().enumerate() {
+            let info = decode_info(&full[..len]).unwrap_or_else(|e| panic!("cut at {len}: {e}"));
+            let mut want = expected_base(240);
+            if i < 1 {
+                want.version = String::new();
+            }
+            if i >= 3 {
+                want.game_port = Some(27015);
+            }
+            if i >= 4 {
+                want.steam_id = Some(0x0110_0000_0000_0001);
+            }
+            if i >= 5 {
+                want.sourcetv = Some(SourceTv {
+                    port: 27016,
+                    name: "TV".into(),
+                });
+            }
+            if i >= 6 {
+                want.keywords = Some("kw".into());
+            }
+            if i >= 7 {
+                want.game_id = Some(240);
+            }
+            assert_eq!(info, want, "cut at {len}");
+            assert_eq!(info.bots, Some(2), "the Source core always has bots");
+        }
+        for len in bounds[0]..full.len() {
+            if !bounds.contains(&len) {
+                assert!(decode_info(&full[..len]).is_err(), "cut at {len}");
+            }
+        }
+    }
+
+    /// The Ship's reply may end before its three extra bytes; one or two of them is damage.
+    #[test]
+    fn the_ship_cut() {
+        let b = source_base(2400);
+        let mut want = expected_base(2400);
+        want.version = String::new();
+        assert_eq!(decode_info(&b), Ok(want));
+        let mut b1 = b.clone();
+        b1.push(1);
         assert!(matches!(
-            decode_info(&b),
+            decode_info(&b1),
             Err(DecodeError::Truncated { .. })
         ));
+    }
+
+    /// The fixed core is not optional: a reply cut inside it is an error.
+    #[test]
+    fn core_cut_is_an_error() {
+        let b = source_base(240);
+        for len in 0..b.len() {
+            assert!(decode_info(&b[..len]).is_err(), "source cut at {len}");
+        }
+        let b = goldsrc_base();
+        for len in 0..b.len() {
+            assert!(decode_info(&b[..len]).is_err(), "goldsrc cut at {len}");
+        }
     }
 
     fn text() -> impl Strategy<Value = String> {
@@ -664,11 +895,11 @@ mod tests {
                 app_id,
                 players: nums[1],
                 max_players: nums[2],
-                bots: nums[3],
+                bots: Some(nums[3]),
                 server_type: st,
                 environment: env,
                 visibility: flags[0],
-                vac: flags[1],
+                vac: Some(flags[1]),
                 version: strings[4].clone(),
                 the_ship: (app_id == THE_SHIP_APP_ID).then_some(TheShip { mode: ship[0], witnesses: ship[1], duration: ship[2] }),
                 goldsrc_mod: None,
@@ -698,10 +929,17 @@ mod tests {
                 game: strings[3].clone(),
                 players: nums[1],
                 max_players: nums[2],
-                bots: nums[3],
+                bots: Some(nums[3]),
                 visibility: flags[0],
-                vac: flags[1],
-                goldsrc_mod: md.map(|(link, download, version, size, kind, dll)| GoldSrcMod { link, download, version, size, kind, dll }),
+                vac: Some(flags[1]),
+                goldsrc_mod: md.map(|(link, download, version, size, kind, dll)| GoldSrcMod {
+                    link: Some(link),
+                    download: Some(download),
+                    version: Some(version),
+                    size: Some(size),
+                    kind: Some(kind),
+                    dll: Some(dll),
+                }),
                 ..Info::default()
             }
         }
@@ -723,6 +961,22 @@ mod tests {
             let mut b = Vec::new();
             encode_info(&info, &mut b);
             prop_assert_eq!(decode_info(&b), Ok(info));
+        }
+
+        /// Any GoldSrc reply cut anywhere after its fixed core decodes exactly the fields that
+        /// arrived, or fails (a cut inside a field); a decoded cut re-encodes to the same bytes.
+        #[test]
+        fn goldsrc_any_cut(info in goldsrc_info(), cut in any::<prop::sample::Index>()) {
+            let mut b = Vec::new();
+            encode_info(&info, &mut b);
+            let len = cut.index(b.len() + 1);
+            if let Ok(short) = decode_info(&b[..len]) {
+                let mut again = Vec::new();
+                encode_info(&short, &mut again);
+                // A lone mod flag 0 carries nothing and is not written back.
+                prop_assert!(again == b[..len] || (again.len() + 1 == len && b[len - 1] == 0));
+                prop_assert_eq!(short.bots.is_some(), len == b.len());
+            }
         }
 
         /// Every truncation and single-byte mutation of a valid reply decodes or errors,

@@ -23,6 +23,18 @@ use crate::protocol::{DecodeError, Reader};
 /// pretending to match ours.
 pub const PROTOCOL_VERSION_PING: i32 = -1;
 
+/// The concrete protocol version announced by the one retry after a server closed on `-1`
+/// without a byte (some implementations accept only numbers they know), before the legacy
+/// pings, which such servers do not speak either.
+///
+/// 47 is Minecraft 1.8-1.8.9. It is the number the most software accepts: every proxy
+/// (BungeeCord, Waterfall, Velocity all support 1.7.2 and later), ViaVersion/ViaBackwards
+/// servers (which keep 1.8 in range for its PvP players), and the many 1.8 servers still
+/// running. The status exchange has had the same shape since 1.7 (protocol 4), so announcing
+/// 47 changes nothing we parse; a server that translates the reply down to 1.8 only drops
+/// hex colours from the MOTD, which we strip anyway.
+pub const PROTOCOL_VERSION_RETRY: i32 = 47;
+
 /// Handshake `next state` asking for the status stage.
 pub const NEXT_STATE_STATUS: i32 = 1;
 
@@ -78,11 +90,18 @@ pub fn encode_status_request(out: &mut Vec<u8>) {
     encode_frame(PACKET_STATUS, &[], out);
 }
 
-/// Appends handshake + status request: the bytes of the first (and only) write of a query.
+/// Appends handshake + status request: the bytes of the first (and only) write of a query,
+/// announcing [`PROTOCOL_VERSION_PING`].
 pub fn encode_status_query(host: &str, port: u16, out: &mut Vec<u8>) {
+    encode_status_query_as(PROTOCOL_VERSION_PING, host, port, out);
+}
+
+/// [`encode_status_query`] announcing `protocol_version` (the retry uses
+/// [`PROTOCOL_VERSION_RETRY`]).
+pub fn encode_status_query_as(protocol_version: i32, host: &str, port: u16, out: &mut Vec<u8>) {
     encode_handshake(
         &Handshake {
-            protocol_version: PROTOCOL_VERSION_PING,
+            protocol_version,
             address: host.to_string(),
             port,
             next_state: NEXT_STATE_STATUS,

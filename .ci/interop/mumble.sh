@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# Interop check against a real Mumble server (Debian's mumble-server, Murmur): installs it if
+# missing, starts it on 127.0.0.1 on a free port with a known `users` and `bandwidth`, then
+#   1. sends the 12-byte UDP ping itself and checks the 24-byte reply against those settings;
+#   2. runs `gameserver-exporter query mumble 127.0.0.1:PORT --json` and checks its output;
+#   3. runs the exporter daemon on another free port and checks its gauges on /metrics.
+# Every process it starts is stopped by its PID, on failure too. Takes a few seconds.
+#
+# Usage: .ci/interop/mumble.sh [path/to/gameserver-exporter]  (default: target/debug/...,
+# built if missing)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+bin=${1:-target/debug/gameserver-exporter}
+if [[ ! -x $bin ]]; then
+    cargo build --locked --bin gameserver-exporter
+fi
+
+if ! command -v murmurd >/dev/null 2>&1 && [[ ! -x /usr/sbin/murmurd ]]; then
+    if [[ $(id -u) -ne 0 ]]; then
+        echo "mumble.sh: mumble-server is not installed; install it or run as root" >&2
+        exit 1
+    fi
+    # Never let the package start its own service on the default port: without systemd the
+    # maintainer scripts go through invoke-rc.d, which policy-rc.d exit code 101 forbids.
+    policy=/usr/sbin/policy-rc.d
+    made_policy=
+    if [[ ! -e $policy ]]; then
+        printf '#!/bin/sh\nexit 101\n' >"$policy"
+        chmod 755 "$policy"
+        made_policy=1
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -qq --no-install-recommends mumble-server >/dev/null ||
+        { apt-get update -qq && apt-get install -y -qq --no-install-recommends mumble-server >/dev/null; }
+    if [[ -n $made_policy ]]; then rm -f "$policy"; fi
+fi
+murmurd=$(command -v murmurd || echo /usr/sbin/murmurd)
+
+work=$(mktemp -d)
+# Murmur started as root drops to the mumble-server user: its database directory must be
+# writable for that user.
+chmod 777 "$work"
+pids=()
+cleanup() {
+    local p
+    for p in "${pids[@]}"; do
+        kill "$p" 2>/dev/null || true
+        wait "$p" 2>/dev/null || true
+    done
+    rm -rf "$work"
+}
+trap cleanup EXIT
+fail() {
+    echo "mumble.sh: FAIL: $*" >&2
+    for f in "$work"/*.log; do
+        [[ -s $f ]] && { echo "--- $f" >&2; tail -n 20 "$f" >&2; }
+    done
+    exit 1
+}
+
+# A loopback port free for both UDP and TCP (Murmur binds both), or for TCP only.
+free_port() {
+    python3 - "$1" <<'PY'
+import socket, sys
+both = sys.argv[1] == "both"
+while True:
+    t = socket.socket()
+    t.bind(("127.0.0.1", 0))
+    p = t.getsockname()[1]
+    if both:
+        u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        try:
+            u.bind(("127.0.0.1", p))
+        except OSError:
+            continue
+    print(p)
+    break
+PY
+}
+
+port=$(free_port both)
+users=37
+bandwidth=64000
+cat >"$work/murmur.ini" <<INI
+database=$work/murmur.sqlite
+host=127.0.0.1
+port=$port
+users=$users
+bandwidth=$bandwidth
+registerName=
+registerHostname=
+ice=
+INI
+
+"$murmurd" -ini "$work/murmur.ini" -fg >"$work/murmur.log" 2>&1 &
+pids+=($!)
+
+# 1. The raw ping; prints the version Murmur packs into its reply.
+version=$(python3 - "$port" "$users" "$bandwidth" <<'PY'
+import socket, struct, sys, time
+port, users, bandwidth = (int(a) for a in sys.argv[1:4])
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(0.5)
+ident = b"interop!"
+deadline = time.monotonic() + 20
+while True:
+    s.sendto(b"\0\0\0\0" + ident, ("127.0.0.1", port))
+    try:
+        data, src = s.recvfrom(2048)
+        break
+    except (socket.timeout, ConnectionRefusedError):
+        if time.monotonic() > deadline:
+            sys.exit("mumble.sh: no ping reply within 20 s")
+print("mumble.sh: reply", data.hex(), file=sys.stderr)
+assert len(data) == 24, len(data)
+version, echoed, online, maximum, bw = struct.unpack(">I8sIII", data)
+assert echoed == ident, echoed
+assert maximum == users, (maximum, users)
+assert bw == bandwidth, (bw, bandwidth)
+assert online == 0, online
+print("%d.%d.%d" % (version >> 16, (version >> 8) & 255, version & 255))
+PY
+) || fail "raw ping"
+echo "mumble.sh: raw ping ok: Murmur $version, max users $users, bandwidth $bandwidth"
+# The packaged version is the one the ping reports (Debian's 1.3.4-4 says 1.3.4).
+pkg=$(dpkg-query -W -f '${Version}' mumble-server 2>/dev/null || true)
+pkg=${pkg#*:}
+if [[ -n $pkg && ${pkg%%[-+~]*} != "$version" ]]; then
+    fail "ping says version $version, package says $pkg"
+fi
+
+# 2. The exporter's query command.
+"$bin" query mumble "127.0.0.1:$port" --json --timeout 2s >"$work/query.json" 2>"$work/query.log" ||
+    fail "query mumble exited $?"
+python3 - "$work/query.json" "$users" "$bandwidth" "$version" <<'PY' || fail "query mumble output"
+import json, sys
+path, users, bandwidth, version = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+s = json.load(open(path))
+want = {"online": 0, "max": users, "name": "", "version": version}
+got = {k: s.get(k) for k in want}
+assert got == want, (got, want)
+assert s["extras"]["bandwidth"] == bandwidth, s["extras"]
+assert 0 < s["latency"] < 2, s["latency"]
+print("mumble.sh: query ok:", json.dumps(got), "bandwidth", s["extras"]["bandwidth"])
+PY
+
+# 3. The daemon's gauges.
+listen=127.0.0.1:$(free_port tcp)
+cat >"$work/exporter.toml" <<TOML
+[exporter]
+interval = "1s"
+timeout = "900ms"
+
+[[target]]
+name = "murmur"
+protocol = "mumble"
+address = "127.0.0.1:$port"
+TOML
+"$bin" --config "$work/exporter.toml" --listen "$listen" --log-level warn >"$work/exporter.log" 2>&1 &
+pids+=($!)
+python3 - "$listen" "$users" "$version" <<'PY' || fail "daemon gauges"
+import sys, time, urllib.request
+listen, users, version = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+sel = '{target="murmur",protocol="mumble"}'
+want = {
+    "gameserver_up" + sel: 1.0,
+    "gameserver_players_online" + sel: 0.0,
+    "gameserver_players_max" + sel: float(users),
+    'gameserver_info{target="murmur",protocol="mumble",name="",map="",game="",version="%s"}' % version: 1.0,
+}
+deadline = time.monotonic() + 15
+while True:
+    try:
+        body = urllib.request.urlopen("http://%s/metrics" % listen, timeout=2).read().decode()
+    except OSError:
+        body = ""
+    values = {}
+    for line in body.splitlines():
+        if line and not line.startswith("#"):
+            series, _, value = line.rpartition(" ")
+            values[series] = float(value)
+    got = {k: values.get(k) for k in want}
+    latency = values.get("gameserver_latency_seconds" + sel)
+    if got == want and latency is not None and 0 < latency < 1:
+        break
+    if time.monotonic() > deadline:
+        sys.exit("mumble.sh: daemon gauges %r (latency %r), want %r\n%s" % (got, latency, want, body))
+    time.sleep(0.2)
+failures = [l for l in body.splitlines() if l.startswith("gameserver_query_failures_total{target=\"murmur\"")]
+assert not failures, failures
+print("mumble.sh: daemon ok: up 1, players 0/%d, version %s, latency %.6f s" % (users, version, latency))
+PY
+echo "mumble.sh: ok"

@@ -1,0 +1,189 @@
+//! Simulated Minecraft Bedrock server: answers RakNet unconnected pings with a pong whose ID
+//! string layout is chosen (vanilla, or the shorter and longer ones other implementations
+//! send), with knobs for hostile replies.
+
+use std::io;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use tokio::net::UdpSocket;
+
+use super::{SimServer, World, WorldState};
+use crate::protocol::bedrock::{self, MAGIC, PONG_HEADER_LEN};
+use crate::target::MAX_DATAGRAM;
+
+/// The server GUID the simulator reports by default.
+pub const SERVER_GUID: u64 = 0x5eed_b00c_0123_4567;
+/// The largest UDP payload over IPv4; the huge ID string fills a datagram of this size.
+pub const MAX_UDP_PAYLOAD: usize = 65_507;
+
+/// How much of the ID string the server writes, as the implementations seen in the wild.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum IdLayout {
+    /// The vanilla layout: all twelve fields and a trailing `;`.
+    #[default]
+    Full,
+    /// Stops after the game mode name.
+    StopAfterGameMode,
+    /// Stops right after the GUID.
+    StopAfterGuid,
+    /// The full layout with a 0 GUID.
+    ZeroGuid,
+    /// The full layout plus fields nobody documents.
+    ExtraFields,
+}
+
+/// Hostile behaviour, for the robustness suite.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Misbehaviour {
+    #[default]
+    None,
+    /// Answers nothing.
+    Silence,
+    /// Every pong is cut in the middle of its header.
+    Short,
+    /// The magic is wrong.
+    BadMagic,
+    /// The pong echoes another time than the ping's.
+    WrongTime,
+    /// The ID string length claims 4000 bytes more than follow.
+    LengthBeyondDatagram,
+    /// The ID string fills the largest UDP datagram (about 64 KiB).
+    HugeId,
+}
+
+#[derive(Debug, Clone)]
+pub struct BedrockConfig {
+    /// `MCPE` or `MCEE`.
+    pub edition: String,
+    pub protocol: u32,
+    pub game_mode: String,
+    pub server_guid: u64,
+    pub layout: IdLayout,
+    pub misbehaviour: Misbehaviour,
+}
+
+impl Default for BedrockConfig {
+    fn default() -> Self {
+        BedrockConfig {
+            edition: "MCPE".into(),
+            protocol: 766,
+            game_mode: "Survival".into(),
+            server_guid: SERVER_GUID,
+            layout: IdLayout::Full,
+            misbehaviour: Misbehaviour::None,
+        }
+    }
+}
+
+/// Serves Bedrock pings on 127.0.0.1, on a port of the system's choosing. MOTD line 1 is the
+/// world's name, line 2 its map; online counts players and bots.
+pub async fn spawn(world: World, config: BedrockConfig) -> io::Result<SimServer> {
+    let socket = UdpSocket::bind("127.0.0.1:0").await?;
+    let addr = socket.local_addr()?;
+    let task = tokio::spawn(serve(socket, addr, world, config));
+    Ok(SimServer::new(addr, vec![task]))
+}
+
+/// A Bedrock server whose players come and go, for `demo`.
+pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
+    world.update(|w| {
+        *w = WorldState {
+            name: "§bDemo §lBedrock".into(),
+            map: "Demo level".into(),
+            game: "Survival".into(),
+            version: "1.21.50".into(),
+            max: 20,
+            players: vec![("Steve".into(), 0, 0.0), ("Alex".into(), 0, 0.0)],
+            rules: Vec::new(),
+            ..WorldState::default()
+        }
+    });
+    let mut server = spawn(world.clone(), BedrockConfig::default()).await?;
+    server.tasks.push(tokio::spawn(churn(world)));
+    Ok(server)
+}
+
+/// Every few seconds a player joins or leaves.
+async fn churn(world: World) {
+    let mut tick = 0u32;
+    loop {
+        tokio::time::sleep(Duration::from_secs(6)).await;
+        tick += 1;
+        world.update(|w| {
+            if tick.is_multiple_of(2) || w.players.is_empty() {
+                w.players.push((format!("Player{tick}"), 0, 0.0));
+            } else {
+                w.players.remove(0);
+            }
+        });
+    }
+}
+
+async fn serve(socket: UdpSocket, addr: SocketAddr, world: World, config: BedrockConfig) {
+    let mut buf = vec![0u8; MAX_DATAGRAM];
+    loop {
+        let (n, from): (usize, SocketAddr) = match socket.recv_from(&mut buf).await {
+            Ok(x) => x,
+            // ICMP errors from earlier sends surface here; they are no reason to stop.
+            Err(_) => continue,
+        };
+        if let Some(reply) = answer(&buf[..n], addr.port(), &world.snapshot(), &config) {
+            let _ = socket.send_to(&reply, from).await;
+        }
+    }
+}
+
+/// The ID string in the configured layout.
+fn id_string(port: u16, w: &WorldState, config: &BedrockConfig) -> String {
+    let online = (w.players.len() as u32).saturating_add(w.bots);
+    let guid = match config.layout {
+        IdLayout::ZeroGuid => 0,
+        _ => config.server_guid,
+    };
+    let head = format!(
+        "{};{};{};{};{};{};{}",
+        config.edition, w.name, config.protocol, w.version, online, w.max, guid
+    );
+    match config.layout {
+        IdLayout::StopAfterGuid => head,
+        IdLayout::StopAfterGameMode => format!("{head};{};{}", w.map, config.game_mode),
+        IdLayout::Full | IdLayout::ZeroGuid => {
+            format!("{head};{};{};1;{port};{port};", w.map, config.game_mode)
+        }
+        IdLayout::ExtraFields => format!(
+            "{head};{};{};1;{port};{port};0;extra;fields",
+            w.map, config.game_mode
+        ),
+    }
+}
+
+/// The pong for one datagram, if any.
+fn answer(datagram: &[u8], port: u16, w: &WorldState, config: &BedrockConfig) -> Option<Vec<u8>> {
+    let ping = bedrock::decode_ping(datagram).ok()?;
+    let time = match config.misbehaviour {
+        Misbehaviour::Silence => return None,
+        Misbehaviour::WrongTime => ping.time.wrapping_add(1),
+        _ => ping.time,
+    };
+    let id = match config.misbehaviour {
+        Misbehaviour::HugeId => vec![b'A'; MAX_UDP_PAYLOAD - PONG_HEADER_LEN],
+        _ => id_string(port, w, config).into_bytes(),
+    };
+    let mut out = Vec::with_capacity(PONG_HEADER_LEN + id.len());
+    bedrock::encode_pong(time, config.server_guid, &id, &mut out);
+    match config.misbehaviour {
+        Misbehaviour::Short => out.truncate(20),
+        Misbehaviour::BadMagic => {
+            // The magic sits after the id byte, the time and the GUID.
+            let at = 1 + 8 + 8;
+            out[at..at + MAGIC.len()].copy_from_slice(&[0xAB; 16]);
+        }
+        Misbehaviour::LengthBeyondDatagram => {
+            let claimed = (id.len() + 4000).min(usize::from(u16::MAX)) as u16;
+            out[PONG_HEADER_LEN - 2..PONG_HEADER_LEN].copy_from_slice(&claimed.to_be_bytes());
+        }
+        _ => {}
+    }
+    Some(out)
+}

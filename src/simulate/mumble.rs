@@ -1,0 +1,136 @@
+//! Simulated Mumble server: answers the 12-byte UDP ping as Murmur does (only exactly 12
+//! bytes with a zero first word), with knobs for hostile replies.
+
+use std::io;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use tokio::net::UdpSocket;
+
+use super::{SimServer, World, WorldState};
+use crate::protocol::mumble::{self, Pong, Version, REPLY_LEN};
+use crate::target::MAX_DATAGRAM;
+
+/// Hostile behaviour, for the robustness suite.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Misbehaviour {
+    #[default]
+    None,
+    /// Answers nothing.
+    Silence,
+    /// Every reply is cut to its first 20 bytes (no bandwidth).
+    Short,
+    /// Every reply echoes another ident than the request's.
+    WrongIdent,
+    /// Claims `u32::MAX` users on a server of 1.
+    LyingCounts,
+}
+
+#[derive(Debug, Clone)]
+pub struct MumbleConfig {
+    pub version: Version,
+    /// Bits per second, as Murmur's `bandwidth` setting.
+    pub bandwidth: u32,
+    pub misbehaviour: Misbehaviour,
+}
+
+impl Default for MumbleConfig {
+    fn default() -> Self {
+        MumbleConfig {
+            version: Version {
+                major: 1,
+                minor: 3,
+                patch: 4,
+            },
+            // Murmur's default.
+            bandwidth: 558_000,
+            misbehaviour: Misbehaviour::None,
+        }
+    }
+}
+
+/// Serves the Mumble ping on 127.0.0.1, on a port of the system's choosing. Users are the
+/// world's players and bots; the maximum is the world's.
+pub async fn spawn(world: World, config: MumbleConfig) -> io::Result<SimServer> {
+    let socket = UdpSocket::bind("127.0.0.1:0").await?;
+    let addr = socket.local_addr()?;
+    let task = tokio::spawn(serve(socket, world, config));
+    Ok(SimServer::new(addr, vec![task]))
+}
+
+/// A voice server whose users come and go, for `demo`.
+pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
+    world.update(|w| {
+        *w = WorldState {
+            name: String::new(),
+            map: String::new(),
+            game: String::new(),
+            version: "1.3.4".into(),
+            max: 100,
+            players: vec![
+                ("alice".into(), 0, 0.0),
+                ("bob".into(), 0, 0.0),
+                ("carol".into(), 0, 0.0),
+            ],
+            rules: Vec::new(),
+            ..WorldState::default()
+        }
+    });
+    let mut server = spawn(world.clone(), MumbleConfig::default()).await?;
+    server.tasks.push(tokio::spawn(churn(world)));
+    Ok(server)
+}
+
+/// Every few seconds a user joins or leaves.
+async fn churn(world: World) {
+    let mut tick = 0u32;
+    loop {
+        tokio::time::sleep(Duration::from_secs(7)).await;
+        tick += 1;
+        world.update(|w| {
+            if tick.is_multiple_of(2) || w.players.is_empty() {
+                w.players.push((format!("user{tick}"), 0, 0.0));
+            } else {
+                w.players.remove(0);
+            }
+        });
+    }
+}
+
+async fn serve(socket: UdpSocket, world: World, config: MumbleConfig) {
+    let mut buf = vec![0u8; MAX_DATAGRAM];
+    loop {
+        let (n, from): (usize, SocketAddr) = match socket.recv_from(&mut buf).await {
+            Ok(x) => x,
+            // ICMP errors from earlier sends surface here; they are no reason to stop.
+            Err(_) => continue,
+        };
+        if let Some(reply) = answer(&buf[..n], &world.snapshot(), &config) {
+            let _ = socket.send_to(&reply, from).await;
+        }
+    }
+}
+
+/// The reply to one datagram, if any.
+fn answer(datagram: &[u8], w: &WorldState, config: &MumbleConfig) -> Option<Vec<u8>> {
+    let ident = mumble::decode_ping(datagram).ok()?;
+    let mut pong = Pong {
+        version: config.version,
+        ident,
+        users: (w.players.len() as u32).saturating_add(w.bots),
+        max_users: w.max,
+        bandwidth: config.bandwidth,
+    };
+    match config.misbehaviour {
+        Misbehaviour::Silence => return None,
+        Misbehaviour::WrongIdent => pong.ident = ident.map(|b| !b),
+        Misbehaviour::LyingCounts => (pong.users, pong.max_users) = (u32::MAX, 1),
+        Misbehaviour::None | Misbehaviour::Short => {}
+    }
+    let mut out = Vec::with_capacity(REPLY_LEN);
+    mumble::encode_pong(&pong, &mut out);
+    if config.misbehaviour == Misbehaviour::Short {
+        out.truncate(20);
+    }
+    Some(out)
+}
