@@ -10,6 +10,7 @@
 
 mod include;
 mod location;
+mod pieces;
 mod preset;
 mod schema;
 mod validate;
@@ -127,7 +128,7 @@ fn parse_in(
     text: &str,
     origin: Option<include::Origin>,
 ) -> Result<Config, ConfigError> {
-    let raw: RawFile = decode(file, text)?;
+    let raw: RawFile = pieces::decode(file, text, pieces::PIECE_TARGETS)?;
     let ctx = Ctx { file, text };
     let patterns = raw
         .exporter

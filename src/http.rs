@@ -145,7 +145,7 @@ async fn answer(daemon: &Daemon, req: Request<Incoming>, peer: SocketAddr) -> Re
 async fn compress(response: Response<Body>, gzip: bool) -> Response<Body> {
     let (mut parts, body) = response.into_parts();
     gzip::vary(&mut parts.headers);
-    if !gzip {
+    if !gzip || gzip::is_marked(&parts.headers) {
         return Response::from_parts(parts, body);
     }
     let Ok(collected) = body.collect().await;
@@ -205,7 +205,7 @@ async fn handle(daemon: &Daemon, req: Request<Incoming>, peer: SocketAddr) -> Re
     }
     let format = Format::from_accept(req.headers().get(ACCEPT).and_then(|v| v.to_str().ok()));
     match path {
-        "/metrics" => metrics_page(daemon, format),
+        "/metrics" => metrics_page(daemon, format, gzip::accepts_gzip(req.headers())),
         "/probe" => match parse_query(req.uri().query().unwrap_or("")) {
             Ok(q) => probe(daemon, &q, format).await,
             Err(e) => text(StatusCode::BAD_REQUEST, format!("bad query string: {e}\n")),
@@ -241,13 +241,27 @@ async fn handle(daemon: &Daemon, req: Request<Incoming>, peer: SocketAddr) -> Re
     }
 }
 
-fn metrics_page(daemon: &Daemon, format: Format) -> Response<Body> {
+/// The page; for a client taking gzip (Prometheus) compressed as it is rendered, so the
+/// plain text never exists whole (100,000 targets: 68 MB plain, 4.4 MB gzip).
+fn metrics_page(daemon: &Daemon, format: Format, gzip: bool) -> Response<Body> {
     let entries = daemon.state().snapshot();
     let globals = Globals {
         reload: daemon.state().reload_info(),
         process: metrics::process::read(),
         shard: daemon.shard(),
     };
+    if gzip {
+        let mut z = gzip::writer();
+        match metrics::render_to(format, &entries, &globals, &mut z).and_then(|()| z.finish()) {
+            Ok(body) => {
+                let mut r = respond(StatusCode::OK, format.content_type(), body);
+                gzip::mark(r.headers_mut());
+                return r;
+            }
+            // Cannot really fail on a Vec; the plain page is still a correct answer.
+            Err(e) => tracing::warn!(error = %e, "gzip failed; answering uncompressed"),
+        }
+    }
     let body = metrics::render(format, &entries, &globals);
     respond(StatusCode::OK, format.content_type(), body)
 }

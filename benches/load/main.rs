@@ -4,7 +4,18 @@
 //! ```text
 //! cargo bench --bench load -- --a2s 10000 --minecraft 0 --samp 0 --interval 5s --seconds 30
 //! cargo bench --bench load -- --engine raw ...   # query::poll_with in a plain loop per target
+//! cargo bench --bench load -- --a2s 100000 --interval 15s --seconds 15 --network both
 //! ```
+//!
+//! More targets than one responder process can hold sockets for (`--per-child`, 16,000: the
+//! machine allows 20,000 descriptors per process) are spread over several responder
+//! children, each on its own loopback address (127.0.0.2, .3, ...) with ports counted up from
+//! 10,000, so every target is a distinct (address, port) pair and the ephemeral range stays
+//! free for the exporter's own sockets.
+//!
+//! `--network lossy` makes the responders delay each UDP reply by a random 5-150 ms
+//! (`--delay-ms MIN-MAX`) and drop 1 % of them (`--drop-percent`); `--network both` runs the
+//! daemon phase twice on the same targets, loopback first, so the two compare in one sitting.
 //!
 //! `--engine daemon` (the default) runs the real daemon in-process (config parsed from TOML,
 //! target tasks on the daemon's own poller thread,
@@ -27,9 +38,9 @@ mod responder;
 use std::alloc::{GlobalAlloc, Layout, System};
 
 use std::io::{BufRead, BufReader, Write};
-use std::net::SocketAddr;
+use std::net::{Ipv4Addr, SocketAddr};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -47,22 +58,29 @@ use tokio::time::Instant;
 struct Counting;
 
 static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+/// Bytes requested and not yet freed (malloc's own overhead not included): what the daemon's
+/// structures hold, per target, without RSS noise from freed-but-kept pages.
+static LIVE_BYTES: AtomicI64 = AtomicI64::new(0);
 
 // SAFETY: forwards every call to the system allocator unchanged; only counts.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        LIVE_BYTES.fetch_add(layout.size() as i64, Ordering::Relaxed);
         System.alloc(layout)
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE_BYTES.fetch_sub(layout.size() as i64, Ordering::Relaxed);
         System.dealloc(ptr, layout)
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        LIVE_BYTES.fetch_add(layout.size() as i64, Ordering::Relaxed);
         System.alloc_zeroed(layout)
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        LIVE_BYTES.fetch_add(new_size as i64 - layout.size() as i64, Ordering::Relaxed);
         System.realloc(ptr, layout, new_size)
     }
 }
@@ -84,6 +102,13 @@ struct Args {
     workers: usize,
     /// Start offsets are rounded down to a multiple of this, so polls fire in batches.
     slot: Duration,
+    /// Daemon phases to run: loopback as is, and/or through the simulated network.
+    phases: Vec<bool>,
+    /// The simulated network: reply delay range and drop rate.
+    delay_ms: (u64, u64),
+    drop_ppm: u32,
+    /// Sockets one responder child holds at most.
+    per_child: usize,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -98,6 +123,10 @@ fn parse_args() -> Result<Args, String> {
         floor_rounds: 20_000,
         workers: 0,
         slot: Duration::ZERO,
+        phases: vec![false],
+        delay_ms: (5, 150),
+        drop_ppm: 10_000,
+        per_child: 16_000,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -125,6 +154,36 @@ fn parse_args() -> Result<Args, String> {
             "--floor-rounds" => a.floor_rounds = num(value()?)?,
             "--workers" => a.workers = num(value()?)?,
             "--slot" => a.slot = dur(value()?)?,
+            "--network" => {
+                a.phases = match value()?.as_str() {
+                    "loopback" => vec![false],
+                    "lossy" => vec![true],
+                    "both" => vec![false, true],
+                    other => {
+                        return Err(format!("--network: loopback, lossy or both, not {other}"))
+                    }
+                }
+            }
+            "--delay-ms" => {
+                let v = value()?;
+                let (lo, hi) = v
+                    .split_once('-')
+                    .ok_or(format!("--delay-ms: MIN-MAX, not {v}"))?;
+                let ms = |x: &str| x.parse::<u64>().map_err(|e| format!("--delay-ms: {e}"));
+                a.delay_ms = (ms(lo)?, ms(hi)?);
+                if a.delay_ms.0 > a.delay_ms.1 || a.delay_ms.1 == 0 {
+                    return Err(format!("--delay-ms: {v} is not a range"));
+                }
+            }
+            "--drop-percent" => {
+                let v = value()?;
+                let pct: f64 = v.parse().map_err(|e| format!("--drop-percent: {e}"))?;
+                if !(0.0..=100.0).contains(&pct) {
+                    return Err(format!("--drop-percent: {v} is not a percentage"));
+                }
+                a.drop_ppm = (pct * 10_000.0).round() as u32;
+            }
+            "--per-child" => a.per_child = num(value()?)?.max(1),
             other => return Err(format!("unknown argument {other}")),
         }
     }
@@ -134,9 +193,8 @@ fn parse_args() -> Result<Args, String> {
 fn main() {
     let argv: Vec<String> = std::env::args().collect();
     if argv.get(1).map(String::as_str) == Some("--responder") {
-        let n = |i: usize| argv.get(i).and_then(|s| s.parse().ok()).unwrap_or(0);
         raise_fd_limit();
-        if let Err(e) = responder::run_responder(n(2), n(3), n(4)) {
+        if let Err(e) = responder::run_responder(responder::ChildOpts::parse(&argv[2..])) {
             eprintln!("responder: {e}");
             std::process::exit(1);
         }
@@ -172,54 +230,99 @@ fn raise_fd_limit() {
     }
 }
 
+/// One responder child process.
 struct Responder {
     child: Child,
     stdin: Option<ChildStdin>,
     stdout: BufReader<std::process::ChildStdout>,
-    ports: [Vec<u16>; 3],
 }
 
-impl Responder {
-    fn start(a2s: usize, minecraft: usize, samp: usize) -> std::io::Result<Responder> {
-        let mut child = Command::new(std::env::current_exe()?)
-            .args(["--responder", &a2s.to_string(), &minecraft.to_string()])
-            .arg(samp.to_string())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()?;
-        let stdin = child.stdin.take();
-        let mut stdout = BufReader::new(child.stdout.take().ok_or_else(no_pipe)?);
-        let mut ports: [Vec<u16>; 3] = Default::default();
-        for p in &mut ports {
-            let mut line = String::new();
-            stdout.read_line(&mut line)?;
-            *p = line
-                .split_whitespace()
-                .skip(1)
-                .filter_map(|s| s.parse().ok())
-                .collect();
-        }
-        Ok(Responder {
-            child,
-            stdin,
-            stdout,
-            ports,
-        })
-    }
+/// The responder children and every target address they serve, per protocol.
+struct Responders {
+    children: Vec<Responder>,
+    addrs: [Vec<SocketAddr>; 3],
+}
 
-    /// The responder's request counters: (A2S info requests, challenges issued, SA:MP `i`
-    /// requests, Minecraft connections).
-    fn counters(&mut self) -> std::io::Result<[u64; 4]> {
-        let stdin = self.stdin.as_mut().ok_or_else(no_pipe)?;
-        stdin.write_all(b"stats\n")?;
-        stdin.flush()?;
-        let mut line = String::new();
-        self.stdout.read_line(&mut line)?;
-        let mut out = [0u64; 4];
-        for (o, v) in out.iter_mut().zip(line.split_whitespace()) {
-            *o = v.parse().unwrap_or(0);
+impl Responders {
+    /// Starts as many children as `per_child` sockets each need: one child on 127.0.0.1 with
+    /// ephemeral ports (as before), or several on 127.0.0.2, .3, ... from port 10,000 up.
+    fn start(counts: [usize; 3], args: &Args) -> std::io::Result<Responders> {
+        let total: usize = counts.iter().sum();
+        let k = total.div_ceil(args.per_child).max(1);
+        if k > 250 {
+            return Err(std::io::Error::other("too many responder children"));
+        }
+        let mut out = Responders {
+            children: Vec::new(),
+            addrs: Default::default(),
+        };
+        for i in 0..k {
+            let share = |n: usize| n * (i + 1) / k - n * i / k;
+            let opts = responder::ChildOpts {
+                a2s: share(counts[0]),
+                minecraft: share(counts[1]),
+                samp: share(counts[2]),
+                ip: if k == 1 {
+                    Ipv4Addr::LOCALHOST
+                } else {
+                    Ipv4Addr::new(127, 0, 0, 2 + i as u8)
+                },
+                first_port: (k > 1).then_some(10_000),
+                delay_ms: Some(args.delay_ms),
+                drop_ppm: args.drop_ppm,
+            };
+            let mut child = Command::new(std::env::current_exe()?)
+                .arg("--responder")
+                .args(opts.to_args())
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .spawn()?;
+            let stdin = child.stdin.take();
+            let mut stdout = BufReader::new(child.stdout.take().ok_or_else(no_pipe)?);
+            for p in &mut out.addrs {
+                let mut line = String::new();
+                stdout.read_line(&mut line)?;
+                p.extend(
+                    line.split_whitespace()
+                        .skip(1)
+                        .filter_map(|s| s.parse::<u16>().ok())
+                        .map(|port| SocketAddr::from((opts.ip, port))),
+                );
+            }
+            out.children.push(Responder {
+                child,
+                stdin,
+                stdout,
+            });
         }
         Ok(out)
+    }
+
+    /// Sends `command` to every child and sums their counters: (A2S info requests,
+    /// challenges issued, SA:MP `i` requests, Minecraft connections, replies dropped).
+    fn command(&mut self, command: &str) -> std::io::Result<[u64; 5]> {
+        let mut out = [0u64; 5];
+        for c in &mut self.children {
+            let stdin = c.stdin.as_mut().ok_or_else(no_pipe)?;
+            writeln!(stdin, "{command}")?;
+            stdin.flush()?;
+            let mut line = String::new();
+            c.stdout.read_line(&mut line)?;
+            for (o, v) in out.iter_mut().zip(line.split_whitespace()) {
+                *o += v.parse::<u64>().unwrap_or(0);
+            }
+        }
+        Ok(out)
+    }
+
+    fn counters(&mut self) -> std::io::Result<[u64; 5]> {
+        self.command("stats")
+    }
+
+    /// Switches the simulated network on or off in every child.
+    fn network(&mut self, on: bool) -> std::io::Result<()> {
+        self.command(if on { "net on" } else { "net off" })
+            .map(drop)
     }
 }
 
@@ -234,13 +337,6 @@ fn no_pipe() -> std::io::Error {
     std::io::Error::other("responder pipe missing")
 }
 
-fn loopback(ports: &[u16]) -> Vec<SocketAddr> {
-    ports
-        .iter()
-        .map(|&p| SocketAddr::from(([127, 0, 0, 1], p)))
-        .collect()
-}
-
 #[derive(Default)]
 struct Stats {
     ok: AtomicU64,
@@ -250,36 +346,60 @@ struct Stats {
 
 struct Window {
     protocol: &'static str,
+    /// "loopback" or the simulated network's description.
+    network: String,
     targets: usize,
     polls_per_s: f64,
     success: f64,
     cpu_per_poll: Duration,
     /// Heap allocations in the whole process per successful poll over the window.
     allocs_per_poll: f64,
+    /// Context switches per second over the window: the poller thread's (voluntary, i.e.
+    /// the times it went to sleep waiting for work, and involuntary), when there is one.
+    poller_switches: Option<(f64, f64)>,
+    /// The whole process's voluntary context switches per second.
+    process_wakeups: f64,
     failures: Vec<(Reason, u64)>,
 }
 
 fn run(args: &Args) -> std::io::Result<()> {
-    let mut resp = Responder::start(args.a2s, args.minecraft, args.samp)?;
+    let mut resp = Responders::start([args.a2s, args.minecraft, args.samp], args)?;
     println!(
-        "# machine: {} cpu(s), {}",
+        "# machine: {} cpu(s), {}; load average {}",
         std::thread::available_parallelism().map_or(0, |n| n.get()),
-        cpu_model()
+        cpu_model(),
+        load_average()
     );
     println!(
-        "# engine: {}; targets: a2s {} minecraft {} samp {}; interval {:?}, window {} s, poll timeout {:?}",
-        if args.daemon { "daemon (scheduler + state)" } else { "raw poll loop" },
-        resp.ports[0].len(),
-        resp.ports[1].len(),
-        resp.ports[2].len(),
+        "# engine: {}; targets: a2s {} minecraft {} samp {} on {} responder process(es); \
+         interval {:?}, window {} s, poll timeout {:?}",
+        if args.daemon {
+            "daemon (scheduler + state)"
+        } else {
+            "raw poll loop"
+        },
+        resp.addrs[0].len(),
+        resp.addrs[1].len(),
+        resp.addrs[2].len(),
+        resp.children.len(),
         args.interval,
         args.seconds,
         args.timeout
     );
 
-    let a2s = loopback(&resp.ports[0]);
-    let mc = loopback(&resp.ports[1]);
-    let samp = loopback(&resp.ports[2]);
+    println!(
+        "# per-target structures (bytes, heap parts not included): Target {}, TargetMeta {}, \
+         state Entry {}, Status {}, Failure {}, Request {}, Session {}",
+        std::mem::size_of::<gameserver_exporter::target::Target>(),
+        std::mem::size_of::<gameserver_exporter::state::TargetMeta>(),
+        std::mem::size_of::<gameserver_exporter::state::Entry>(),
+        std::mem::size_of::<gameserver_exporter::status::Status>(),
+        std::mem::size_of::<gameserver_exporter::status::Failure>(),
+        std::mem::size_of::<Request>(),
+        std::mem::size_of::<Session>()
+    );
+
+    let [a2s, mc, samp] = std::mem::take(&mut resp.addrs);
     let mut floors = [None, None, None];
     if !a2s.is_empty() {
         floors[0] = Some(responder::raw_udp_floor(
@@ -325,31 +445,53 @@ fn run(args: &Args) -> std::io::Result<()> {
         (Protocol::Minecraft, "minecraft", &mc),
         (Protocol::Samp, "samp", &samp),
     ];
+    let shaped = format!(
+        "{}-{} ms delay, {} % dropped",
+        args.delay_ms.0,
+        args.delay_ms.1,
+        f64::from(args.drop_ppm) / 10_000.0
+    );
     for (i, (protocol, name, addrs)) in plan.into_iter().enumerate() {
         if addrs.is_empty() {
             continue;
         }
-        let before = resp.counters()?;
-        let w = if args.daemon {
-            rt.block_on(daemon_steady_state(protocol, name, addrs, args))
-        } else {
-            rt.block_on(steady_state(protocol, name, addrs, args))
-        };
-        let after = resp.counters()?;
-        if protocol == Protocol::A2s {
-            let polls = (w.polls_per_s * args.seconds as f64).max(1.0);
-            println!(
-                "# a2s: responder saw {} info requests and issued {} challenges over the whole phase \
-                 ({} polls in the window): steady state is one round trip when requests ≈ polls",
-                after[0] - before[0],
-                after[1] - before[1],
-                polls as u64
-            );
+        for &lossy in &args.phases {
+            resp.network(lossy)?;
+            let network = if lossy {
+                shaped.clone()
+            } else {
+                "loopback".into()
+            };
+            let before = resp.counters()?;
+            let mut w = if args.daemon {
+                rt.block_on(daemon_steady_state(protocol, name, addrs, args))
+            } else {
+                rt.block_on(steady_state(protocol, name, addrs, args))
+            };
+            w.network = network;
+            let after = resp.counters()?;
+            if protocol == Protocol::A2s {
+                let polls = (w.polls_per_s * args.seconds as f64).max(1.0);
+                println!(
+                    "# a2s: responder saw {} info requests and issued {} challenges over the whole phase \
+                     ({} polls in the window): steady state is one round trip when requests ≈ polls",
+                    after[0] - before[0],
+                    after[1] - before[1],
+                    polls as u64
+                );
+            }
+            if lossy {
+                println!(
+                    "# {name}: the simulated network dropped {} replies over the whole phase",
+                    after[4] - before[4]
+                );
+            }
+            let floor = floors[i].map(|f| f.0);
+            print_window(&w, floor);
         }
-        let floor = floors[i].map(|f| f.0);
-        print_window(&w, floor);
     }
     drop(rt);
+    resp.network(false)?;
     println!("peak RSS (VmHWM): {:.1} MiB", vm_hwm_kib() as f64 / 1024.0);
     drop(resp);
     Ok(())
@@ -366,15 +508,30 @@ fn print_window(w: &Window, floor: Option<Duration>) {
         })
         .unwrap_or_else(|| "no floor".into());
     println!(
-        "{}: {} targets, {:.0} polls/s, success {:.4}, {:.2} µs CPU per successful poll ({ratio}), \
+        "{} ({}): {} targets, {:.0} polls/s, success {:.5}, {:.2} µs CPU per successful poll ({ratio}), \
          {:.1} allocations per poll",
         w.protocol,
+        w.network,
         w.targets,
         w.polls_per_s,
         w.success,
         micros(w.cpu_per_poll),
         w.allocs_per_poll
     );
+    let per_poll = |x: f64| x / w.polls_per_s.max(1.0);
+    match w.poller_switches {
+        Some((vol, invol)) => println!(
+            "  wake-ups: poller thread {vol:.0}/s voluntary ({:.3} per poll), {invol:.0}/s involuntary; \
+             whole process {:.0}/s voluntary",
+            per_poll(vol),
+            w.process_wakeups
+        ),
+        None => println!(
+            "  wake-ups: whole process {:.0}/s voluntary ({:.3} per poll)",
+            w.process_wakeups,
+            per_poll(w.process_wakeups)
+        ),
+    }
     for (r, n) in &w.failures {
         println!("  failures {r}: {n}");
     }
@@ -438,6 +595,7 @@ async fn steady_state(
     }
     tokio::time::sleep_until(window_start).await;
     let allocs0 = ALLOCATIONS.load(Ordering::Relaxed);
+    let switches0 = process_switches();
     let (cpu0, ok0, fail0) = (
         responder::process_cpu(),
         stats.ok.load(Ordering::Relaxed),
@@ -450,6 +608,7 @@ async fn steady_state(
         .collect();
     tokio::time::sleep_until(window_end).await;
     let allocs1 = ALLOCATIONS.load(Ordering::Relaxed);
+    let switches1 = process_switches();
     let (cpu1, ok1, fail1) = (
         responder::process_cpu(),
         stats.ok.load(Ordering::Relaxed),
@@ -473,6 +632,9 @@ async fn steady_state(
         success: ok as f64 / (ok + failed).max(1) as f64,
         cpu_per_poll: (cpu1 - cpu0) / ok.max(1) as u32,
         allocs_per_poll: (allocs1 - allocs0) as f64 / ok.max(1) as f64,
+        poller_switches: None,
+        process_wakeups: (switches1 - switches0) as f64 / args.seconds as f64,
+        network: String::new(),
         failures,
     }
 }
@@ -497,31 +659,55 @@ fn config_text(protocol: Protocol, name: &str, addrs: &[SocketAddr], args: &Args
 /// Sums (successful polls, failed polls, failures per reason) over the daemon's state.
 fn daemon_counts(d: &Daemon) -> (u64, u64, [u64; Reason::ALL.len()]) {
     let (mut queries, mut reasons) = (0, [0u64; Reason::ALL.len()]);
-    for e in d.state().snapshot() {
+    each_entry(d, |e| {
         queries += e.queries;
         for (r, f) in reasons.iter_mut().zip(e.failures) {
             *r += f;
         }
-    }
+    });
     let failed: u64 = reasons.iter().sum();
     (queries - failed, failed, reasons)
 }
 
+/// Visits every configured target's entry one at a time: a whole snapshot is one Entry per
+/// target at once, which the bench would add to the daemon's peak RSS.
+fn each_entry(d: &Daemon, mut f: impl FnMut(&gameserver_exporter::state::Entry)) {
+    for t in &d.config().targets {
+        if let Some(e) = d.state().get(&t.name) {
+            f(&e);
+        }
+    }
+}
+
+/// The queries counter of every configured target, in config order.
+fn queries(d: &Daemon) -> Vec<u64> {
+    let mut out = Vec::new();
+    each_entry(d, |e| out.push(e.queries));
+    out
+}
+
 /// The real daemon (config from TOML, scheduler, state) against the responder; then a
-/// one-target reload and `/metrics` renders.
+/// one-target reload and `/metrics` renders. Also reports the heap the daemon holds per
+/// target and the peak RSS before and with a scrape.
 async fn daemon_steady_state(
     protocol: Protocol,
     name: &'static str,
     addrs: &[SocketAddr],
     args: &Args,
 ) -> Window {
+    let live0 = LIVE_BYTES.load(Ordering::Relaxed);
     let text = config_text(protocol, name, addrs, args);
     let cfg = match config::parse("load.toml", &text) {
         Ok(c) => c,
         Err(e) => panic!("generated config does not parse: {e}"),
     };
+    // The daemon keeps the parsed config, not its text.
+    drop(text);
+    let n = addrs.len().max(1) as f64;
+    let live_config = (LIVE_BYTES.load(Ordering::Relaxed) - live0) as f64;
     let started = Instant::now();
-    let daemon = Daemon::start(cfg.clone(), None, Arc::new(QueryProber));
+    let daemon = Daemon::start(cfg, None, Arc::new(QueryProber));
+    let live_started = (LIVE_BYTES.load(Ordering::Relaxed) - live0) as f64;
     while !daemon.state().ready() && started.elapsed() < args.interval * 3 {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
@@ -532,55 +718,88 @@ async fn daemon_steady_state(
         daemon.state().ready()
     );
     tokio::time::sleep_until(started + args.interval).await;
+    let live = (LIVE_BYTES.load(Ordering::Relaxed) - live0) as f64;
+    println!(
+        "# {name}: heap per target: parsed config {:.0} bytes, + tasks and state at start {:.0}, \
+         + after one interval (results, polls in flight) {:.0}",
+        live_config / n,
+        (live_started - live_config) / n,
+        (live - live_started) / n
+    );
+    println!(
+        "# {name}: after one interval the daemon holds {:.1} MiB of heap ({:.0} bytes per target, \
+         config included); VmRSS {:.1} MiB ({:.0} bytes per target), VmHWM {:.1} MiB",
+        live / MIB,
+        live / n,
+        vm_kib("VmRSS:") as f64 / 1024.0,
+        vm_kib("VmRSS:") as f64 * 1024.0 / n,
+        vm_hwm_kib() as f64 / 1024.0
+    );
+    let poller = poller_tid();
     let allocs0 = ALLOCATIONS.load(Ordering::Relaxed);
+    let switches0 = (
+        process_switches(),
+        poller.as_deref().and_then(thread_switches),
+    );
     let (cpu0, (ok0, fail0, reasons0)) = (responder::process_cpu(), daemon_counts(&daemon));
     tokio::time::sleep(Duration::from_secs(args.seconds)).await;
     let (cpu1, (ok1, fail1, reasons1)) = (responder::process_cpu(), daemon_counts(&daemon));
     let allocs1 = ALLOCATIONS.load(Ordering::Relaxed);
+    let switches1 = (
+        process_switches(),
+        poller.as_deref().and_then(thread_switches),
+    );
+    let secs = args.seconds as f64;
+    let poller_switches = match (switches0.1, switches1.1) {
+        (Some((v0, i0)), Some((v1, i1))) => {
+            Some(((v1 - v0) as f64 / secs, (i1 - i0) as f64 / secs))
+        }
+        _ => None,
+    };
 
     // Reload with one target changed: the other targets keep their tasks and counters.
-    let mut changed = cfg.clone();
+    let mut changed = (*daemon.config()).clone();
     if let Some(t) = changed.targets.first_mut() {
         t.interval += Duration::from_secs(1);
     }
-    let before: Vec<u64> = daemon
-        .state()
-        .snapshot()
-        .iter()
-        .map(|e| e.queries)
-        .collect();
+    let before = queries(&daemon);
+    let t = std::time::Instant::now();
     let diff = daemon.apply(changed);
-    let after: Vec<u64> = daemon
-        .state()
-        .snapshot()
-        .iter()
-        .map(|e| e.queries)
-        .collect();
+    let took = t.elapsed();
+    let after = queries(&daemon);
     let kept_counters = before
         .iter()
         .zip(&after)
         .filter(|(b, a)| a >= b && **a > 0)
         .count();
     println!(
-        "# {name}: reload changing one target: kept {}, changed {}, added {}, removed {}; \
-         {kept_counters} targets kept their counters",
+        "# {name}: reload changing one target took {:.0} ms: tasks kept {}, changed {}, added {}, \
+         removed {}; {kept_counters} targets kept their counters",
+        took.as_secs_f64() * 1e3,
         diff.kept,
         diff.changed.len(),
         diff.added.len(),
         diff.removed.len()
     );
 
+    println!(
+        "# {name}: peak RSS (VmHWM) {:.1} MiB before the first scrape (reload included)",
+        vm_hwm_kib() as f64 / 1024.0
+    );
     render_report(&daemon, name);
     drop(daemon);
 
     let (ok, failed) = (ok1 - ok0, fail1 - fail0);
     Window {
         protocol: name,
+        network: String::new(),
         targets: addrs.len(),
-        polls_per_s: (ok + failed) as f64 / args.seconds as f64,
+        polls_per_s: (ok + failed) as f64 / secs,
         success: ok as f64 / (ok + failed).max(1) as f64,
         cpu_per_poll: (cpu1 - cpu0) / ok.max(1) as u32,
         allocs_per_poll: (allocs1 - allocs0) as f64 / ok.max(1) as f64,
+        poller_switches,
+        process_wakeups: (switches1.0 - switches0.0) as f64 / secs,
         failures: Reason::ALL
             .iter()
             .zip(reasons1.iter().zip(reasons0))
@@ -590,9 +809,83 @@ async fn daemon_steady_state(
     }
 }
 
-/// Renders `/metrics` as the HTTP handler does (snapshot, process stats, render), several
-/// times, and prints the median wall time and the allocations per render.
+const MIB: f64 = 1024.0 * 1024.0;
+
+/// The daemon's poller thread (named `poller`), by its id under /proc/self/task.
+fn poller_tid() -> Option<String> {
+    std::fs::read_dir("/proc/self/task")
+        .ok()?
+        .filter_map(Result::ok)
+        .find(|t| {
+            std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim() == "poller")
+        })
+        .map(|t| t.file_name().to_string_lossy().into_owned())
+}
+
+/// A thread's (voluntary, involuntary) context switches: voluntary ones are the times it
+/// blocked waiting for work, i.e. one per wake-up.
+fn thread_switches(tid: &str) -> Option<(u64, u64)> {
+    let status = std::fs::read_to_string(format!("/proc/self/task/{tid}/status")).ok()?;
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().parse::<u64>().ok())
+    };
+    Some((
+        field("voluntary_ctxt_switches:")?,
+        field("nonvoluntary_ctxt_switches:")?,
+    ))
+}
+
+/// Voluntary context switches of the whole process (every thread), from getrusage.
+fn process_switches() -> u64 {
+    // SAFETY: rusage is plain integers, for which all-zero is valid; getrusage writes into the
+    // struct we own.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    ru.ru_nvcsw as u64
+}
+
+/// Renders `/metrics` as the HTTP handler does (snapshot, process stats, render): first
+/// gzipped while rendering, as Prometheus gets it, then plain, several times each; prints
+/// the median wall time, the bytes, the allocations per plain render and the peak RSS after
+/// each kind.
 fn render_report(daemon: &Daemon, name: &str) {
+    let globals = || Globals {
+        reload: daemon.state().reload_info(),
+        process: metrics::process::read(),
+        shard: daemon.shard(),
+    };
+    let median = |t: &mut Vec<Duration>| {
+        t.sort();
+        (
+            t[t.len() / 2].as_secs_f64() * 1e3,
+            t[t.len() - 1].as_secs_f64() * 1e3,
+        )
+    };
+    let mut times = Vec::new();
+    let mut zipped = 0;
+    for _ in 0..5 {
+        let t = std::time::Instant::now();
+        let entries = daemon.state().snapshot();
+        let mut z = gameserver_exporter::web::gzip::writer();
+        let body = metrics::render_to(Format::Text, &entries, &globals(), &mut z)
+            .and_then(|()| z.finish());
+        times.push(t.elapsed());
+        match body {
+            Ok(b) => zipped = b.len(),
+            Err(e) => println!("{name}: gzip render failed: {e}"),
+        }
+    }
+    let (med, max) = median(&mut times);
+    println!(
+        "{name}: /metrics gzip (level {}, rendered into the compressor as served): median {med:.2} ms, \
+         max {max:.2} ms, {zipped} bytes; peak RSS after {:.1} MiB",
+        gameserver_exporter::web::gzip::LEVEL,
+        vm_hwm_kib() as f64 / 1024.0
+    );
+
     let mut times = Vec::new();
     let (mut allocs, mut bytes) = (0, 0);
     const RENDERS: u64 = 11;
@@ -600,25 +893,20 @@ fn render_report(daemon: &Daemon, name: &str) {
         let a0 = ALLOCATIONS.load(Ordering::Relaxed);
         let t = std::time::Instant::now();
         let entries = daemon.state().snapshot();
-        let globals = Globals {
-            reload: daemon.state().reload_info(),
-            process: metrics::process::read(),
-            shard: daemon.shard(),
-        };
-        let body = metrics::render(Format::Text, &entries, &globals);
+        let body = metrics::render(Format::Text, &entries, &globals());
         times.push(t.elapsed());
         bytes = body.len();
         drop((body, entries));
         allocs += ALLOCATIONS.load(Ordering::Relaxed) - a0;
     }
-    times.sort();
+    let (med, max) = median(&mut times);
     println!(
-        "{name}: /metrics render for {} targets: median {:.2} ms, max {:.2} ms, {} bytes, {} allocations per render",
+        "{name}: /metrics plain render for {} targets: median {med:.2} ms, max {max:.2} ms, {bytes} bytes \
+         ({:.1} % gzipped), {} allocations per render; peak RSS after {:.1} MiB",
         daemon.state().snapshot().len(),
-        times[times.len() / 2].as_secs_f64() * 1e3,
-        times[times.len() - 1].as_secs_f64() * 1e3,
-        bytes,
-        allocs / RENDERS
+        zipped as f64 * 100.0 / bytes.max(1) as f64,
+        allocs / RENDERS,
+        vm_hwm_kib() as f64 / 1024.0
     );
 }
 
@@ -627,14 +915,25 @@ fn micros(d: Duration) -> f64 {
 }
 
 fn vm_hwm_kib() -> u64 {
+    vm_kib("VmHWM:")
+}
+
+/// A `Vm*:` line of /proc/self/status, in KiB.
+fn vm_kib(field: &str) -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
             s.lines()
-                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .find_map(|l| l.strip_prefix(field))
                 .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         })
         .unwrap_or(0)
+}
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into())
 }
 
 fn cpu_model() -> String {

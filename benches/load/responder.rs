@@ -5,8 +5,9 @@
 //! daemon's CPU (getrusage of the benchmark process) does not include it.
 
 use std::io::{self, BufRead, Read, Write};
-use std::net::{SocketAddr, TcpStream as StdTcpStream, UdpSocket as StdUdpSocket};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::net::{Ipv4Addr, SocketAddr, TcpStream as StdTcpStream, UdpSocket as StdUdpSocket};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -103,10 +104,168 @@ fn minecraft_status_frame() -> Vec<u8> {
     frame
 }
 
+/// How one responder child behaves, from its command line.
+#[derive(Debug, Clone, Copy)]
+pub struct ChildOpts {
+    pub a2s: usize,
+    pub minecraft: usize,
+    pub samp: usize,
+    /// The loopback address its sockets bind.
+    pub ip: Ipv4Addr,
+    /// Bind ports counting up from this one (skipping ports in use) instead of ephemeral
+    /// ones: with several children on several addresses, ephemeral ports taken on every
+    /// address would leave the exporter's own `0.0.0.0:0` sockets almost no port free.
+    pub first_port: Option<u16>,
+    /// Each UDP reply waits a uniformly random time in this range (ms) before it is sent:
+    /// replies then arrive spread out, as from servers at different distances.
+    pub delay_ms: Option<(u64, u64)>,
+    /// UDP replies dropped, in parts per million.
+    pub drop_ppm: u32,
+}
+
+impl ChildOpts {
+    /// The arguments after `--responder` that [`ChildOpts::parse`] reads back.
+    pub fn to_args(self) -> Vec<String> {
+        let (dmin, dmax) = self.delay_ms.unwrap_or((0, 0));
+        [
+            self.a2s.to_string(),
+            self.minecraft.to_string(),
+            self.samp.to_string(),
+            self.ip.to_string(),
+            self.first_port.unwrap_or(0).to_string(),
+            dmin.to_string(),
+            dmax.to_string(),
+            self.drop_ppm.to_string(),
+        ]
+        .into()
+    }
+
+    pub fn parse(args: &[String]) -> ChildOpts {
+        let n = |i: usize| args.get(i).and_then(|s| s.parse::<u64>().ok()).unwrap_or(0);
+        let ip = args
+            .get(3)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(Ipv4Addr::LOCALHOST);
+        ChildOpts {
+            a2s: n(0) as usize,
+            minecraft: n(1) as usize,
+            samp: n(2) as usize,
+            ip,
+            first_port: u16::try_from(n(4)).ok().filter(|p| *p > 0),
+            delay_ms: Some((n(5), n(6))).filter(|(_, max)| *max > 0),
+            drop_ppm: n(7) as u32,
+        }
+    }
+}
+
+/// A small PRNG (splitmix64) for delays and drops: no crate needed, and each socket's stream
+/// is reproducible from its port.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+/// What a simulated network does to one reply: `None` drops it, else the delay.
+fn network(opts: &ChildOpts, rng: &mut Rng) -> Option<Duration> {
+    if opts.drop_ppm > 0 && rng.next() % 1_000_000 < u64::from(opts.drop_ppm) {
+        DROPPED.fetch_add(1, Ordering::Relaxed);
+        return None;
+    }
+    Some(match opts.delay_ms {
+        Some((min, max)) => {
+            let span = max.saturating_sub(min) * 1000 + 1;
+            Duration::from_micros(min * 1000 + rng.next() % span)
+        }
+        None => Duration::ZERO,
+    })
+}
+
+static DROPPED: AtomicU64 = AtomicU64::new(0);
+
+/// Whether the simulated network is on: the parent switches it with `net on` / `net off` on
+/// stdin, so one run can measure loopback and the simulated network on the same targets.
+static NET_ON: AtomicBool = AtomicBool::new(false);
+
+/// Binds the next free port from `*next` up (or an ephemeral one).
+fn bind_udp(ip: Ipv4Addr, next: &mut Option<u16>) -> io::Result<UdpSocket> {
+    loop {
+        let port = next.unwrap_or(0);
+        match StdUdpSocket::bind((ip, port)) {
+            Ok(s) => {
+                *next = next.map(|p| p + 1);
+                s.set_nonblocking(true)?;
+                return UdpSocket::from_std(s);
+            }
+            Err(e) if e.kind() == io::ErrorKind::AddrInUse && port > 0 && port < u16::MAX => {
+                *next = Some(port + 1)
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+fn bind_tcp(ip: Ipv4Addr, next: &mut Option<u16>) -> io::Result<TcpListener> {
+    loop {
+        let port = next.unwrap_or(0);
+        match std::net::TcpListener::bind((ip, port)) {
+            Ok(s) => {
+                *next = next.map(|p| p + 1);
+                s.set_nonblocking(true)?;
+                return TcpListener::from_std(s);
+            }
+            Err(e) if e.kind() == io::ErrorKind::AddrInUse && port > 0 && port < u16::MAX => {
+                *next = Some(port + 1)
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Serves one UDP socket: `answer` builds the reply (false: no reply), the simulated
+/// network delays or drops it.
+fn serve_udp(
+    sock: UdpSocket,
+    opts: ChildOpts,
+    answer: impl Fn(&[u8], &mut Vec<u8>) -> bool + Send + 'static,
+) {
+    let sock = Arc::new(sock);
+    tokio::spawn(async move {
+        let port = sock.local_addr().map_or(0, |a| a.port());
+        let mut rng = Rng(u64::from(u32::from(opts.ip)) << 16 | u64::from(port));
+        let (mut buf, mut out) = (vec![0u8; 1500], Vec::with_capacity(256));
+        let shaped = opts.delay_ms.is_some() || opts.drop_ppm > 0;
+        while let Ok((n, from)) = sock.recv_from(&mut buf).await {
+            if !answer(&buf[..n], &mut out) {
+                continue;
+            }
+            if !shaped || !NET_ON.load(Ordering::Relaxed) {
+                let _ = sock.send_to(&out, from).await;
+                continue;
+            }
+            let Some(delay) = network(&opts, &mut rng) else {
+                continue;
+            };
+            let (sock, reply) = (sock.clone(), out.clone());
+            tokio::spawn(async move {
+                tokio::time::sleep(delay).await;
+                let _ = sock.send_to(&reply, from).await;
+            });
+        }
+    });
+}
+
 /// Runs the responder: binds `a2s` + `samp` UDP sockets and `minecraft` TCP listeners on
-/// 127.0.0.1, prints one line per protocol with the ports (`a2s 40000 40001 ...`), then serves
-/// until stdin closes, answering each `stats` line on stdin with the counters.
-pub fn run_responder(a2s: usize, minecraft: usize, samp: usize) -> io::Result<()> {
+/// `opts.ip`, prints one line per protocol with the ports (`a2s 40000 40001 ...`), then serves
+/// until stdin closes, answering each line on stdin (`stats`, `net on`, `net off`) with the
+/// counters: A2S requests, challenges, SA:MP requests, Minecraft connections, dropped replies.
+pub fn run_responder(opts: ChildOpts) -> io::Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
@@ -119,33 +278,20 @@ pub fn run_responder(a2s: usize, minecraft: usize, samp: usize) -> io::Result<()
             String::from("minecraft"),
             String::from("samp"),
         ];
-        for _ in 0..a2s {
-            let sock = UdpSocket::bind("127.0.0.1:0").await?;
+        let mut next_port = opts.first_port;
+        for _ in 0..opts.a2s {
+            let sock = bind_udp(opts.ip, &mut next_port)?;
             lines[0].push_str(&format!(" {}", sock.local_addr()?.port()));
             let info = info.clone();
-            tokio::spawn(async move {
-                let (mut buf, mut out) = (vec![0u8; 1500], Vec::with_capacity(256));
-                while let Ok((n, from)) = sock.recv_from(&mut buf).await {
-                    if a2s_answer(&buf[..n], &info, &mut out) {
-                        let _ = sock.send_to(&out, from).await;
-                    }
-                }
-            });
+            serve_udp(sock, opts, move |req, out| a2s_answer(req, &info, out));
         }
-        for _ in 0..samp {
-            let sock = UdpSocket::bind("127.0.0.1:0").await?;
+        for _ in 0..opts.samp {
+            let sock = bind_udp(opts.ip, &mut next_port)?;
             lines[2].push_str(&format!(" {}", sock.local_addr()?.port()));
-            tokio::spawn(async move {
-                let (mut buf, mut out) = (vec![0u8; 1500], Vec::with_capacity(256));
-                while let Ok((n, from)) = sock.recv_from(&mut buf).await {
-                    if samp_answer(&buf[..n], &mut out) {
-                        let _ = sock.send_to(&out, from).await;
-                    }
-                }
-            });
+            serve_udp(sock, opts, samp_answer);
         }
-        for _ in 0..minecraft {
-            let listener = TcpListener::bind("127.0.0.1:0").await?;
+        for _ in 0..opts.minecraft {
+            let listener = bind_tcp(opts.ip, &mut next_port)?;
             lines[1].push_str(&format!(" {}", listener.local_addr()?.port()));
             let status = status.clone();
             tokio::spawn(async move {
@@ -187,15 +333,21 @@ pub fn run_responder(a2s: usize, minecraft: usize, samp: usize) -> io::Result<()
                 .map(|n| n > 0)
                 .unwrap_or(false)
             {
+                match line.trim() {
+                    "net on" => NET_ON.store(true, Ordering::Relaxed),
+                    "net off" => NET_ON.store(false, Ordering::Relaxed),
+                    _ => {}
+                }
                 line.clear();
                 let mut out = io::stdout().lock();
                 let _ = writeln!(
                     out,
-                    "{} {} {} {}",
+                    "{} {} {} {} {}",
                     A2S_REQUESTS.load(Ordering::Relaxed),
                     A2S_CHALLENGES.load(Ordering::Relaxed),
                     SAMP_REQUESTS.load(Ordering::Relaxed),
-                    MC_CONNECTIONS.load(Ordering::Relaxed)
+                    MC_CONNECTIONS.load(Ordering::Relaxed),
+                    DROPPED.load(Ordering::Relaxed)
                 );
                 let _ = out.flush();
             }

@@ -63,6 +63,16 @@ pub fn push_label_value(out: &mut String, v: &str) {
 /// (CR, tab, NUL, DEL, C1) are dropped, the rest is cut to [`MAX_SERVER_STRING_CHARS`] and
 /// escaped.
 pub fn push_server_string(out: &mut String, v: &str) {
+    // Most server strings are short printable ASCII with nothing to escape: copied whole,
+    // they skip the per-char filter below, which was the largest item of a render (perf,
+    // 10,000 A2S targets: 18 % of the samples). Same bytes either way.
+    if v.len() <= MAX_SERVER_STRING_CHARS
+        && v.bytes()
+            .all(|b| (0x20..0x7f).contains(&b) && b != b'\\' && b != b'"')
+    {
+        out.push_str(v);
+        return;
+    }
     let kept = v.chars().filter(|&c| c == '\n' || !c.is_control());
     for c in kept.take(MAX_SERVER_STRING_CHARS) {
         match c {
@@ -74,21 +84,73 @@ pub fn push_server_string(out: &mut String, v: &str) {
     }
 }
 
-/// Writes families and samples into one growing string.
-pub struct Encoder {
+/// Text an encoder with a sink holds before passing it on.
+pub const CHUNK: usize = 64 * 1024;
+
+/// Writes families and samples into one growing string, or with a sink, in chunks of about
+/// [`CHUNK`] bytes into it.
+pub struct Encoder<'w> {
     pub out: String,
     format: Format,
     /// Whether the current sample line has an open `{`.
     braces: bool,
+    /// Where full chunks go; `None`: everything stays in `out`.
+    sink: Option<&'w mut dyn std::io::Write>,
+    /// The sink's first error; later chunks are dropped.
+    failed: Option<std::io::Error>,
 }
 
-impl Encoder {
-    pub fn new(format: Format, capacity: usize) -> Encoder {
+impl Encoder<'static> {
+    pub fn new(format: Format, capacity: usize) -> Encoder<'static> {
         Encoder {
             out: String::with_capacity(capacity),
             format,
             braces: false,
+            sink: None,
+            failed: None,
         }
+    }
+}
+
+impl<'w> Encoder<'w> {
+    /// An encoder that passes its text to `sink` a chunk at a time, so a page of any size
+    /// needs [`CHUNK`] bytes of its own (100,000 targets: 68 MB of text otherwise).
+    pub fn streaming(format: Format, sink: &'w mut dyn std::io::Write) -> Encoder<'w> {
+        Encoder {
+            out: String::with_capacity(CHUNK + 4096),
+            format,
+            braces: false,
+            sink: Some(sink),
+            failed: None,
+        }
+    }
+
+    /// Passes a full chunk to the sink; called at the end of each sample line.
+    fn maybe_flush(&mut self) {
+        if self.out.len() < CHUNK {
+            return;
+        }
+        self.flush();
+    }
+
+    fn flush(&mut self) {
+        if let Some(sink) = self.sink.as_deref_mut() {
+            if self.failed.is_none() {
+                if let Err(e) = sink.write_all(self.out.as_bytes()) {
+                    self.failed = Some(e);
+                }
+            }
+            self.out.clear();
+        }
+    }
+
+    /// Ends a streaming page: the last chunk goes to the sink; its first error, if any.
+    pub fn finish_streaming(mut self) -> std::io::Result<()> {
+        if self.format == Format::OpenMetrics {
+            self.out.push_str("# EOF\n");
+        }
+        self.flush();
+        self.failed.map_or(Ok(()), Err)
     }
 
     /// Starts a family: its `# HELP` and `# TYPE` lines. OpenMetrics types counters by their
@@ -154,13 +216,16 @@ impl Encoder {
 
     pub fn value_u64(&mut self, v: u64) {
         self.close();
-        let _ = writeln!(self.out, "{v}");
+        push_u64(&mut self.out, v);
+        self.out.push('\n');
+        self.maybe_flush();
     }
 
     pub fn value_f64(&mut self, v: f64) {
         self.close();
         push_f64(&mut self.out, v);
         self.out.push('\n');
+        self.maybe_flush();
     }
 
     /// One sample with just the given labels.
@@ -180,6 +245,23 @@ impl Encoder {
         }
         self.out
     }
+}
+
+/// `v` in decimal, as `Display` writes it, without the formatting machinery (a render writes
+/// several of these per target).
+fn push_u64(out: &mut String, mut v: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    // Only ASCII digits were written.
+    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or("0"));
 }
 
 fn push_f64(out: &mut String, v: f64) {
@@ -227,6 +309,55 @@ mod tests {
         );
         assert_eq!(Format::from_accept(Some("*/*")), Format::Text);
         assert_eq!(Format::from_accept(None), Format::Text);
+    }
+
+    /// Integers print as `Display` does, at both ends of the range.
+    #[test]
+    fn integers() {
+        for v in [0, 7, 10, 99, 1_000_000, u64::MAX - 1, u64::MAX] {
+            let mut s = String::new();
+            push_u64(&mut s, v);
+            assert_eq!(s, v.to_string());
+        }
+    }
+
+    /// The fast path for clean ASCII and the per-char path agree: a string just over the cap,
+    /// one with an escape, and one with a C1 control all go the long way.
+    #[test]
+    fn server_string_paths() {
+        let mut s = String::new();
+        push_server_string(&mut s, "de_dust2 (v1.0)");
+        assert_eq!(s, "de_dust2 (v1.0)");
+        let mut s = String::new();
+        let long = "a".repeat(MAX_SERVER_STRING_CHARS + 1);
+        push_server_string(&mut s, &long);
+        assert_eq!(s.len(), MAX_SERVER_STRING_CHARS);
+        let mut s = String::new();
+        push_server_string(&mut s, "say \"hi\"\u{7f}\u{9b}x");
+        assert_eq!(s, "say \\\"hi\\\"x");
+    }
+
+    proptest::proptest! {
+        /// Whatever the string, the output is what the per-char rule alone gives (the fast
+        /// path for clean ASCII changes nothing), and integers print as `Display` does.
+        #[test]
+        fn server_string_matches_per_char_rule(v in "(?s).{0,140}|[ -~]{0,140}", n: u64) {
+            let mut want = String::new();
+            for c in v.chars().filter(|&c| c == '\n' || !c.is_control()).take(MAX_SERVER_STRING_CHARS) {
+                match c {
+                    '\\' => want.push_str("\\\\"),
+                    '"' => want.push_str("\\\""),
+                    '\n' => want.push_str("\\n"),
+                    c => want.push(c),
+                }
+            }
+            let mut got = String::new();
+            push_server_string(&mut got, &v);
+            proptest::prop_assert_eq!(got, want);
+            let mut s = String::new();
+            push_u64(&mut s, n);
+            proptest::prop_assert_eq!(s, n.to_string());
+        }
     }
 
     /// Floats print shortest-exact, special values in Prometheus spelling.

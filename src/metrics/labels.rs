@@ -10,7 +10,8 @@ use crate::target::Target;
 
 /// The encoded label set of `meta`'s target.
 pub fn of(meta: &TargetMeta) -> &str {
-    meta.labels.get_or_init(|| encode(&meta.target))
+    meta.labels
+        .get_or_init(|| encode(&meta.target).into_boxed_str())
 }
 
 fn encode(target: &Target) -> String {

@@ -58,7 +58,25 @@ pub struct Globals {
 /// The whole `/metrics` page.
 pub fn render(format: Format, entries: &[Entry], globals: &Globals) -> String {
     let mut enc = Encoder::new(format, 4096 + entries.len() * 900);
-    targets(&mut enc, entries, true);
+    page(&mut enc, entries, globals);
+    enc.finish()
+}
+
+/// The whole `/metrics` page, written to `sink` in chunks as it is rendered (the HTTP layer
+/// gzips it on the fly): the same bytes as [`render`] without holding the page.
+pub fn render_to(
+    format: Format,
+    entries: &[Entry],
+    globals: &Globals,
+    sink: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let mut enc = Encoder::streaming(format, sink);
+    page(&mut enc, entries, globals);
+    enc.finish_streaming()
+}
+
+fn page(enc: &mut Encoder<'_>, entries: &[Entry], globals: &Globals) {
+    targets(enc, entries, true);
 
     let [protocol_label] = F::TARGETS_LABELS;
     enc.family(&F::TARGETS);
@@ -76,7 +94,7 @@ pub fn render(format: Format, entries: &[Entry], globals: &Globals) -> String {
     enc.start(&F::BUILD_INFO, "");
     enc.label(version_label, env!("CARGO_PKG_VERSION"));
     enc.value_u64(1);
-    shard_info(&mut enc, globals.shard);
+    shard_info(enc, globals.shard);
     enc.family(&F::RELOAD_SUCCESSFUL);
     let ok = u64::from(globals.reload.successful);
     enc.sample_u64(&F::RELOAD_SUCCESSFUL, "", ok);
@@ -84,9 +102,8 @@ pub fn render(format: Format, entries: &[Entry], globals: &Globals) -> String {
     let at = unix_seconds(globals.reload.last_success);
     enc.sample_f64(&F::RELOAD_SUCCESS_TIME, "", at);
     if let Some(p) = &globals.process {
-        process_families(&mut enc, p);
+        process_families(enc, p);
     }
-    enc.finish()
 }
 
 /// `gameserver_exporter_shard_info`: always present, so dashboards can group replicas and
@@ -417,6 +434,47 @@ gameserver_config_last_reload_success_timestamp_seconds 900
         let (entries, globals) = filled();
         let out = render(Format::Text, &entries, &globals);
         assert_eq!(out, TEXT);
+    }
+
+    /// A page streamed in chunks is byte for byte the page rendered whole, in both formats,
+    /// for a page many chunks long; a sink's error comes back.
+    #[test]
+    fn streamed_page_same_bytes() {
+        let state = State::default();
+        for i in 0..2000u32 {
+            let m = Arc::new(TargetMeta::new(target(
+                &format!("t{i}"),
+                Protocol::A2s,
+                &[("region", "eu")],
+            )));
+            state.insert(m.clone());
+            let up = Status {
+                online: i,
+                name: format!("server {i}"),
+                latency: Duration::from_micros(u64::from(i)),
+                ..Default::default()
+            };
+            state.record(&m, Ok(up), Duration::from_millis(3), at(1000));
+        }
+        let entries = state.snapshot();
+        let globals = filled().1;
+        for format in [Format::Text, Format::OpenMetrics] {
+            let whole = render(format, &entries, &globals);
+            assert!(whole.len() > 3 * encode::CHUNK, "{}", whole.len());
+            let mut sink = Vec::new();
+            render_to(format, &entries, &globals, &mut sink).unwrap();
+            assert!(sink == whole.as_bytes(), "streamed page differs");
+        }
+        struct Broken;
+        impl std::io::Write for Broken {
+            fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+                Err(std::io::Error::other("gone"))
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        assert!(render_to(Format::Text, &entries, &globals, &mut Broken).is_err());
     }
 
     /// OpenMetrics: counters typed by base name, same samples, `# EOF` at the end.

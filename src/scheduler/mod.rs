@@ -31,7 +31,7 @@ use tokio::time::Instant;
 
 use crate::net::udp::UdpMux;
 use crate::query::{Observer, Request, Session};
-use crate::state::{Recorder, State, TargetMeta};
+use crate::state::{ByName, Recorder, State, TargetMeta};
 use crate::status::{Failure, Reason, Status};
 use crate::sync::lock;
 use crate::target::Target;
@@ -154,11 +154,6 @@ pub async fn poll_once_observed(
     (result, started.elapsed())
 }
 
-struct Running {
-    meta: Arc<TargetMeta>,
-    handle: JoinHandle<()>,
-}
-
 /// What a reload changed, by target name.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Diff {
@@ -172,15 +167,11 @@ pub struct Diff {
 pub struct Scheduler {
     /// Where target tasks run: the daemon's poller thread, or the caller's runtime.
     runtime: Handle,
-    prober: Arc<dyn Prober>,
     state: Arc<State>,
-    permits: Permits,
-    /// Shared UDP sockets for every target's steady-state polls; bound on first use, stopped
-    /// when the scheduler and its tasks are gone.
-    mux: Arc<UdpMux>,
-    /// The tasks' shared wake-ups.
-    metronome: Arc<Metronome>,
-    tasks: HashMap<String, Running>,
+    /// What every task uses.
+    shared: Arc<Shared>,
+    /// Every running task, by its target (whose name is the key).
+    tasks: HashMap<ByName, JoinHandle<()>>,
     seed: std::collections::hash_map::RandomState,
     /// What offsets count from, for every task: slots stay aligned across a whole config
     /// (spawning 10,000 tasks takes long enough to smear offsets taken from each spawn's now).
@@ -203,12 +194,14 @@ impl Scheduler {
         max_concurrent: usize,
     ) -> Scheduler {
         Scheduler {
-            metronome: Arc::new(Metronome::start(&runtime)),
+            shared: Arc::new(Shared {
+                metronome: Metronome::start(&runtime),
+                prober,
+                permits: Permits::new(max_concurrent),
+                mux: Arc::new(UdpMux::new()),
+            }),
             runtime,
-            prober,
             state,
-            permits: Permits::new(max_concurrent),
-            mux: Arc::new(UdpMux::new()),
             tasks: HashMap::new(),
             seed: Default::default(),
             epoch: Instant::now(),
@@ -217,11 +210,11 @@ impl Scheduler {
     }
 
     pub fn prober(&self) -> Arc<dyn Prober> {
-        self.prober.clone()
+        self.shared.prober.clone()
     }
 
     pub fn permits(&self) -> Permits {
-        self.permits.clone()
+        self.shared.permits.clone()
     }
 
     /// Where in its interval a target polls first: stable for a name within one process.
@@ -243,21 +236,24 @@ impl Scheduler {
     }
 
     /// Brings the running tasks in line with `targets`.
+    // ByName hashes and compares only the target's name, which never changes; the interior
+    // mutability clippy sees is the meta's label cache.
+    #[allow(clippy::mutable_key_type)]
     pub fn apply(&mut self, targets: &[Target], max_concurrent: usize) -> Diff {
-        self.permits.resize(max_concurrent);
+        self.shared.permits.resize(max_concurrent);
         // Kept targets keep their phase; only targets started by this apply use the new grid.
         self.grid = grid_for(targets);
         let mut diff = Diff::default();
         let now = Instant::now();
-        let mut next: HashMap<String, Running> = HashMap::with_capacity(targets.len());
+        let mut next: HashMap<ByName, JoinHandle<()>> = HashMap::with_capacity(targets.len());
         for t in targets {
-            if let Some(old) = self.tasks.remove(&t.name) {
-                if old.meta.target == *t {
+            if let Some((old, handle)) = self.tasks.remove_entry(t.name.as_str()) {
+                if old.0.target == *t {
                     diff.kept += 1;
-                    next.insert(t.name.clone(), old);
+                    next.insert(old, handle);
                     continue;
                 }
-                old.handle.abort();
+                handle.abort();
                 diff.changed.push(t.name.clone());
             } else {
                 diff.added.push(t.name.clone());
@@ -265,12 +261,12 @@ impl Scheduler {
             let meta = Arc::new(TargetMeta::new(t.clone()));
             let recorder = self.state.insert(meta.clone());
             let handle = self.spawn(meta.clone(), recorder, now);
-            next.insert(t.name.clone(), Running { meta, handle });
+            next.insert(ByName(meta), handle);
         }
-        for (name, old) in self.tasks.drain() {
-            old.handle.abort();
-            self.state.remove(&name);
-            diff.removed.push(name);
+        for (old, handle) in self.tasks.drain() {
+            handle.abort();
+            self.state.remove(old.name());
+            diff.removed.push(old.name().to_string());
         }
         self.tasks = next;
         diff.added.sort();
@@ -288,19 +284,14 @@ impl Scheduler {
             interval,
             now,
         );
-        let prober = self.prober.clone();
-        let permits = self.permits.clone();
-        let mux = self.mux.clone();
-        let metronome = self.metronome.clone();
-        self.runtime.spawn(run_target(
-            meta, recorder, prober, permits, mux, metronome, start,
-        ))
+        self.runtime
+            .spawn(run_target(meta, recorder, self.shared.clone(), start))
     }
 
     /// Stops every task; their series stay in the state until it is dropped.
     pub fn shutdown(&mut self) {
-        for (_, t) in self.tasks.drain() {
-            t.handle.abort();
+        for (_, handle) in self.tasks.drain() {
+            handle.abort();
         }
     }
 }
@@ -341,24 +332,41 @@ fn next_on_grid(first: Instant, interval: Duration, now: Instant) -> Instant {
     first + Duration::from_nanos(u64::try_from(ahead).unwrap_or(u64::MAX))
 }
 
+/// What every target task uses, behind one pointer per task (four before: a task's size is
+/// paid once per target).
+struct Shared {
+    prober: Arc<dyn Prober>,
+    /// The global cap on polls in flight.
+    permits: Permits,
+    /// Shared UDP sockets for every target's steady-state polls; bound on first use, stopped
+    /// when the scheduler and its tasks are gone.
+    mux: Arc<UdpMux>,
+    /// The tasks' shared wake-ups.
+    metronome: Metronome,
+}
+
 async fn run_target(
     meta: Arc<TargetMeta>,
     recorder: Recorder,
-    prober: Arc<dyn Prober>,
-    permits: Permits,
-    mux: Arc<UdpMux>,
-    metronome: Arc<Metronome>,
-    start: Instant,
+    shared: Arc<Shared>,
+    mut next: Instant,
 ) {
     let t = &meta.target;
-    let mut req = Request::from(t);
-    req.mux = Some(mux);
     let mut session = Session::default();
     let mut was_up: Option<bool> = None;
-    let mut next = start;
     loop {
-        metronome.until(next).await;
-        let (result, took) = poll_once(&*prober, &permits, &req, &mut session).await;
+        shared.metronome.until(next).await;
+        // Boxed, with the request built inside: a target's task lives for the whole run but
+        // polls a fraction of a percent of the time, and the poll's state (permit wait,
+        // deadline timer, the 88-byte request) would otherwise sit in every sleeping task.
+        // Per poll that is one allocation more and a copy of the address; per target the
+        // task is 256 bytes smaller (load bench, 100,000 A2S targets: benches/RESULTS.md).
+        let (result, took) = Box::pin(async {
+            let mut req = Request::from(t);
+            req.mux = Some(shared.mux.clone());
+            poll_once(&*shared.prober, &shared.permits, &req, &mut session).await
+        })
+        .await;
         // Per-poll detail is debug; a change between up and down is worth an operator's eye.
         let up = result.is_ok();
         match &result {

@@ -78,6 +78,23 @@ pub fn compress(body: &[u8]) -> std::io::Result<Vec<u8>> {
     enc.finish()
 }
 
+/// A gzip writer at [`LEVEL`] for a body produced piece by piece (`/metrics` renders into it,
+/// so the plain page never exists whole); [`GzEncoder::finish`] gives the body.
+pub fn writer() -> GzEncoder<Vec<u8>> {
+    GzEncoder::new(Vec::new(), Compression::new(LEVEL))
+}
+
+/// Marks a response whose body a handler already compressed, so [`encode`] is not applied
+/// again on the way out.
+pub fn mark(headers: &mut HeaderMap) {
+    headers.insert(CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+}
+
+/// Whether a handler already compressed this response.
+pub fn is_marked(headers: &HeaderMap) -> bool {
+    headers.contains_key(CONTENT_ENCODING)
+}
+
 /// Marks a response as depending on `Accept-Encoding`; every answer gets it, compressed or
 /// not.
 pub fn vary(headers: &mut HeaderMap) {

@@ -1,0 +1,155 @@
+//! A large configuration file parsed in pieces of a few thousand targets.
+//!
+//! toml builds a token list and a document tree of the whole text before serde sees any of
+//! it: at 100,000 targets (a 7.5 MB file) that was ~230 MB, the exporter's peak memory at
+//! start and again at every reload, on top of the running targets. A piece's tree is freed
+//! before the next is built, so the peak is one piece's.
+//!
+//! A piece starts at a line that is exactly `[[target]]`, so each is valid TOML on its own
+//! and means what it meant in the whole file. Each piece is parsed with everything before it
+//! replaced by one comment line of the same length: byte offsets (the spans every error
+//! message is located by) stay those of the whole file. Whenever a piece does not parse, or
+//! two pieces define `[exporter]`, the whole file is parsed instead, so errors read exactly
+//! as before; so is a file containing a multi-line string, in which a `[[target]]` line
+//! could be text.
+
+use super::schema::RawFile;
+use super::ConfigError;
+
+/// Targets per piece: big enough that re-reading the comment padding costs little, small
+/// enough that a piece's tree is a few MB.
+pub(super) const PIECE_TARGETS: usize = 5_000;
+
+/// The file's targets and `[exporter]`, as a whole-file parse would give them.
+pub(super) fn decode(file: &str, text: &str, per_piece: usize) -> Result<RawFile, ConfigError> {
+    let starts = piece_starts(text, per_piece);
+    if starts.len() < 2 {
+        return super::decode(file, text);
+    }
+    let mut merged: Option<RawFile> = None;
+    let mut padded = String::new();
+    for (k, &start) in starts.iter().enumerate() {
+        let end = starts.get(k + 1).copied().unwrap_or(text.len());
+        let parsed: Result<RawFile, _> = if start == 0 {
+            toml::from_str(&text[..end])
+        } else {
+            padded.clear();
+            padded.push('#');
+            padded.extend(std::iter::repeat_n(' ', start.saturating_sub(2)));
+            padded.push('\n');
+            padded.push_str(&text[start..end]);
+            toml::from_str(&padded)
+        };
+        let Ok(piece) = parsed else {
+            return super::decode(file, text);
+        };
+        match &mut merged {
+            None => merged = Some(piece),
+            Some(m) => {
+                if piece.exporter.is_some() {
+                    if m.exporter.is_some() {
+                        return super::decode(file, text);
+                    }
+                    m.exporter = piece.exporter;
+                }
+                m.target.extend(piece.target);
+            }
+        }
+    }
+    merged.map_or_else(|| super::decode(file, text), Ok)
+}
+
+/// Byte offsets where pieces start: 0, then every `per_piece`th `[[target]]` line. Only 0
+/// when the file has a multi-line string.
+fn piece_starts(text: &str, per_piece: usize) -> Vec<usize> {
+    let mut starts = vec![0];
+    if per_piece == 0 || text.contains("\"\"\"") || text.contains("'''") {
+        return starts;
+    }
+    let (mut at, mut seen) = (0usize, 0usize);
+    for line in text.split_inclusive('\n') {
+        if line.trim_end() == "[[target]]" {
+            // At least one line precedes it, so the padding (`#`, spaces, newline) fits.
+            if seen > 0 && seen % per_piece == 0 && at >= 2 {
+                starts.push(at);
+            }
+            seen += 1;
+        }
+        at += line.len();
+    }
+    starts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{parse, validate, Config};
+
+    /// Parses `text` in pieces of `n` targets the way the real parse does.
+    fn in_pieces(text: &str, n: usize) -> Result<Config, ConfigError> {
+        let raw = decode("exporter.toml", text, n)?;
+        let ctx = crate::config::location::Ctx {
+            file: "exporter.toml",
+            text,
+        };
+        validate::validate(
+            raw.exporter.unwrap_or_default(),
+            &[(ctx, raw.target.as_slice())],
+        )
+    }
+
+    fn targets(n: usize) -> String {
+        (0..n)
+            .map(|i| {
+                format!(
+                    "[[target]]\nname = \"t{i}\"\nprotocol = \"a2s\"\naddress = \"127.0.0.1:{}\"\n\n",
+                    1000 + i
+                )
+            })
+            .collect()
+    }
+
+    /// Pieces of 2 give the same config as one parse, with `[exporter]` before the targets,
+    /// after them, or with labels tables inside a piece.
+    #[test]
+    fn same_config_as_whole() {
+        let labelled = "[[target]]\nname = \"l\"\nprotocol = \"a2s\"\naddress = \"127.0.0.2\"\n[target.labels]\nregion = \"eu\"\n";
+        for text in [
+            format!("[exporter]\ninterval = \"30s\"\n{}", targets(7)),
+            format!("{}{labelled}[exporter]\ntimeout = \"3s\"\n", targets(5)),
+            format!("# a comment\n{}{labelled}{}", targets(3), targets(0)),
+        ] {
+            assert!(piece_starts(&text, 2).len() > 1, "{text}");
+            let whole = parse("exporter.toml", &text).unwrap();
+            assert_eq!(in_pieces(&text, 2).unwrap(), whole);
+        }
+    }
+
+    /// Errors in a later piece name the same line and target index as a whole parse: a
+    /// validation error, a duplicate name across pieces, a TOML syntax error, two
+    /// `[exporter]` tables in different pieces.
+    #[test]
+    fn same_errors_as_whole() {
+        let base = targets(6);
+        for text in [
+            base.replace("address = \"127.0.0.1:1004\"", "address = \"\""),
+            format!(
+                "{base}[[target]]\nname = \"t1\"\nprotocol = \"a2s\"\naddress = \"127.0.0.3\"\n"
+            ),
+            base.replace("name = \"t5\"", "name = \"t5"),
+            format!("[exporter]\ninterval = \"30s\"\n{base}[exporter]\ntimeout = \"1s\"\n"),
+        ] {
+            let whole = parse("exporter.toml", &text).unwrap_err();
+            assert_eq!(in_pieces(&text, 2).unwrap_err(), whole, "{text}");
+        }
+    }
+
+    /// A multi-line string could hold a `[[target]]` line as text: such a file is one piece.
+    #[test]
+    fn multiline_strings_not_cut() {
+        let text = format!("{}x = \"\"\"\n[[target]]\n\"\"\"\n", targets(4));
+        assert_eq!(piece_starts(&text, 1), vec![0]);
+        assert_eq!(piece_starts(&targets(4), 1).len(), 4);
+        assert_eq!(piece_starts(&targets(4), 0), vec![0]);
+    }
+}
