@@ -11,7 +11,8 @@
 //! message is located by) stay those of the whole file. Whenever a piece does not parse, or
 //! two pieces define `[exporter]`, the whole file is parsed instead, so errors read exactly
 //! as before; so is a file containing a multi-line string, in which a `[[target]]` line
-//! could be text.
+//! could be text. Files pulled in by `include` are parsed whole: a fleet split over several
+//! files already comes in pieces.
 
 use super::schema::RawFile;
 use super::ConfigError;
