@@ -102,7 +102,7 @@ pub struct Entry {
     pub last: Option<Outcome>,
     pub queries: u64,
     /// Failures per reason, indexed like [`Reason::ALL`].
-    pub failures: [u64; Reason::ALL.len()],
+    pub failures: Failures,
     pub last_success: Option<SystemTime>,
     /// Wall time of the last poll, DNS and retries included.
     pub last_duration: Duration,
@@ -124,7 +124,7 @@ impl Entry {
             meta,
             last: None,
             queries: 0,
-            failures: [0; Reason::ALL.len()],
+            failures: Failures::default(),
             last_success: None,
             last_duration: Duration::ZERO,
             player_seconds: 0.0,
@@ -153,12 +153,36 @@ impl Entry {
                 Outcome::Up(Arc::new(status))
             }
             Err(failure) => {
-                if let Some(i) = Reason::ALL.iter().position(|r| *r == failure.reason) {
-                    self.failures[i] += 1;
-                }
+                self.failures.add(failure.reason);
                 Outcome::Down(Arc::new(failure))
             }
         });
+    }
+}
+
+/// Failure counters per reason, indexed like [`Reason::ALL`]; allocated at a target's first
+/// failure. Most targets of a large fleet never fail, and nine counters inline were 72 of an
+/// entry's 176 bytes (the entry is 112 bytes now, 7 MB less at 100,000 targets).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Failures(Option<Box<[u64; Reason::ALL.len()]>>);
+
+impl Failures {
+    pub fn add(&mut self, reason: Reason) {
+        if let Some(i) = Reason::ALL.iter().position(|r| *r == reason) {
+            self.0.get_or_insert_with(Default::default)[i] += 1;
+        }
+    }
+
+    /// Every counter, zeros included.
+    pub fn counts(&self) -> [u64; Reason::ALL.len()] {
+        self.0.as_deref().copied().unwrap_or_default()
+    }
+}
+
+impl std::ops::Index<usize> for Failures {
+    type Output = u64;
+    fn index(&self, i: usize) -> &u64 {
+        self.0.as_deref().map_or(&0, |c| &c[i])
     }
 }
 
@@ -359,6 +383,28 @@ mod tests {
         assert_eq!(e.last_duration, Duration::from_secs(5));
         assert!(matches!(e.last, Some(Outcome::Down(_))));
         assert!(s.ready());
+    }
+
+    /// Failure counters cost nothing until the first failure, then count per reason.
+    #[test]
+    fn failures_allocated_on_first() {
+        let mut f = Failures::default();
+        assert_eq!(f, Failures(None));
+        assert_eq!(f.counts(), [0; Reason::ALL.len()]);
+        assert_eq!(f[3], 0);
+        f.add(Reason::Refused);
+        f.add(Reason::Refused);
+        f.add(Reason::Incomplete);
+        let mut want = [0; Reason::ALL.len()];
+        want[1] = 2;
+        want[Reason::ALL.len() - 1] = 1;
+        assert_eq!(f.counts(), want);
+        assert_eq!(f[1], 2);
+        assert!(
+            std::mem::size_of::<Entry>() <= 112,
+            "{}",
+            std::mem::size_of::<Entry>()
+        );
     }
 
     /// The table is keyed by the meta itself: replacing a target releases the old meta

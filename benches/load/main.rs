@@ -16,6 +16,9 @@
 //! `--network lossy` makes the responders delay each UDP reply by a random 5-150 ms
 //! (`--delay-ms MIN-MAX`) and drop 1 % of them (`--drop-percent`); `--network both` runs the
 //! daemon phase twice on the same targets, loopback first, so the two compare in one sitting.
+//! `--silent-percent P` makes P % of the UDP targets (the same ones throughout) ignore every
+//! request during the daemon phases: their polls wait until the timeout, as a fleet with
+//! servers down keeps polls in flight.
 //!
 //! `--engine daemon` (the default) runs the real daemon in-process (config parsed from TOML,
 //! target tasks on the daemon's own poller thread,
@@ -109,6 +112,8 @@ struct Args {
     drop_ppm: u32,
     /// Sockets one responder child holds at most.
     per_child: usize,
+    /// Targets that never answer during the daemon phases, in parts per million.
+    silent_ppm: u32,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -127,6 +132,7 @@ fn parse_args() -> Result<Args, String> {
         delay_ms: (5, 150),
         drop_ppm: 10_000,
         per_child: 16_000,
+        silent_ppm: 0,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -184,6 +190,14 @@ fn parse_args() -> Result<Args, String> {
                 a.drop_ppm = (pct * 10_000.0).round() as u32;
             }
             "--per-child" => a.per_child = num(value()?)?.max(1),
+            "--silent-percent" => {
+                let v = value()?;
+                let pct: f64 = v.parse().map_err(|e| format!("--silent-percent: {e}"))?;
+                if !(0.0..=100.0).contains(&pct) {
+                    return Err(format!("--silent-percent: {v} is not a percentage"));
+                }
+                a.silent_ppm = (pct * 10_000.0).round() as u32;
+            }
             other => return Err(format!("unknown argument {other}")),
         }
     }
@@ -270,6 +284,7 @@ impl Responders {
                 first_port: (k > 1).then_some(10_000),
                 delay_ms: Some(args.delay_ms),
                 drop_ppm: args.drop_ppm,
+                silent_ppm: args.silent_ppm,
             };
             let mut child = Command::new(std::env::current_exe()?)
                 .arg("--responder")
@@ -317,6 +332,12 @@ impl Responders {
 
     fn counters(&mut self) -> std::io::Result<[u64; 5]> {
         self.command("stats")
+    }
+
+    /// Makes the silent share of targets ignore requests, or answer again.
+    fn silence(&mut self, on: bool) -> std::io::Result<()> {
+        self.command(if on { "silent on" } else { "silent off" })
+            .map(drop)
     }
 
     /// Switches the simulated network on or off in every child.
@@ -434,6 +455,14 @@ fn run(args: &Args) -> std::io::Result<()> {
         }
     }
 
+    if args.silent_ppm > 0 {
+        // After the floors, which wait for every reply.
+        resp.silence(true)?;
+        println!(
+            "# {} % of the targets never answer during the daemon phases (--silent-percent)",
+            f64::from(args.silent_ppm) / 10_000.0
+        );
+    }
     let mut builder = tokio::runtime::Builder::new_multi_thread();
     if args.workers > 0 {
         builder.worker_threads(args.workers);
@@ -661,7 +690,7 @@ fn daemon_counts(d: &Daemon) -> (u64, u64, [u64; Reason::ALL.len()]) {
     let (mut queries, mut reasons) = (0, [0u64; Reason::ALL.len()]);
     each_entry(d, |e| {
         queries += e.queries;
-        for (r, f) in reasons.iter_mut().zip(e.failures) {
+        for (r, f) in reasons.iter_mut().zip(e.failures.counts()) {
             *r += f;
         }
     });

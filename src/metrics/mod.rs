@@ -201,7 +201,7 @@ fn targets(enc: &mut Encoder, entries: &[Entry], counters: bool) {
     let [reason_label] = F::FAILURE_LABELS;
     enc.family(&F::QUERY_FAILURES);
     for e in entries {
-        for (reason, n) in Reason::ALL.iter().zip(e.failures) {
+        for (reason, n) in Reason::ALL.iter().zip(e.failures.counts()) {
             if n > 0 {
                 enc.start(&F::QUERY_FAILURES, labels::of(&e.meta));
                 enc.label(reason_label, reason.as_str());
