@@ -19,7 +19,8 @@ use crate::target::Target;
 /// A configured target as its task and the renderer share it, built once per config load.
 #[derive(Debug)]
 pub struct TargetMeta {
-    pub target: Target,
+    /// The config's own copy, shared (see `config::Config::targets`).
+    pub target: Arc<Target>,
     /// A cache slot owned by the metrics renderer: the target's label set, encoded at its
     /// first render so a scrape does not re-escape 10,000 label sets. State never reads it.
     /// Boxed to its exact length (a `String` kept its growth capacity, per target).
@@ -27,9 +28,9 @@ pub struct TargetMeta {
 }
 
 impl TargetMeta {
-    pub fn new(target: Target) -> TargetMeta {
+    pub fn new(target: impl Into<Arc<Target>>) -> TargetMeta {
         TargetMeta {
-            target,
+            target: target.into(),
             labels: OnceLock::new(),
         }
     }

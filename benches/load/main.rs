@@ -789,7 +789,7 @@ async fn daemon_steady_state(
     // Reload with one target changed: the other targets keep their tasks and counters.
     let mut changed = (*daemon.config()).clone();
     if let Some(t) = changed.targets.first_mut() {
-        t.interval += Duration::from_secs(1);
+        Arc::make_mut(t).interval += Duration::from_secs(1);
     }
     let before = queries(&daemon);
     let t = std::time::Instant::now();
