@@ -64,12 +64,20 @@ static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
 /// Bytes requested and not yet freed (malloc's own overhead not included): what the daemon's
 /// structures hold, per target, without RSS noise from freed-but-kept pages.
 static LIVE_BYTES: AtomicI64 = AtomicI64::new(0);
+/// The most LIVE_BYTES ever reached (reset per phase): with VmHWM it tells malloc's
+/// overhead and kept pages apart from a transient peak of the daemon's own.
+static PEAK_BYTES: AtomicI64 = AtomicI64::new(0);
+
+fn grew(by: i64) {
+    let now = LIVE_BYTES.fetch_add(by, Ordering::Relaxed) + by;
+    PEAK_BYTES.fetch_max(now, Ordering::Relaxed);
+}
 
 // SAFETY: forwards every call to the system allocator unchanged; only counts.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        LIVE_BYTES.fetch_add(layout.size() as i64, Ordering::Relaxed);
+        grew(layout.size() as i64);
         System.alloc(layout)
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
@@ -78,12 +86,12 @@ unsafe impl GlobalAlloc for Counting {
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        LIVE_BYTES.fetch_add(layout.size() as i64, Ordering::Relaxed);
+        grew(layout.size() as i64);
         System.alloc_zeroed(layout)
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        LIVE_BYTES.fetch_add(new_size as i64 - layout.size() as i64, Ordering::Relaxed);
+        grew(new_size as i64 - layout.size() as i64);
         System.realloc(ptr, layout, new_size)
     }
 }
@@ -725,6 +733,7 @@ async fn daemon_steady_state(
     args: &Args,
 ) -> Window {
     let live0 = LIVE_BYTES.load(Ordering::Relaxed);
+    PEAK_BYTES.store(live0, Ordering::Relaxed);
     let text = config_text(protocol, name, addrs, args);
     let cfg = match config::parse("load.toml", &text) {
         Ok(c) => c,
@@ -757,9 +766,11 @@ async fn daemon_steady_state(
     );
     println!(
         "# {name}: after one interval the daemon holds {:.1} MiB of heap ({:.0} bytes per target, \
-         config included); VmRSS {:.1} MiB ({:.0} bytes per target), VmHWM {:.1} MiB",
+         config included; peak so far {:.1} MiB); VmRSS {:.1} MiB ({:.0} bytes per target), \
+         VmHWM {:.1} MiB",
         live / MIB,
         live / n,
+        (PEAK_BYTES.load(Ordering::Relaxed) - live0) as f64 / MIB,
         vm_kib("VmRSS:") as f64 / 1024.0,
         vm_kib("VmRSS:") as f64 * 1024.0 / n,
         vm_hwm_kib() as f64 / 1024.0

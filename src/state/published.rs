@@ -8,10 +8,19 @@
 //! after another in a single shared allocation, so an entry still clones with reference
 //! counts only (a scrape snapshots every entry).
 
+use std::cell::RefCell;
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::status::Status;
+
+thread_local! {
+    static JOIN: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+/// The joining buffer's capacity kept between polls: any ordinary set of texts; a huge one
+/// (decoders allow long texts) is not kept.
+const JOIN_KEEP: usize = 4096;
 
 /// The published part of one successful poll.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,22 +50,32 @@ impl Published {
             status.game.as_deref().unwrap_or(""),
             status.version.as_deref().unwrap_or(""),
         ];
-        let mut text = String::with_capacity(parts.iter().map(|p| p.len()).sum());
         let mut ends = [0u32; 3];
-        for (i, p) in parts.iter().enumerate() {
-            text.push_str(p);
-            if let Some(end) = ends.get_mut(i) {
-                // Decoders cap every text far below 4 GiB; saturate rather than wrap anyway.
-                *end = u32::try_from(text.len()).unwrap_or(u32::MAX);
+        // Joined in a buffer the thread keeps, so the Arc<str> is the poll's one allocation
+        // here (a String built per poll and then copied into the Arc made two).
+        let text = JOIN.with(|buf| {
+            let mut text = buf.borrow_mut();
+            text.clear();
+            for (i, p) in parts.iter().enumerate() {
+                text.push_str(p);
+                if let Some(end) = ends.get_mut(i) {
+                    // Decoders cap every text far below 4 GiB; saturate rather than wrap.
+                    *end = u32::try_from(text.len()).unwrap_or(u32::MAX);
+                }
             }
-        }
+            let shared = Arc::<str>::from(text.as_str());
+            if text.capacity() > JOIN_KEEP {
+                *text = String::new();
+            }
+            shared
+        });
         Published {
             online: status.online,
             max: status.max,
             bots: status.bots,
             queued: status.queued,
             latency: status.latency,
-            text: Arc::from(text),
+            text,
             ends,
             rules: status.rules.map(Arc::from),
         }
