@@ -38,7 +38,7 @@
 
 mod responder;
 
-use std::alloc::{GlobalAlloc, Layout, System};
+use std::alloc::{GlobalAlloc, Layout};
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{Ipv4Addr, SocketAddr};
@@ -57,7 +57,8 @@ use gameserver_exporter::target::Address;
 use gameserver_exporter::target::Protocol;
 use tokio::time::Instant;
 
-/// Counts allocations, so the render report can say how many a scrape makes.
+/// Counts allocations, so the render report can say how many a scrape makes; allocates with
+/// mimalloc, as the exporter binary does (src/main.rs).
 struct Counting;
 
 static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
@@ -73,26 +74,26 @@ fn grew(by: i64) {
     PEAK_BYTES.fetch_max(now, Ordering::Relaxed);
 }
 
-// SAFETY: forwards every call to the system allocator unchanged; only counts.
+// SAFETY: forwards every call to mimalloc unchanged; only counts.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
         grew(layout.size() as i64);
-        System.alloc(layout)
+        mimalloc::MiMalloc.alloc(layout)
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         LIVE_BYTES.fetch_sub(layout.size() as i64, Ordering::Relaxed);
-        System.dealloc(ptr, layout)
+        mimalloc::MiMalloc.dealloc(ptr, layout)
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
         grew(layout.size() as i64);
-        System.alloc_zeroed(layout)
+        mimalloc::MiMalloc.alloc_zeroed(layout)
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
         grew(new_size as i64 - layout.size() as i64);
-        System.realloc(ptr, layout, new_size)
+        mimalloc::MiMalloc.realloc(ptr, layout, new_size)
     }
 }
 
@@ -746,14 +747,19 @@ async fn daemon_steady_state(
     let started = Instant::now();
     let daemon = Daemon::start(cfg, None, Arc::new(QueryProber));
     let live_started = (LIVE_BYTES.load(Ordering::Relaxed) - live0) as f64;
+    let peak_start = (PEAK_BYTES.load(Ordering::Relaxed) - live0) as f64;
+    PEAK_BYTES.store(LIVE_BYTES.load(Ordering::Relaxed), Ordering::Relaxed);
     while !daemon.state().ready() && started.elapsed() < args.interval * 3 {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     println!(
-        "# {name}: first complete round after {:.2} s (interval {:?}, ready: {})",
+        "# {name}: first complete round after {:.2} s (interval {:?}, ready: {}); peak heap \
+         {:.1} MiB up to the daemon's start (config parsing included), {:.1} MiB since",
         started.elapsed().as_secs_f64(),
         args.interval,
-        daemon.state().ready()
+        daemon.state().ready(),
+        peak_start / MIB,
+        (PEAK_BYTES.load(Ordering::Relaxed) - live0) as f64 / MIB
     );
     tokio::time::sleep_until(started + args.interval).await;
     let live = (LIVE_BYTES.load(Ordering::Relaxed) - live0) as f64;
