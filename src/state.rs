@@ -112,11 +112,20 @@ pub struct Entry {
     pub last_duration: Duration,
     /// Players online times the seconds between consecutive successful polls.
     pub player_seconds: f64,
-    /// The last player list seen (targets with `players` on): what the next list is compared
-    /// with. It outlives polls that got no list.
-    pub roster: Option<Arc<Roster>>,
-    /// Whether the last poll gave [`Entry::roster`]: only then are its series published.
-    pub roster_fresh: bool,
+    /// Player lists, for targets with `players` on once a list came: most targets of a large
+    /// fleet have it off, and inline these fields took the entry's allocation up a size class
+    /// (shared, so a scrape's snapshot clones a pointer).
+    pub listing: Option<Arc<Listing>>,
+}
+
+/// A target's player lists: the last one and the joins and leaves between consecutive ones.
+#[derive(Debug, Clone, Default)]
+pub struct Listing {
+    /// The last player list seen: what the next list is compared with. It outlives polls
+    /// that got no list.
+    pub roster: Arc<Roster>,
+    /// Whether the last poll gave [`Listing::roster`]: only then are its series published.
+    pub fresh: bool,
     /// Players that joined and left between consecutive lists.
     pub joins: u64,
     pub leaves: u64,
@@ -132,10 +141,7 @@ impl Entry {
             last_success: None,
             last_duration: Duration::ZERO,
             player_seconds: 0.0,
-            roster: None,
-            roster_fresh: false,
-            joins: 0,
-            leaves: 0,
+            listing: None,
         }
     }
 
@@ -143,7 +149,9 @@ impl Entry {
     pub fn record(&mut self, result: Result<Status, Failure>, took: Duration, now: SystemTime) {
         self.queries += 1;
         self.last_duration = took;
-        self.roster_fresh = false;
+        if let Some(l) = self.listing.as_mut().filter(|l| l.fresh) {
+            Arc::make_mut(l).fresh = false;
+        }
         self.last = Some(match result {
             Ok(mut status) => {
                 // Only a success right after a success counts: a down server adds nothing,
@@ -197,14 +205,25 @@ impl Entry {
     fn take_lists(&mut self, status: &mut Status) {
         let target = &self.meta.target;
         if let (Some(cap), Some(players)) = (target.players, status.players.take()) {
-            let roster = Roster::new(players, cap);
-            if let Some(old) = &self.roster {
-                let (joins, leaves) = roster::diff(&old.names, &roster.names);
-                self.joins += joins;
-                self.leaves += leaves;
+            let roster = Arc::new(Roster::new(players, cap));
+            match &mut self.listing {
+                Some(l) => {
+                    let l = Arc::make_mut(l);
+                    let (joins, leaves) = roster::diff(&l.roster.names, &roster.names);
+                    l.joins += joins;
+                    l.leaves += leaves;
+                    l.roster = roster;
+                    l.fresh = true;
+                }
+                None => {
+                    self.listing = Some(Arc::new(Listing {
+                        roster,
+                        fresh: true,
+                        joins: 0,
+                        leaves: 0,
+                    }))
+                }
             }
-            self.roster = Some(Arc::new(roster));
-            self.roster_fresh = true;
         }
         if let Some(rules) = status.rules.take() {
             status.rules = Some(pick_rules(&target.rules, rules));
@@ -404,10 +423,11 @@ mod tests {
         want[Reason::ALL.len() - 1] = 1;
         assert_eq!(f.counts(), want);
         assert_eq!(f[1], 2);
-        // Inline: the counters' pointer (8 bytes, not 72) and the published result (no
-        // separate Status allocation): 184 bytes on 64-bit targets.
+        // Inline: the counters' pointer (8 bytes, not 72), the player lists' pointer and
+        // the published result (no separate Status allocation): 168 bytes on 64-bit
+        // targets, so the Arc<Mutex<Entry>> is a 192-byte allocation.
         assert!(
-            std::mem::size_of::<Entry>() <= 184,
+            std::mem::size_of::<Entry>() <= 168,
             "{}",
             std::mem::size_of::<Entry>()
         );
@@ -518,7 +538,7 @@ mod tests {
         let now = SystemTime::now();
         let mut off = Entry::new(Arc::new(TargetMeta::new(target("off"))));
         off.record(players(&["p"]), Duration::ZERO, now);
-        assert!(off.roster.is_none());
+        assert!(off.listing.is_none());
         let on = Target {
             players: Some(crate::target::PlayerSeries::default()),
             rules: vec!["a".into(), "b".into()],
@@ -526,8 +546,9 @@ mod tests {
         };
         let mut e = Entry::new(Arc::new(TargetMeta::new(on)));
         e.record(players(&["p", "q"]), Duration::ZERO, now);
-        assert!(e.roster_fresh);
-        assert_eq!((e.joins, e.leaves), (0, 0));
+        let l = e.listing.clone().unwrap();
+        assert!(l.fresh);
+        assert_eq!((l.joins, l.leaves), (0, 0));
         let Some(Outcome::Up(s)) = &e.last else {
             panic!("up")
         };
@@ -536,8 +557,11 @@ mod tests {
         assert_eq!(rules[0].1.chars().count(), MAX_RULE_VALUE_CHARS);
         assert_eq!(rules[1], ("b".to_string(), "1".to_string()));
         e.record(online(0), Duration::ZERO, now);
-        assert!(!e.roster_fresh);
+        assert!(!e.listing.as_ref().unwrap().fresh);
+        // A snapshot taken earlier keeps what it saw.
+        assert!(l.fresh);
         e.record(players(&["q", "r", "s"]), Duration::ZERO, now);
-        assert_eq!((e.joins, e.leaves), (2, 1));
+        let l = e.listing.as_ref().unwrap();
+        assert_eq!((l.joins, l.leaves), (2, 1));
     }
 }
