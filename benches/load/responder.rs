@@ -483,8 +483,9 @@ pub fn batched_udp_floor(
             }
             Calls::Batched if want > 0 => {
                 for h in &mut send_hdrs[..want] {
-                    h.msg_hdr.msg_name =
-                        (&names[next % names.len()] as *const libc::sockaddr_in).cast_mut().cast();
+                    h.msg_hdr.msg_name = (&names[next % names.len()] as *const libc::sockaddr_in)
+                        .cast_mut()
+                        .cast();
                     next += 1;
                 }
                 // SAFETY: the first `want` headers point at live iovecs, the request and
