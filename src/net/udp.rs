@@ -26,6 +26,7 @@ use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
+use super::outbox::Outbox;
 use super::NetError;
 use crate::sync::lock;
 use crate::target::MAX_DATAGRAM;
@@ -107,9 +108,11 @@ impl UdpChannel {
     /// Sends one datagram to the peer.
     pub async fn send(&self, datagram: &[u8]) -> Result<(), NetError> {
         match &self.inner {
-            Inner::Own(s) => s.send(datagram).await?,
-            Inner::Shared(r) => r.family.socket.send_to(datagram, self.peer).await?,
-        };
+            Inner::Own(s) => {
+                s.send(datagram).await?;
+            }
+            Inner::Shared(r) => r.family.outbox.send(datagram, self.peer).await?,
+        }
         Ok(())
     }
 
@@ -160,14 +163,16 @@ pub struct UdpMux {
 #[derive(Debug)]
 struct Dispatch {
     family: Arc<Family>,
-    task: JoinHandle<()>,
+    /// The dispatcher (receives) and the flusher (sends).
+    tasks: [JoinHandle<()>; 2],
 }
 
-/// One shared socket and the polls waiting on it.
+/// One shared socket, the polls waiting on it and the datagrams waiting to be sent on it.
 #[derive(Debug)]
 struct Family {
     socket: UdpSocket,
     waiters: Mutex<HashMap<SocketAddr, Arc<Slot>>>,
+    outbox: Outbox,
 }
 
 /// What one registered poll has received and not read yet.
@@ -298,11 +303,16 @@ impl UdpMux {
         let family = Arc::new(Family {
             socket,
             waiters: Mutex::new(HashMap::new()),
+            outbox: Outbox::default(),
         });
-        let task = tokio::spawn(dispatch(family.clone()));
+        let dispatcher = tokio::spawn(dispatch(family.clone()));
+        let flusher = {
+            let family = family.clone();
+            tokio::spawn(async move { family.outbox.run(&family.socket).await })
+        };
         *cell = Some(Dispatch {
             family: family.clone(),
-            task,
+            tasks: [dispatcher, flusher],
         });
         Some(family)
     }
@@ -325,7 +335,7 @@ impl Drop for UdpMux {
     fn drop(&mut self) {
         for cell in [&self.v4, &self.v6] {
             if let Some(d) = lock(cell).take() {
-                d.task.abort();
+                d.tasks.iter().for_each(JoinHandle::abort);
             }
         }
     }
