@@ -19,6 +19,7 @@ use std::collections::VecDeque;
 use std::io::IoSlice;
 use std::net::SocketAddr;
 use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use nix::sys::socket::{sendmmsg, ControlMessage, MsgFlags, MultiHeaders, SockaddrStorage};
@@ -49,6 +50,8 @@ pub(super) struct Outbox {
     wake: Notify,
     /// Wakes the senders of a batch once it has been sent.
     sent: Notify,
+    /// Set when the mux is dropped and the flusher stopped: nothing will send any more.
+    closed: AtomicBool,
 }
 
 #[derive(Debug, Default)]
@@ -79,6 +82,9 @@ impl Outbox {
         tokio::pin!(sent);
         let ticket = {
             let mut q = lock(&self.queue);
+            if self.closed.load(Ordering::Acquire) {
+                return Err(closed());
+            }
             let ticket = q.next_ticket;
             q.next_ticket += 1;
             q.bytes.extend_from_slice(datagram);
@@ -101,10 +107,22 @@ impl Outbox {
                         None => Ok(()),
                     };
                 }
+                if self.closed.load(Ordering::Acquire) {
+                    return Err(closed());
+                }
             }
             sent.as_mut().await;
             sent.set(self.sent.notified());
         }
+    }
+
+    /// Tells every sender still waiting, and any to come, that nothing will be sent: the
+    /// flusher has been stopped (the mux was dropped). Without this they would wait forever,
+    /// as sends take no deadline.
+    pub(super) fn close(&self) {
+        let _q = lock(&self.queue);
+        self.closed.store(true, Ordering::Release);
+        self.sent.notify_waiters();
     }
 
     /// The flusher: sends whatever is queued whenever something is, forever.
@@ -151,6 +169,10 @@ impl Outbox {
             self.sent.notify_waiters();
         }
     }
+}
+
+fn closed() -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::NotConnected, "udp mux stopped")
 }
 
 /// One `sendmmsg` of up to [`SEND_BATCH`] datagrams from `items[from..]`; how many the
@@ -262,6 +284,31 @@ mod tests {
         assert!(q.items.is_empty() && q.failed.is_empty());
         drop(q);
         flusher.abort();
+    }
+
+    /// A sender waiting when the flusher is stopped, and one coming after, get an error
+    /// instead of waiting forever.
+    #[tokio::test]
+    async fn close_fails_waiting_and_later_senders() {
+        let outbox = Arc::new(Outbox::default());
+        let to: SocketAddr = "127.0.0.1:9".parse().unwrap();
+        let waiting = {
+            let outbox = outbox.clone();
+            tokio::spawn(async move { outbox.send(b"never", to).await })
+        };
+        // No flusher runs: let the sender queue its datagram and wait.
+        while lock(&outbox.queue).items.is_empty() {
+            tokio::task::yield_now().await;
+        }
+        outbox.close();
+        let err = tokio::time::timeout(Duration::from_secs(2), waiting)
+            .await
+            .expect("sender still waiting after close")
+            .unwrap()
+            .unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::NotConnected);
+        let err = outbox.send(b"late", to).await.unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::NotConnected);
     }
 
     /// A datagram the kernel refuses (port 0 is not a destination) fails its own sender only;

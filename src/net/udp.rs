@@ -336,6 +336,7 @@ impl Drop for UdpMux {
         for cell in [&self.v4, &self.v6] {
             if let Some(d) = lock(cell).take() {
                 d.tasks.iter().for_each(JoinHandle::abort);
+                d.family.outbox.close();
             }
         }
     }
@@ -669,6 +670,21 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
         panic!("dispatcher still holds the shared socket after the mux was dropped");
+    }
+
+    /// A channel that outlives its mux fails its sends instead of waiting for a flusher
+    /// that is gone.
+    #[tokio::test]
+    async fn send_after_mux_dropped_fails() {
+        let mux = UdpMux::new();
+        let (_peer, peer_addr) = server().await;
+        let chan = UdpChannel::open(peer_addr, Some(&mux)).await.unwrap();
+        assert!(chan.is_shared());
+        drop(mux);
+        let sent = tokio::time::timeout(Duration::from_secs(2), chan.send(b"x"))
+            .await
+            .expect("send waited for a stopped flusher");
+        assert!(sent.is_err());
     }
 
     /// IPv6 peers get a shared socket of their own family.
