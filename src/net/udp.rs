@@ -10,6 +10,8 @@
 //!   filtering holds without a socket per poll. Unconnected sockets get no ICMP errors, so a
 //!   server going down shows `timeout` instead of `refused`: callers use the mux only for a
 //!   target whose previous poll succeeded (see `query::Session::udp_shared_ok`).
+//!   Datagrams cross it in batches: the dispatcher reads with `recvmmsg`, and sends go
+//!   through the family's outbox (`net::outbox`), flushed with `sendmmsg`.
 
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
