@@ -497,7 +497,7 @@ mod tests {
                 self.calls
                     .lock()
                     .unwrap()
-                    .push((req.address.host.clone(), Instant::now()));
+                    .push((req.address.host.to_string(), Instant::now()));
                 tokio::time::sleep(self.delay).await;
                 self.in_flight.fetch_sub(1, Ordering::SeqCst);
                 Ok(Status {
