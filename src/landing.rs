@@ -14,7 +14,7 @@ pub fn html_escape(out: &mut String, s: &str) {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
-            c if c.is_control() => {}
+            c if crate::text::hidden(c) => {}
             c => out.push(c),
         }
     }

@@ -90,4 +90,6 @@ pub mod status;
 mod sync;
 pub mod target;
 #[cfg(feature = "daemon")]
+pub mod text;
+#[cfg(feature = "daemon")]
 pub mod web;

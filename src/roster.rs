@@ -4,10 +4,11 @@
 //! Player names are an unbounded, hostile label set, so each list is cut down once per poll
 //! (not per scrape) into a [`Roster`]:
 //!
-//! - **Names** ([`clean_name`]): control characters (newline, CR, tab, NUL, C1...) are
-//!   dropped, the rest is cut to [`MAX_NAME_CHARS`] characters; a name left empty becomes
-//!   [`EMPTY_NAME`]. Quotes and backslashes stay and are escaped in the exposition. Names are
-//!   already UTF-8 here: each codec decodes invalid bytes lossily (U+FFFD).
+//! - **Names** ([`clean_name`]): control characters (newline, CR, tab, NUL, C1...) and
+//!   direction overrides ([`crate::text::hidden`]) are dropped, the rest is cut to
+//!   [`MAX_NAME_CHARS`] characters; a name left empty becomes [`EMPTY_NAME`]. Quotes and
+//!   backslashes stay and are escaped in the exposition. Names are already UTF-8 here: each
+//!   codec decodes invalid bytes lossily (U+FFFD).
 //! - **Distinct series**: a name seen before in the same list gets ` #2`, ` #3`... in list
 //!   order (the next free suffix, so a real player called `x #2` cannot collide).
 //! - **Cap**: the first `max_series` players of the list are published, the rest counted in
@@ -52,12 +53,12 @@ pub struct Roster {
     pub names: Vec<String>,
 }
 
-/// `name` as a label value: control characters dropped, at most [`MAX_NAME_CHARS`]
+/// `name` as a label value: control characters and direction overrides dropped, at most [`MAX_NAME_CHARS`]
 /// characters, [`EMPTY_NAME`] if nothing is left.
 pub fn clean_name(name: &str) -> String {
     let kept: String = name
         .chars()
-        .filter(|c| !c.is_control())
+        .filter(|&c| !crate::text::hidden(c))
         .take(MAX_NAME_CHARS)
         .collect();
     if kept.is_empty() {
@@ -165,6 +166,14 @@ mod tests {
 
     fn shown(r: &Roster) -> Vec<&str> {
         r.shown.iter().map(|s| s.name.as_str()).collect()
+    }
+
+    /// A direction override inside a name is dropped, so a scoreboard cannot be made to
+    /// show a name reversed; a name of nothing else is empty.
+    #[test]
+    fn direction_overrides_dropped() {
+        assert_eq!(clean_name("abc\u{202e}fed"), "abcfed");
+        assert_eq!(clean_name("\u{2067}\u{202e}"), EMPTY_NAME);
     }
 
     /// Hostile names become distinct, clean, bounded labels; quotes and backslashes stay.
@@ -278,7 +287,7 @@ mod tests {
             proptest::prop_assert_eq!(set.len(), r.shown.len());
             for s in &r.shown {
                 proptest::prop_assert!(!s.name.is_empty());
-                proptest::prop_assert!(!s.name.chars().any(char::is_control));
+                proptest::prop_assert!(!s.name.chars().any(crate::text::hidden));
                 proptest::prop_assert!(s.name.chars().count() <= MAX_NAME_CHARS + 12);
             }
             let mut old: Vec<String> = old.iter().map(|n| clean_name(n)).collect();

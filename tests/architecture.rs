@@ -19,6 +19,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("target", &[]),
     ("status", &[]),
     ("sync", &[]),
+    // What server-supplied text may show (controls, direction overrides hidden).
+    ("text", &[]),
     // Game presets (protocol and default port per game id): data over the vocabulary.
     ("games", &["target"]),
     // Sans-IO codecs.
@@ -36,13 +38,16 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("config", &["cidr", "games", "shard", "target"]),
     ("poller", &["sync"]),
     // Player lists cut down to bounded per-player series.
-    ("roster", &["status", "target"]),
+    ("roster", &["status", "target", "text"]),
     ("state", &["roster", "status", "sync", "target"]),
     (
         "scheduler",
         &["net", "query", "state", "status", "sync", "target"],
     ),
-    ("metrics", &["roster", "shard", "state", "status", "target"]),
+    (
+        "metrics",
+        &["roster", "shard", "state", "status", "target", "text"],
+    ),
     // --web.config.file (TLS, basic auth) and gzip: HTTP plumbing over nothing but a lock.
     ("web", &["sync"]),
     (
@@ -68,9 +73,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "state",
             "status",
             "target",
+            "text",
         ],
     ),
-    ("landing", &["state"]),
+    ("landing", &["state", "text"]),
     // /health?target=: one target's entry as JSON for uptime tools.
     ("health", &["state"]),
     (

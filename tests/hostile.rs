@@ -67,10 +67,12 @@ fn world(name: &str) -> WorldState {
 }
 
 /// What the exporter publishes for a server string: control characters other than newline
-/// dropped, cut to the documented number of characters.
+/// and the bidirectional marks, overrides and isolates dropped, cut to the documented number
+/// of characters.
 fn published(s: &str) -> String {
+    let direction = |c: char| matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
     s.chars()
-        .filter(|&c| c == '\n' || !c.is_control())
+        .filter(|&c| c == '\n' || !(c.is_control() || direction(c)))
         .take(MAX_SERVER_STRING_CHARS)
         .collect()
 }

@@ -15,6 +15,8 @@
 # Usage: .ci/interop/minecraft-bedrock.sh [path/to/gameserver-exporter]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+NAME=minecraft-bedrock.sh
+. .ci/interop/lib.sh
 
 bin=${1:-target/debug/gameserver-exporter}
 if [[ ! -x $bin ]]; then
@@ -28,26 +30,9 @@ if [ ! -d "$dir/node_modules/bedrock-protocol" ]; then
         npm install bedrock-protocol jsp-raknet --no-audit --no-fund --ignore-scripts >/dev/null)
 fi
 
-work=$(mktemp -d)
-pids=()
-cleanup() {
-    local p
-    for p in "${pids[@]}"; do
-        kill "$p" 2>/dev/null || true
-        wait "$p" 2>/dev/null || true
-    done
-    rm -rf "$work"
-}
-trap cleanup EXIT
-fail() {
-    echo "minecraft-bedrock.sh: FAIL: $*" >&2
-    for f in "$work"/*.log; do
-        [[ -s $f ]] && { echo "--- $f" >&2; tail -n 20 "$f" >&2; }
-    done
-    exit 1
-}
+interop_work
 
-port=$(python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(free_udp_port)
 cat >"$work/server.js" <<'JS'
 // bedrock-protocol's index.js loads the client, which needs the native RakNet build: load
 // the server alone.
@@ -96,15 +81,15 @@ assert fields[5] == "7", fields[5]
 assert fields[7] == "interop level"
 print(fields[8] + ";" + fields[3])
 PY
-) || fail "raw ping"
+) || interop_fail "raw ping"
 game=${announced%%;*}
 version=${announced#*;}
 echo "minecraft-bedrock.sh: raw ping ok: game mode $game, version $version"
 
 # 2. The exporter's query command: MOTD without its § codes, the true counts.
 "$bin" query minecraft-bedrock "127.0.0.1:$port" --json --timeout 2s >"$work/query.json" 2>"$work/query.log" ||
-    fail "query minecraft-bedrock exited $?"
-python3 - "$work/query.json" "$game" "$version" <<'PY' || fail "query minecraft-bedrock output"
+    interop_fail "query minecraft-bedrock exited $?"
+python3 - "$work/query.json" "$game" "$version" <<'PY' || interop_fail "query minecraft-bedrock output"
 import json, sys
 path, game, version = sys.argv[1:4]
 s = json.load(open(path))
@@ -118,7 +103,7 @@ print("minecraft-bedrock.sh: query ok:", json.dumps(got, ensure_ascii=False))
 PY
 
 # 3. The daemon's gauges.
-listen=127.0.0.1:$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+listen=127.0.0.1:$(free_tcp_port)
 cat >"$work/exporter.toml" <<TOML
 [exporter]
 interval = "1s"
@@ -131,7 +116,7 @@ address = "127.0.0.1:$port"
 TOML
 "$bin" --config "$work/exporter.toml" --listen "$listen" --log-level warn >"$work/exporter.log" 2>&1 &
 pids+=($!)
-python3 - "$listen" "$game" "$version" <<'PY' || fail "daemon gauges"
+python3 - "$listen" "$game" "$version" <<'PY' || interop_fail "daemon gauges"
 import sys, time, urllib.request
 listen, game, version = sys.argv[1:4]
 sel = '{target="bedrock",protocol="minecraft-bedrock"}'

@@ -10,6 +10,8 @@
 # built if missing)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+NAME=mumble.sh
+. .ci/interop/lib.sh
 
 bin=${1:-target/debug/gameserver-exporter}
 if [[ ! -x $bin ]]; then
@@ -17,69 +19,16 @@ if [[ ! -x $bin ]]; then
 fi
 
 if ! command -v murmurd >/dev/null 2>&1 && [[ ! -x /usr/sbin/murmurd ]]; then
-    if [[ $(id -u) -ne 0 ]]; then
-        echo "mumble.sh: mumble-server is not installed; install it or run as root" >&2
-        exit 1
-    fi
-    # Never let the package start its own service on the default port: without systemd the
-    # maintainer scripts go through invoke-rc.d, which policy-rc.d exit code 101 forbids.
-    policy=/usr/sbin/policy-rc.d
-    made_policy=
-    if [[ ! -e $policy ]]; then
-        printf '#!/bin/sh\nexit 101\n' >"$policy"
-        chmod 755 "$policy"
-        made_policy=1
-    fi
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get install -y -qq --no-install-recommends mumble-server >/dev/null ||
-        { apt-get update -qq && apt-get install -y -qq --no-install-recommends mumble-server >/dev/null; }
-    if [[ -n $made_policy ]]; then rm -f "$policy"; fi
+    interop_install mumble-server
 fi
 murmurd=$(command -v murmurd || echo /usr/sbin/murmurd)
 
-work=$(mktemp -d)
+interop_work
 # Murmur started as root drops to the mumble-server user: its database directory must be
 # writable for that user.
 chmod 777 "$work"
-pids=()
-cleanup() {
-    local p
-    for p in "${pids[@]}"; do
-        kill "$p" 2>/dev/null || true
-        wait "$p" 2>/dev/null || true
-    done
-    rm -rf "$work"
-}
-trap cleanup EXIT
-fail() {
-    echo "mumble.sh: FAIL: $*" >&2
-    for f in "$work"/*.log; do
-        [[ -s $f ]] && { echo "--- $f" >&2; tail -n 20 "$f" >&2; }
-    done
-    exit 1
-}
 
-# A loopback port free for both UDP and TCP (Murmur binds both), or for TCP only.
-free_port() {
-    python3 - "$1" <<'PY'
-import socket, sys
-both = sys.argv[1] == "both"
-while True:
-    t = socket.socket()
-    t.bind(("127.0.0.1", 0))
-    p = t.getsockname()[1]
-    if both:
-        u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        try:
-            u.bind(("127.0.0.1", p))
-        except OSError:
-            continue
-    print(p)
-    break
-PY
-}
-
-port=$(free_port both)
+port=$(free_port_both)
 users=37
 bandwidth=64000
 cat >"$work/murmur.ini" <<INI
@@ -121,19 +70,19 @@ assert bw == bandwidth, (bw, bandwidth)
 assert online == 0, online
 print("%d.%d.%d" % (version >> 16, (version >> 8) & 255, version & 255))
 PY
-) || fail "raw ping"
+) || interop_fail "raw ping"
 echo "mumble.sh: raw ping ok: Murmur $version, max users $users, bandwidth $bandwidth"
 # The packaged version is the one the ping reports (Debian's 1.3.4-4 says 1.3.4).
 pkg=$(dpkg-query -W -f '${Version}' mumble-server 2>/dev/null || true)
 pkg=${pkg#*:}
 if [[ -n $pkg && ${pkg%%[-+~]*} != "$version" ]]; then
-    fail "ping says version $version, package says $pkg"
+    interop_fail "ping says version $version, package says $pkg"
 fi
 
 # 2. The exporter's query command.
 "$bin" query mumble "127.0.0.1:$port" --json --timeout 2s >"$work/query.json" 2>"$work/query.log" ||
-    fail "query mumble exited $?"
-python3 - "$work/query.json" "$users" "$bandwidth" "$version" <<'PY' || fail "query mumble output"
+    interop_fail "query mumble exited $?"
+python3 - "$work/query.json" "$users" "$bandwidth" "$version" <<'PY' || interop_fail "query mumble output"
 import json, sys
 path, users, bandwidth, version = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 s = json.load(open(path))
@@ -146,7 +95,7 @@ print("mumble.sh: query ok:", json.dumps(got), "bandwidth", s["extras"]["bandwid
 PY
 
 # 3. The daemon's gauges.
-listen=127.0.0.1:$(free_port tcp)
+listen=127.0.0.1:$(free_tcp_port)
 cat >"$work/exporter.toml" <<TOML
 [exporter]
 interval = "1s"
@@ -159,7 +108,7 @@ address = "127.0.0.1:$port"
 TOML
 "$bin" --config "$work/exporter.toml" --listen "$listen" --log-level warn >"$work/exporter.log" 2>&1 &
 pids+=($!)
-python3 - "$listen" "$users" "$version" <<'PY' || fail "daemon gauges"
+python3 - "$listen" "$users" "$version" <<'PY' || interop_fail "daemon gauges"
 import sys, time, urllib.request
 listen, users, version = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 sel = '{target="murmur",protocol="mumble"}'

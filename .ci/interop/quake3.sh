@@ -16,33 +16,10 @@ if [[ "${GSE_INTEROP_QUAKE3:-}" != 1 ]]; then
     echo "quake3 interop: skipped (set GSE_INTEROP_QUAKE3=1; downloads ~450 MB of game data)"
     exit 0
 fi
+NAME="quake3 interop"
+. .ci/interop/lib.sh
 
-install() {
-    local missing=()
-    for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
-    ((${#missing[@]})) || return 0
-    [[ $(id -u) -eq 0 ]] || { echo "quake3 interop: install ${missing[*]} or run as root" >&2; exit 1; }
-    # Packaged services must not start on their own ports.
-    if [[ ! -e /usr/sbin/policy-rc.d ]]; then
-        printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
-        chmod 0755 /usr/sbin/policy-rc.d
-    fi
-    echo "quake3 interop: apt-get install ${missing[*]}"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-}
-
-free_port() {
-    python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-work=$(mktemp -d)
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-    rm -rf "$work"
-}
-trap cleanup EXIT
+interop_work
 
 # check.py PORT NAME MAX BOTS MODE: polls until the server answers with the expected values,
 # then probes its flood protection. MODE is ioq3 or dp.
@@ -132,7 +109,7 @@ assert not any(k == "challenge" for k, _ in s["rules"]), "our challenge leaked i
 print("query: ok", got)
 PY
     local lport
-    lport=$(free_port)
+    lport=$(free_tcp_port)
     cat >"$work/exporter.toml" <<TOML
 [exporter]
 interval = "2s"
@@ -171,8 +148,8 @@ except Exception: pass' "http://127.0.0.1:$lport/metrics")
     echo "daemon: ok"
 }
 
-install openarena-server
-port=$(free_port)
+interop_install openarena-server
+port=$(free_udp_port)
 mkdir -p "$work/oa"
 HOME="$work/oa" /usr/games/openarena-server +set net_enabled 1 +set net_ip 127.0.0.1 \
     +set net_port "$port" +set dedicated 1 +set sv_master1 "" \
@@ -184,8 +161,8 @@ python3 "$work/check.py" "$port" "^1Interop ^7OA" 8 2 ioq3 || { tail -20 "$work/
 exporter_check "$port" "Interop OA" 8 2 2
 
 if [[ "${GSE_INTEROP_QUAKE3_DP:-}" == 1 ]]; then
-    install nexuiz-server
-    port=$(free_port)
+    interop_install nexuiz-server
+    port=$(free_udp_port)
     mkdir -p "$work/dp"
     # A fifo keeps the console open so that commands can follow the map load.
     mkfifo "$work/dp.in"

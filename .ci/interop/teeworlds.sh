@@ -13,6 +13,8 @@
 # missing).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+NAME=teeworlds.sh
+. .ci/interop/lib.sh
 
 probe=.ci/interop/teeworlds_probe.py
 DDNET=/usr/games/DDNet-Server
@@ -21,59 +23,19 @@ TW=/usr/games/teeworlds-server
 need=()
 [[ -x $DDNET ]] || need+=(ddnet-server)
 [[ -x $TW ]] || need+=(teeworlds-server)
-command -v python3 >/dev/null || need+=(python3)
-if ((${#need[@]})); then
-    if [[ $(id -u) -ne 0 ]]; then
-        echo "teeworlds.sh: missing ${need[*]}; install them or run as root" >&2
-        exit 1
-    fi
-    # teeworlds-server ships a service unit: it must not start (policy-rc.d exit 101).
-    policy=/usr/sbin/policy-rc.d
-    made_policy=
-    if [[ ! -e $policy ]]; then
-        printf '#!/bin/sh\nexit 101\n' >"$policy"
-        chmod 0755 "$policy"
-        made_policy=1
-        trap 'rm -f "$policy"' EXIT
-    fi
-    echo "teeworlds.sh: apt-get install ${need[*]}"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-    if [[ -n $made_policy ]]; then
-        rm -f "$policy"
-        trap - EXIT
-    fi
-fi
+# teeworlds-server ships a service unit: interop_install keeps it from starting.
+((${#need[@]} == 0)) || interop_install "${need[@]}"
 
 bin=${GSE_BIN:-target/debug/gameserver-exporter}
 if [[ ! -x $bin ]]; then
     cargo build --locked --quiet --bin gameserver-exporter
 fi
 
-work=$(mktemp -d)
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do
-        kill "$pid" 2>/dev/null || true
-    done
-    for pid in "${pids[@]}"; do
-        wait "$pid" 2>/dev/null || true
-    done
-    rm -rf "$work"
-}
-trap cleanup EXIT
-# A signal ends the script through exit, so the EXIT trap stops the servers too.
-trap 'exit 130' INT TERM
+interop_work
 
-# A UDP port free on 127.0.0.1 right now (the server binds it a moment later).
-free_port() {
-    python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-DD_PORT=$(free_port)
-TW_PORT=$(free_port)
-while [[ $TW_PORT == "$DD_PORT" ]]; do TW_PORT=$(free_port); done
+DD_PORT=$(free_udp_port)
+TW_PORT=$(free_udp_port)
+while [[ $TW_PORT == "$DD_PORT" ]]; do TW_PORT=$(free_udp_port); done
 DD_NAME="interop DDNet $DD_PORT"
 TW_NAME="interop Teeworlds $TW_PORT"
 DD_MAX=24
@@ -146,7 +108,7 @@ query teeworlds07 "$TW_PORT" "name=$TW_NAME" map=dm1 "max=$TW_MAX" online=3 bots
     version-prefix=0.7 || fail=1
 
 # The daemon, polling both every second.
-listen_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+listen_port=$(free_tcp_port)
 cat >"$work/exporter.toml" <<TOML
 [exporter]
 listen = "127.0.0.1:$listen_port"

@@ -9,6 +9,7 @@
 use std::fmt::Write;
 
 use super::families::Family;
+use crate::text::hidden;
 
 /// Characters a server-supplied string keeps in a label value; longer ones are cut at a char
 /// boundary. Names, maps and versions of real servers fit; a hostile server cannot blow up a
@@ -60,8 +61,8 @@ pub fn push_label_value(out: &mut String, v: &str) {
 }
 
 /// Appends a server-supplied string as a label value: control characters other than newline
-/// (CR, tab, NUL, DEL, C1) are dropped, the rest is cut to [`MAX_SERVER_STRING_CHARS`] and
-/// escaped.
+/// (CR, tab, NUL, DEL, C1) and bidirectional formatting ([`hidden`]) are dropped, the rest is
+/// cut to [`MAX_SERVER_STRING_CHARS`] and escaped.
 pub fn push_server_string(out: &mut String, v: &str) {
     // Most server strings are short printable ASCII with nothing to escape: copied whole,
     // they skip the per-char filter below, which was the largest item of a render (perf,
@@ -73,7 +74,7 @@ pub fn push_server_string(out: &mut String, v: &str) {
         out.push_str(v);
         return;
     }
-    let kept = v.chars().filter(|&c| c == '\n' || !c.is_control());
+    let kept = v.chars().filter(|&c| c == '\n' || !hidden(c));
     for c in kept.take(MAX_SERVER_STRING_CHARS) {
         match c {
             '\\' => out.push_str("\\\\"),
@@ -335,6 +336,10 @@ mod tests {
         let mut s = String::new();
         push_server_string(&mut s, "say \"hi\"\u{7f}\u{9b}x");
         assert_eq!(s, "say \\\"hi\\\"x");
+        // A direction override would make the label read "evil.com/moc.live" in a browser.
+        let mut s = String::new();
+        push_server_string(&mut s, "live\u{202e}moc.evil\u{2066}x\u{2069}");
+        assert_eq!(s, "livemoc.evilx");
     }
 
     proptest::proptest! {
@@ -343,7 +348,7 @@ mod tests {
         #[test]
         fn server_string_matches_per_char_rule(v in "(?s).{0,140}|[ -~]{0,140}", n: u64) {
             let mut want = String::new();
-            for c in v.chars().filter(|&c| c == '\n' || !c.is_control()).take(MAX_SERVER_STRING_CHARS) {
+            for c in v.chars().filter(|&c| c == '\n' || !hidden(c)).take(MAX_SERVER_STRING_CHARS) {
                 match c {
                     '\\' => want.push_str("\\\\"),
                     '"' => want.push_str("\\\""),

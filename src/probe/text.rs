@@ -7,8 +7,7 @@ pub const MAX_NOTE_CHARS: usize = 400;
 /// Characters that must not reach a terminal or a bug tracker raw: control characters and the
 /// bidirectional overrides that make text read differently from what it holds.
 pub fn unsafe_char(c: char) -> bool {
-    c.is_control()
-        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    crate::text::hidden(c)
 }
 
 /// One line of text, unsafe characters (newlines included) escaped, at most

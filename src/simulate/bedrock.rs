@@ -6,11 +6,9 @@ use std::io;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use tokio::net::UdpSocket;
-
-use super::{SimServer, World, WorldState};
+use super::churn::churn;
+use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::bedrock::{self, MAGIC, PONG_HEADER_LEN};
-use crate::target::MAX_DATAGRAM;
 
 /// The server GUID the simulator reports by default.
 pub const SERVER_GUID: u64 = 0x5eed_b00c_0123_4567;
@@ -79,10 +77,12 @@ impl Default for BedrockConfig {
 /// Serves Bedrock pings on 127.0.0.1, on a port of the system's choosing. MOTD line 1 is the
 /// world's name, line 2 its map; online counts players and bots.
 pub async fn spawn(world: World, config: BedrockConfig) -> io::Result<SimServer> {
-    let socket = UdpSocket::bind("127.0.0.1:0").await?;
-    let addr = socket.local_addr()?;
-    let task = tokio::spawn(serve(socket, addr, world, config));
-    Ok(SimServer::new(addr, vec![task]))
+    datagrams::spawn(move |req: &[u8], _from, own: SocketAddr| {
+        answer(req, own.port(), &world.snapshot(), &config)
+            .into_iter()
+            .collect()
+    })
+    .await
 }
 
 /// A Bedrock server whose players come and go, for `demo`.
@@ -100,38 +100,12 @@ pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
         }
     });
     let mut server = spawn(world.clone(), BedrockConfig::default()).await?;
-    server.tasks.push(tokio::spawn(churn(world)));
+    server
+        .tasks
+        .push(churn(world, Duration::from_secs(6), 0, |t| {
+            format!("Player{t}")
+        }));
     Ok(server)
-}
-
-/// Every few seconds a player joins or leaves.
-async fn churn(world: World) {
-    let mut tick = 0u32;
-    loop {
-        tokio::time::sleep(Duration::from_secs(6)).await;
-        tick += 1;
-        world.update(|w| {
-            if tick.is_multiple_of(2) || w.players.is_empty() {
-                w.players.push((format!("Player{tick}"), 0, 0.0));
-            } else {
-                w.players.remove(0);
-            }
-        });
-    }
-}
-
-async fn serve(socket: UdpSocket, addr: SocketAddr, world: World, config: BedrockConfig) {
-    let mut buf = vec![0u8; MAX_DATAGRAM];
-    loop {
-        let (n, from): (usize, SocketAddr) = match socket.recv_from(&mut buf).await {
-            Ok(x) => x,
-            // ICMP errors from earlier sends surface here; they are no reason to stop.
-            Err(_) => continue,
-        };
-        if let Some(reply) = answer(&buf[..n], addr.port(), &world.snapshot(), &config) {
-            let _ = socket.send_to(&reply, from).await;
-        }
-    }
 }
 
 /// The ID string in the configured layout.

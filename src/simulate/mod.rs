@@ -6,6 +6,8 @@
 
 pub mod a2s;
 pub mod bedrock;
+pub mod churn;
+pub mod datagrams;
 pub mod mcquery;
 pub mod minecraft;
 pub mod mumble;

@@ -2,14 +2,11 @@
 //! bytes with a zero first word), with knobs for hostile replies.
 
 use std::io;
-use std::net::SocketAddr;
 use std::time::Duration;
 
-use tokio::net::UdpSocket;
-
-use super::{SimServer, World, WorldState};
+use super::churn::churn;
+use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::mumble::{self, Pong, Version, REPLY_LEN};
-use crate::target::MAX_DATAGRAM;
 
 /// Hostile behaviour, for the robustness suite.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -52,10 +49,12 @@ impl Default for MumbleConfig {
 /// Serves the Mumble ping on 127.0.0.1, on a port of the system's choosing. Users are the
 /// world's players and bots; the maximum is the world's.
 pub async fn spawn(world: World, config: MumbleConfig) -> io::Result<SimServer> {
-    let socket = UdpSocket::bind("127.0.0.1:0").await?;
-    let addr = socket.local_addr()?;
-    let task = tokio::spawn(serve(socket, world, config));
-    Ok(SimServer::new(addr, vec![task]))
+    datagrams::spawn(move |req: &[u8], _from, _own| {
+        answer(req, &world.snapshot(), &config)
+            .into_iter()
+            .collect()
+    })
+    .await
 }
 
 /// A voice server whose users come and go, for `demo`.
@@ -77,38 +76,12 @@ pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
         }
     });
     let mut server = spawn(world.clone(), MumbleConfig::default()).await?;
-    server.tasks.push(tokio::spawn(churn(world)));
+    server
+        .tasks
+        .push(churn(world, Duration::from_secs(7), 0, |t| {
+            format!("user{t}")
+        }));
     Ok(server)
-}
-
-/// Every few seconds a user joins or leaves.
-async fn churn(world: World) {
-    let mut tick = 0u32;
-    loop {
-        tokio::time::sleep(Duration::from_secs(7)).await;
-        tick += 1;
-        world.update(|w| {
-            if tick.is_multiple_of(2) || w.players.is_empty() {
-                w.players.push((format!("user{tick}"), 0, 0.0));
-            } else {
-                w.players.remove(0);
-            }
-        });
-    }
-}
-
-async fn serve(socket: UdpSocket, world: World, config: MumbleConfig) {
-    let mut buf = vec![0u8; MAX_DATAGRAM];
-    loop {
-        let (n, from): (usize, SocketAddr) = match socket.recv_from(&mut buf).await {
-            Ok(x) => x,
-            // ICMP errors from earlier sends surface here; they are no reason to stop.
-            Err(_) => continue,
-        };
-        if let Some(reply) = answer(&buf[..n], &world.snapshot(), &config) {
-            let _ = socket.send_to(&reply, from).await;
-        }
-    }
 }
 
 /// The reply to one datagram, if any.

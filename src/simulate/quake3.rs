@@ -8,14 +8,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::net::UdpSocket;
 use tokio::time::Instant;
 
-use super::{SimServer, World, WorldState};
+use super::churn::churn;
+use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::quake3::{
     self, encode_info_reply, encode_player_line, encode_status_reply, Command, PlayerLine, OOB,
 };
-use crate::target::MAX_DATAGRAM;
 
 /// DarkPlaces' default `net_getstatusfloodblockingtimeout`.
 pub const DARKPLACES_FLOOD_GAP: Duration = Duration::from_secs(1);
@@ -116,10 +115,11 @@ impl Default for Quake3Config {
 
 /// Serves Quake 3 queries on 127.0.0.1, on a port of the system's choosing.
 pub async fn spawn(world: World, config: Quake3Config) -> io::Result<SimServer> {
-    let socket = UdpSocket::bind("127.0.0.1:0").await?;
-    let addr = socket.local_addr()?;
-    let task = tokio::spawn(serve(socket, world, Server::new(config)));
-    Ok(SimServer::new(addr, vec![task]))
+    let mut server = Server::new(config);
+    datagrams::spawn(move |req: &[u8], from: SocketAddr, _own| {
+        server.answer(req, from.ip(), Instant::now(), &world.snapshot())
+    })
+    .await
 }
 
 /// An OpenArena-flavoured server with bots and colourful names, players coming and going.
@@ -145,40 +145,12 @@ pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
         }
     });
     let mut server = spawn(world.clone(), Quake3Config::default()).await?;
-    server.tasks.push(tokio::spawn(churn(world)));
+    server
+        .tasks
+        .push(churn(world, Duration::from_secs(5), 0, |t| {
+            format!("^{}Guest{t}", t % 10)
+        }));
     Ok(server)
-}
-
-/// Every few seconds a player joins or leaves.
-async fn churn(world: World) {
-    let mut tick = 0u32;
-    loop {
-        tokio::time::sleep(Duration::from_secs(5)).await;
-        tick += 1;
-        world.update(|w| {
-            if tick.is_multiple_of(2) || w.players.is_empty() {
-                w.players
-                    .push((format!("^{}Guest{tick}", tick % 10), 0, 0.0));
-            } else {
-                w.players.remove(0);
-            }
-        });
-    }
-}
-
-async fn serve(socket: UdpSocket, world: World, mut server: Server) {
-    let mut buf = vec![0u8; MAX_DATAGRAM];
-    loop {
-        let (n, from): (usize, SocketAddr) = match socket.recv_from(&mut buf).await {
-            Ok(x) => x,
-            // ICMP errors from earlier sends surface here; they are no reason to stop.
-            Err(_) => continue,
-        };
-        let replies = server.answer(&buf[..n], from.ip(), Instant::now(), &world.snapshot());
-        for reply in replies {
-            let _ = socket.send_to(&reply, from).await;
-        }
-    }
 }
 
 /// The server's state between requests: the flood filter and the loss toggle.

@@ -2,15 +2,13 @@
 //! player lists and hostile replies.
 
 use std::io;
-use std::net::SocketAddr;
 use std::time::Duration;
 
 use encoding_rs::Encoding;
-use tokio::net::UdpSocket;
 
-use super::{SimServer, World, WorldState};
+use super::churn::churn;
+use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::samp::{self, Client, Detailed, Header, Info, Opcode, OpenMp, HEADER_LEN};
-use crate::target::MAX_DATAGRAM;
 
 /// Hostile behaviour, for the robustness suite.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -60,10 +58,7 @@ impl Default for SampConfig {
 
 /// Serves SA:MP query on 127.0.0.1, on a port of the system's choosing.
 pub async fn spawn(world: World, config: SampConfig) -> io::Result<SimServer> {
-    let socket = UdpSocket::bind("127.0.0.1:0").await?;
-    let addr = socket.local_addr()?;
-    let task = tokio::spawn(serve(socket, world, config));
-    Ok(SimServer::new(addr, vec![task]))
+    datagrams::spawn(move |req: &[u8], _from, _own| answer(req, &world.snapshot(), &config)).await
 }
 
 /// An open.mp-flavoured server whose players come and go, for `demo`.
@@ -93,38 +88,12 @@ pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
         ..SampConfig::default()
     };
     let mut server = spawn(world.clone(), config).await?;
-    server.tasks.push(tokio::spawn(churn(world)));
+    server
+        .tasks
+        .push(churn(world, Duration::from_secs(5), 0, |t| {
+            format!("Guest_{t}")
+        }));
     Ok(server)
-}
-
-/// Every few seconds a player joins or leaves.
-async fn churn(world: World) {
-    let mut tick = 0u32;
-    loop {
-        tokio::time::sleep(Duration::from_secs(5)).await;
-        tick += 1;
-        world.update(|w| {
-            if tick.is_multiple_of(2) || w.players.is_empty() {
-                w.players.push((format!("Guest_{tick}"), 0, 0.0));
-            } else {
-                w.players.remove(0);
-            }
-        });
-    }
-}
-
-async fn serve(socket: UdpSocket, world: World, config: SampConfig) {
-    let mut buf = vec![0u8; MAX_DATAGRAM];
-    loop {
-        let (n, from): (usize, SocketAddr) = match socket.recv_from(&mut buf).await {
-            Ok(x) => x,
-            // ICMP errors from earlier sends surface here; they are no reason to stop.
-            Err(_) => continue,
-        };
-        for reply in answer(&buf[..n], &world.snapshot(), &config) {
-            let _ = socket.send_to(&reply, from).await;
-        }
-    }
 }
 
 /// The datagrams the server sends in answer to one request, junk included.

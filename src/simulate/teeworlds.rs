@@ -6,12 +6,11 @@ use std::io;
 use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
-use tokio::net::UdpSocket;
 use tokio::time::Instant;
 
-use super::{SimServer, World, WorldState};
+use super::churn::churn;
+use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::teeworlds::{seven, six, Client, ClientKind, Flavour, Info, FLAG_PASSWORD};
-use crate::target::MAX_DATAGRAM;
 
 /// Which server software to imitate.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -72,10 +71,38 @@ impl Default for TeeworldsConfig {
 
 /// Serves Teeworlds info on 127.0.0.1, on a port of the system's choosing.
 pub async fn spawn(world: World, config: TeeworldsConfig) -> io::Result<SimServer> {
-    let socket = UdpSocket::bind("127.0.0.1:0").await?;
-    let addr = socket.local_addr()?;
-    let task = tokio::spawn(serve(socket, world, config));
-    Ok(SimServer::new(addr, vec![task]))
+    let mut last_seen: HashMap<(IpAddr, Kind), Instant> = HashMap::new();
+    datagrams::spawn(move |req: &[u8], from: SocketAddr, _own| {
+        if let Misbehaviour::FloodProtected(gap) = config.misbehaviour {
+            if flooding(&mut last_seen, req, from.ip(), gap) {
+                return Vec::new();
+            }
+        }
+        answer(req, from, &world.snapshot(), &config)
+    })
+    .await
+}
+
+/// Whether a request of an info kind comes sooner than `gap` after the last one of its kind
+/// from the same address (then a flood-protected server drops it); remembers this one.
+fn flooding(
+    last_seen: &mut HashMap<(IpAddr, Kind), Instant>,
+    req: &[u8],
+    ip: IpAddr,
+    gap: Duration,
+) -> bool {
+    let Some(kind) = info_kind(req) else {
+        return false;
+    };
+    let now = Instant::now();
+    let fast = last_seen
+        .get(&(ip, kind))
+        .is_some_and(|&t| now.duration_since(t) < gap);
+    if last_seen.len() > 4096 {
+        last_seen.clear(); // bounded memory against address floods
+    }
+    last_seen.insert((ip, kind), now);
+    fast
 }
 
 /// A DDNet server whose players come and go, for `demo`.
@@ -100,24 +127,12 @@ pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
         ..TeeworldsConfig::default()
     };
     let mut server = spawn(world.clone(), config).await?;
-    server.tasks.push(tokio::spawn(churn(world)));
+    server
+        .tasks
+        .push(churn(world, Duration::from_secs(5), -9999, |t| {
+            format!("tee {t}")
+        }));
     Ok(server)
-}
-
-/// Every few seconds a tee joins or leaves.
-async fn churn(world: World) {
-    let mut tick = 0u32;
-    loop {
-        tokio::time::sleep(Duration::from_secs(5)).await;
-        tick += 1;
-        world.update(|w| {
-            if tick.is_multiple_of(2) || w.players.is_empty() {
-                w.players.push((format!("tee {tick}"), -9999, 0.0));
-            } else {
-                w.players.remove(0);
-            }
-        });
-    }
 }
 
 /// The request kinds flood protection tells apart.
@@ -125,36 +140,6 @@ async fn churn(world: World) {
 enum Kind {
     SixInfo,
     SevenInfo,
-}
-
-async fn serve(socket: UdpSocket, world: World, config: TeeworldsConfig) {
-    let mut buf = vec![0u8; MAX_DATAGRAM];
-    let mut last_seen: HashMap<(IpAddr, Kind), Instant> = HashMap::new();
-    loop {
-        let (n, from) = match socket.recv_from(&mut buf).await {
-            Ok(x) => x,
-            // ICMP errors from earlier sends surface here; they are no reason to stop.
-            Err(_) => continue,
-        };
-        if let Misbehaviour::FloodProtected(gap) = config.misbehaviour {
-            if let Some(kind) = info_kind(&buf[..n]) {
-                let now = Instant::now();
-                let fast = last_seen
-                    .get(&(from.ip(), kind))
-                    .is_some_and(|&t| now.duration_since(t) < gap);
-                if last_seen.len() > 4096 {
-                    last_seen.clear(); // bounded memory against address floods
-                }
-                last_seen.insert((from.ip(), kind), now);
-                if fast {
-                    continue;
-                }
-            }
-        }
-        for reply in answer(&buf[..n], from, &world.snapshot(), &config) {
-            let _ = socket.send_to(&reply, from).await;
-        }
-    }
 }
 
 fn info_kind(datagram: &[u8]) -> Option<Kind> {
