@@ -428,9 +428,36 @@ fn run(args: &Args) -> std::io::Result<()> {
     {
         if let Some((cpu, ok)) = f {
             println!(
-                "floor {name}: {:.2} µs CPU per query ({ok} ok)",
+                "floor {name}: {:.2} µs CPU per query, blocking round trips ({ok} ok)",
                 micros(*cpu)
             );
+        }
+    }
+    // The batched floors: K requests in flight from one thread, as a batching poller has.
+    // The daemon's second ratio is against sendto/recvfrom with K = 16.
+    let mut batched = [None, None, None];
+    for (i, name, addrs, request) in [
+        (0, "a2s", &a2s, responder::a2s_request()),
+        (2, "samp", &samp, responder::samp_request()),
+    ] {
+        if addrs.is_empty() {
+            continue;
+        }
+        for (k, calls, what) in [
+            (16, responder::Calls::Single, "sendto/recvfrom"),
+            (32, responder::Calls::Single, "sendto/recvfrom"),
+            (16, responder::Calls::Batched, "sendmmsg/recvmmsg"),
+            (32, responder::Calls::Batched, "sendmmsg/recvmmsg"),
+        ] {
+            let (cpu, ok) =
+                responder::batched_udp_floor(addrs, &request, args.floor_rounds, k, calls)?;
+            println!(
+                "floor {name} batched, K={k} in flight, {what}: {:.2} µs CPU per query ({ok} ok)",
+                micros(cpu)
+            );
+            if k == 16 && calls == responder::Calls::Single {
+                batched[i] = Some(cpu);
+            }
         }
     }
 
@@ -487,7 +514,7 @@ fn run(args: &Args) -> std::io::Result<()> {
                 );
             }
             let floor = floors[i].map(|f| f.0);
-            print_window(&w, floor);
+            print_window(&w, floor, batched[i]);
         }
     }
     drop(rt);
@@ -497,16 +524,17 @@ fn run(args: &Args) -> std::io::Result<()> {
     Ok(())
 }
 
-fn print_window(w: &Window, floor: Option<Duration>) {
-    let ratio = floor
+/// Prints one window; `floor` is the blocking floor, `batched` the batched one (K = 16,
+/// sendto/recvfrom) where the protocol has one.
+fn print_window(w: &Window, floor: Option<Duration>, batched: Option<Duration>) {
+    let times = |f: Duration| w.cpu_per_poll.as_secs_f64() / f.as_secs_f64();
+    let mut ratio = floor
         .filter(|f| !f.is_zero())
-        .map(|f| {
-            format!(
-                "{:.2}x floor",
-                w.cpu_per_poll.as_secs_f64() / f.as_secs_f64()
-            )
-        })
+        .map(|f| format!("{:.2}x floor", times(f)))
         .unwrap_or_else(|| "no floor".into());
+    if let Some(b) = batched.filter(|b| !b.is_zero()) {
+        ratio.push_str(&format!(", {:.2}x batched floor K=16", times(b)));
+    }
     println!(
         "{} ({}): {} targets, {:.0} polls/s, success {:.5}, {:.2} µs CPU per successful poll ({ratio}), \
          {:.1} allocations per poll",

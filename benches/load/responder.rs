@@ -402,6 +402,159 @@ pub fn raw_udp_floor(
     Ok((cpu / ok.max(1) as u32, ok))
 }
 
+/// How the batched floor moves its datagrams: one `sendto`/`recvfrom` per datagram, or
+/// `sendmmsg`/`recvmmsg` for each batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Calls {
+    Single,
+    Batched,
+}
+
+/// The batched UDP floor: one thread keeps `k` requests in flight to `k` different responder
+/// sockets (non-blocking socket, `poll` for readability), reads every reply that has arrived
+/// and sends one new request per reply. This is what a client that does not wait for each
+/// reply must do at least, so it is the floor a batching poller compares against; the
+/// blocking floor above also pays a sleep and a wake-up per query.
+///
+/// Returns the thread's CPU per reply received and the number received. A round where nothing
+/// arrives within 200 ms counts the requests in flight as lost and sends new ones.
+pub fn batched_udp_floor(
+    targets: &[SocketAddr],
+    request: &[u8],
+    rounds: usize,
+    k: usize,
+    calls: Calls,
+) -> io::Result<(Duration, usize)> {
+    use std::os::fd::AsRawFd;
+    let sock = StdUdpSocket::bind("127.0.0.1:0")?;
+    sock.set_nonblocking(true)?;
+    let fd = sock.as_raw_fd();
+    let k = k.clamp(1, targets.len().max(1));
+    // sendmmsg needs the addresses as sockaddr_in: build them once, outside the measurement.
+    let names: Vec<libc::sockaddr_in> = targets
+        .iter()
+        .map(|a| {
+            // SAFETY: sockaddr_in is plain integers; all-zero is a valid value.
+            let mut sin: libc::sockaddr_in = unsafe { std::mem::zeroed() };
+            sin.sin_family = libc::AF_INET as libc::sa_family_t;
+            sin.sin_port = a.port().to_be();
+            if let SocketAddr::V4(v4) = a {
+                sin.sin_addr.s_addr = u32::from(*v4.ip()).to_be();
+            }
+            sin
+        })
+        .collect();
+    let mut bufs = vec![0u8; 1500 * k];
+    // SAFETY: mmsghdr and iovec are plain integers and pointers; all-zero is valid, and every
+    // pointer is set below before a call reads it.
+    let mut send_iov: Vec<libc::iovec> = vec![unsafe { std::mem::zeroed() }; k];
+    let mut send_hdrs: Vec<libc::mmsghdr> = vec![unsafe { std::mem::zeroed() }; k];
+    let mut recv_iov: Vec<libc::iovec> = vec![unsafe { std::mem::zeroed() }; k];
+    let mut recv_hdrs: Vec<libc::mmsghdr> = vec![unsafe { std::mem::zeroed() }; k];
+    for (i, chunk) in bufs.chunks_exact_mut(1500).enumerate() {
+        recv_iov[i].iov_base = chunk.as_mut_ptr().cast();
+        recv_iov[i].iov_len = chunk.len();
+    }
+    for i in 0..k {
+        recv_hdrs[i].msg_hdr.msg_iov = &mut recv_iov[i];
+        recv_hdrs[i].msg_hdr.msg_iovlen = 1;
+        send_iov[i].iov_base = request.as_ptr() as *mut libc::c_void;
+        send_iov[i].iov_len = request.len();
+        send_hdrs[i].msg_hdr.msg_iov = &mut send_iov[i];
+        send_hdrs[i].msg_hdr.msg_iovlen = 1;
+        send_hdrs[i].msg_hdr.msg_namelen = std::mem::size_of::<libc::sockaddr_in>() as u32;
+    }
+    let mut buf = [0u8; 1500];
+    let (mut ok, mut in_flight, mut next, mut silent) = (0usize, 0usize, 0usize, 0u32);
+    let start = thread_cpu();
+    while ok < rounds && silent < 10 {
+        // Top up to k in flight.
+        let want = k - in_flight;
+        match calls {
+            Calls::Single => {
+                for _ in 0..want {
+                    match sock.send_to(request, targets[next % targets.len()]) {
+                        Ok(_) => in_flight += 1,
+                        Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                        Err(e) => return Err(e),
+                    }
+                    next += 1;
+                }
+            }
+            Calls::Batched if want > 0 => {
+                for h in &mut send_hdrs[..want] {
+                    h.msg_hdr.msg_name = (&names[next % names.len()] as *const libc::sockaddr_in)
+                        .cast_mut()
+                        .cast();
+                    next += 1;
+                }
+                // SAFETY: the first `want` headers point at live iovecs, the request and
+                // sockaddr_ins that outlive the call.
+                let n = unsafe { libc::sendmmsg(fd, send_hdrs.as_mut_ptr(), want as u32, 0) };
+                if n < 0 {
+                    let e = io::Error::last_os_error();
+                    if e.kind() != io::ErrorKind::WouldBlock {
+                        return Err(e);
+                    }
+                } else {
+                    in_flight += n as usize;
+                }
+            }
+            Calls::Batched => {}
+        }
+        let mut pfd = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one pollfd we own.
+        if unsafe { libc::poll(&mut pfd, 1, 200) } <= 0 {
+            in_flight = 0;
+            silent += 1;
+            continue;
+        }
+        match calls {
+            Calls::Single => loop {
+                match sock.recv_from(&mut buf) {
+                    Ok(_) => {
+                        ok += 1;
+                        in_flight = in_flight.saturating_sub(1);
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                    Err(e) => return Err(e),
+                }
+            },
+            Calls::Batched => loop {
+                // SAFETY: k headers, each pointing at its own 1500-byte chunk of `bufs`.
+                let n = unsafe {
+                    libc::recvmmsg(
+                        fd,
+                        recv_hdrs.as_mut_ptr(),
+                        k as u32,
+                        libc::MSG_DONTWAIT,
+                        std::ptr::null_mut(),
+                    )
+                };
+                if n < 0 {
+                    let e = io::Error::last_os_error();
+                    if e.kind() == io::ErrorKind::WouldBlock {
+                        break;
+                    }
+                    return Err(e);
+                }
+                ok += n as usize;
+                in_flight = in_flight.saturating_sub(n as usize);
+                // Fewer than asked: the queue was empty, no need to ask again.
+                if (n as usize) < k {
+                    break;
+                }
+            },
+        }
+    }
+    let cpu = thread_cpu() - start;
+    Ok((cpu / ok.max(1) as u32, ok))
+}
+
 /// The Minecraft TCP floor: what any client must do, with blocking sockets and no parsing
 /// beyond the frame length: connect, write handshake + status request, read the status frame,
 /// write a ping, read the pong, close.

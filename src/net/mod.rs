@@ -6,6 +6,7 @@
 
 pub mod buffer;
 mod error;
+mod outbox;
 pub mod resolve;
 pub mod srv;
 pub mod tcp;

@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use tokio::runtime::Handle;
 use tokio::sync::Notify;
@@ -76,11 +77,25 @@ impl Drop for Metronome {
     }
 }
 
+/// How far ahead the keeper timer waits when there is no second instant to hold.
+const KEEPER_IDLE: Duration = Duration::from_secs(3600);
+
 async fn drive(shared: Arc<Shared>) {
     let mut fired: Vec<Arc<Notify>> = Vec::new();
+    // A second timer, on the instant after the next one, that never fires before the main
+    // one (it is only re-aimed). Why: when tokio's timer driver fires an entry it notes the
+    // wheel's next expiration, and registering any timer earlier than that (or with the
+    // wheel empty) makes it write its eventfd to wake itself. Without the keeper the wheel is
+    // empty right after an instant fires (its polls have not started yet), so every poll's
+    // deadline and resend timer cost one eventfd write: 1.3 system calls per poll, more
+    // than the sends and receives themselves once those are batched (load bench, strace).
+    // With it, the next instant is the wheel's next expiration and the polls' timers, all
+    // later, register silently.
+    let keeper = tokio::time::sleep_until(Instant::now() + KEEPER_IDLE);
+    tokio::pin!(keeper);
     loop {
         let now = Instant::now();
-        let next = {
+        let (next, second) = {
             let mut due = lock(&shared.due);
             while let Some(entry) = due.first_entry() {
                 if *entry.key() > now {
@@ -88,8 +103,14 @@ async fn drive(shared: Arc<Shared>) {
                 }
                 fired.push(entry.remove());
             }
-            due.keys().next().copied()
+            let mut keys = due.keys();
+            (keys.next().copied(), keys.next().copied())
         };
+        if let Some(second) = second {
+            if keeper.deadline() != second {
+                keeper.as_mut().reset(second);
+            }
+        }
         for n in fired.drain(..) {
             n.notify_waiters();
         }
@@ -98,6 +119,8 @@ async fn drive(shared: Arc<Shared>) {
                 tokio::select! {
                     _ = tokio::time::sleep_until(at) => {}
                     _ = shared.rearm.notified() => {}
+                    // Only fires when the instants it was aimed at went away: look again.
+                    _ = keeper.as_mut(), if !keeper.is_elapsed() => {}
                 }
             }
             None => shared.rearm.notified().await,
