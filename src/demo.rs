@@ -77,7 +77,7 @@ impl Demo {
         c.exporter.timeout = Duration::from_secs(2);
         for (p, _, server) in &self.servers {
             let address = Address {
-                host: server.addr.ip().to_string(),
+                host: server.addr.ip().to_string().into(),
                 port: Some(server.addr.port()),
             };
             // Every opt-in series on, so the dashboard's player panels have data.

@@ -193,7 +193,7 @@ async fn ad_hoc(
         );
     }
     target.address = Address {
-        host: ip.ip().to_string(),
+        host: ip.ip().to_string().into(),
         port: Some(ip.port()),
     };
     Ok(AdHoc::Poll(Arc::new(TargetMeta::new(target))))

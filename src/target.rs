@@ -12,6 +12,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::net::IpAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -201,7 +202,9 @@ impl Target {
 /// `[2001:db8::1]:27015` or a bare IPv6 literal.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Address {
-    pub host: String,
+    /// Shared, not copied: every poll's request and the config's and the task's copies of
+    /// the target point at one string (a poll cloned it before: one allocation per poll).
+    pub host: Arc<str>,
     pub port: Option<u16>,
 }
 
@@ -233,13 +236,13 @@ impl Address {
                 p => Some(parse_port(p.strip_prefix(':').unwrap_or(p))?),
             };
             return Ok(Address {
-                host: host.to_string(),
+                host: host.into(),
                 port,
             });
         }
         if s.parse::<std::net::Ipv6Addr>().is_ok() {
             return Ok(Address {
-                host: s.to_string(),
+                host: s.into(),
                 port: None,
             });
         }
@@ -256,7 +259,7 @@ impl Address {
             return Err(AddressError::Host(host.to_string()));
         }
         Ok(Address {
-            host: host.to_string(),
+            host: host.into(),
             port,
         })
     }
@@ -308,7 +311,7 @@ mod tests {
             ("[2001:db8::1]", "2001:db8::1", None),
         ] {
             let a = Address::parse(text).unwrap();
-            assert_eq!((a.host.as_str(), a.port), (host, port), "{text}");
+            assert_eq!((&*a.host, a.port), (host, port), "{text}");
             if text != "[2001:db8::1]" {
                 assert_eq!(a.to_string(), text);
             }

@@ -54,7 +54,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let agrees = match &reply {
-        Reply::Info(i) => info.as_ref().ok() == Some(i.as_ref()),
+        Reply::Info(i) => info.as_ref().ok() == Some(i),
         Reply::Challenge(c) => challenge.ok() == Some(*c),
         Reply::Players(p) => format!("{:?}", players.ok()) == format!("{:?}", Some(p)),
         Reply::Rules(r) => rules.ok().as_ref() == Some(r),

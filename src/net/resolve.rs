@@ -18,7 +18,7 @@ pub async fn resolve(
     if let Some(ip) = address.ip() {
         return Ok(SocketAddr::new(ip, port));
     }
-    let host = address.host.as_str();
+    let host = &*address.host;
     let lookup = tokio::net::lookup_host((host, port));
     let addrs: Vec<SocketAddr> = match tokio::time::timeout_at(deadline, lookup).await {
         Ok(Ok(it)) => it.collect(),

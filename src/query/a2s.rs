@@ -195,7 +195,7 @@ impl<'a> A2s<'a> {
         match (self.phase, reply) {
             (Phase::Info, Reply::Info(info)) => {
                 self.latency = rtt;
-                self.status = to_status(*info, rtt, self.req.detail);
+                self.status = to_status(info, rtt, self.req.detail);
                 self.end(Ok(()));
             }
             (Phase::Players, Reply::Players(ps)) => {

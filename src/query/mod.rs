@@ -140,7 +140,17 @@ pub async fn poll_observed(
     session: &mut Session,
     observer: Option<&mut dyn Observer>,
 ) -> Result<Status, Failure> {
-    let deadline = Instant::now() + req.timeout;
+    poll_until(req, session, Instant::now() + req.timeout, observer).await
+}
+
+/// Like [`poll_observed`], with the deadline given instead of `req.timeout` from now (the
+/// scheduler has just read the clock).
+pub async fn poll_until(
+    req: &Request,
+    session: &mut Session,
+    deadline: Instant,
+    observer: Option<&mut dyn Observer>,
+) -> Result<Status, Failure> {
     let result = registry::poll(req, session, deadline, observer).await;
     session.udp_shared_ok = result.is_ok();
     result.map_err(Failure::from)

@@ -54,6 +54,36 @@ pub trait Prober: Send + Sync + 'static {
         let _ = observer;
         self.poll(req, session)
     }
+
+    /// One scheduled poll of a configured target, as the target's task runs it: the request
+    /// built from `target` (steady-state UDP on `mux`), under the global cap, cut off past its
+    /// deadline. The default builds on [`Prober::poll`]; [`QueryProber`] puts the whole poll
+    /// in one allocation.
+    fn poll_target<'a>(
+        &'a self,
+        target: &'a Target,
+        mux: &'a Arc<UdpMux>,
+        permits: &'a Permits,
+        session: &'a mut Session,
+    ) -> TargetPollFuture<'a> {
+        Box::pin(async move {
+            let req = request_for(target, mux);
+            under_cap(permits, req.timeout, |_| self.poll(&req, session)).await
+        })
+    }
+}
+
+/// A target task's poll (see [`Prober::poll_target`]).
+pub type TargetPollFuture<'a> = Pin<Box<dyn Future<Output = Polled> + Send + 'a>>;
+
+/// What one scheduled poll gave.
+#[derive(Debug)]
+pub struct Polled {
+    pub result: Result<Status, Failure>,
+    /// Wall time of the poll, DNS and retries included, the wait for a permit excluded.
+    pub took: Duration,
+    /// When it ended: the task's `now` for its next grid point (one clock read fewer).
+    pub ended: Instant,
 }
 
 /// The real prober: [`crate::query::poll_with`].
@@ -73,6 +103,35 @@ impl Prober for QueryProber {
     ) -> PollFuture<'a> {
         Box::pin(crate::query::poll_observed(req, session, Some(observer)))
     }
+
+    /// One allocation per poll: the request, the permit wait, the deadline guard and the
+    /// dialogue itself in one box. A target's task lives for the whole run but polls a
+    /// fraction of a percent of the time, so all of this stays out of the sleeping task (its
+    /// future holds only this box's pointer while a poll runs); boxing it twice (the task's
+    /// poll, then the prober's dialogue) cost one more allocation and a copy of the dialogue's
+    /// future per poll (benches/RESULTS.md, c1-cpu).
+    fn poll_target<'a>(
+        &'a self,
+        target: &'a Target,
+        mux: &'a Arc<UdpMux>,
+        permits: &'a Permits,
+        session: &'a mut Session,
+    ) -> TargetPollFuture<'a> {
+        Box::pin(async move {
+            let req = request_for(target, mux);
+            under_cap(permits, req.timeout, |deadline| {
+                crate::query::poll_until(&req, session, deadline, None)
+            })
+            .await
+        })
+    }
+}
+
+/// The request a scheduled poll of `target` sends, on the shared UDP sockets.
+fn request_for(target: &Target, mux: &Arc<UdpMux>) -> Request {
+    let mut req = Request::from(target);
+    req.mux = Some(mux.clone());
+    req
 }
 
 /// Grace beyond a request's own timeout before the scheduler gives up on a poll: the dialogues
@@ -140,18 +199,39 @@ pub async fn poll_once_observed(
     session: &mut Session,
     observer: Option<&mut dyn Observer>,
 ) -> (Result<Status, Failure>, Duration) {
+    let polled = under_cap(permits, req.timeout, |_| match observer {
+        Some(o) => prober.poll_observed(req, session, o),
+        None => prober.poll(req, session),
+    })
+    .await;
+    (polled.result, polled.took)
+}
+
+/// Waits for a permit, then runs the poll `start` makes from its deadline (`timeout` from
+/// now), cut off [`POLL_GRACE`] after it. The clock is read twice per poll here (start and
+/// end), and the dialogue and the guard share the start.
+async fn under_cap<F>(
+    permits: &Permits,
+    timeout: Duration,
+    start: impl FnOnce(Instant) -> F,
+) -> Polled
+where
+    F: Future<Output = Result<Status, Failure>>,
+{
     let sem = permits.current();
     let _permit = sem.acquire_owned().await;
     let started = Instant::now();
-    let poll = match observer {
-        Some(o) => prober.poll_observed(req, session, o),
-        None => prober.poll(req, session),
-    };
-    let result = match tokio::time::timeout(req.timeout + POLL_GRACE, poll).await {
+    let deadline = started + timeout;
+    let result = match tokio::time::timeout_at(deadline + POLL_GRACE, start(deadline)).await {
         Ok(r) => r,
         Err(_) => Err(Failure::new(Reason::Timeout, "poll overran its deadline")),
     };
-    (result, started.elapsed())
+    let ended = Instant::now();
+    Polled {
+        result,
+        took: ended.saturating_duration_since(started),
+        ended,
+    }
 }
 
 /// What a reload changed, by target name.
@@ -359,17 +439,18 @@ async fn run_target(
     let mut was_up: Option<bool> = None;
     loop {
         shared.metronome.until(next).await;
-        // Boxed, with the request built inside: a target's task lives for the whole run but
-        // polls a fraction of a percent of the time, and the poll's state (permit wait,
-        // deadline timer, the 88-byte request) would otherwise sit in every sleeping task.
-        // Per poll that is one allocation more and a copy of the address; per target the
-        // task is 256 bytes smaller (load bench, 100,000 A2S targets: benches/RESULTS.md).
-        let (result, took) = Box::pin(async {
-            let mut req = Request::from(&**t);
-            req.mux = Some(shared.mux.clone());
-            poll_once(&*shared.prober, &shared.permits, &req, &mut session).await
-        })
-        .await;
+        // The poll's state (request, permit wait, deadline timer, dialogue) lives in the one
+        // box the prober returns, not in the task: a task lives for the whole run but polls a
+        // fraction of a percent of the time (load bench, 100,000 A2S targets:
+        // benches/RESULTS.md).
+        let Polled {
+            result,
+            took,
+            ended,
+        } = shared
+            .prober
+            .poll_target(t, &shared.mux, &shared.permits, &mut session)
+            .await;
         // Per-poll detail is debug; a change between up and down is worth an operator's eye.
         let up = result.is_ok();
         match &result {
@@ -390,7 +471,7 @@ async fn run_target(
         was_up = Some(up);
         recorder.record(result, took, SystemTime::now());
         // After an overrun the target skips to its next grid point and stays in its slot.
-        next = next_on_grid(next + t.interval, t.interval, Instant::now());
+        next = next_on_grid(next + t.interval, t.interval, ended);
     }
 }
 
@@ -419,7 +500,7 @@ mod tests {
                 self.calls
                     .lock()
                     .unwrap()
-                    .push((req.address.host.clone(), Instant::now()));
+                    .push((req.address.host.to_string(), Instant::now()));
                 tokio::time::sleep(self.delay).await;
                 self.in_flight.fetch_sub(1, Ordering::SeqCst);
                 Ok(Status {
@@ -510,6 +591,25 @@ mod tests {
             assert!(*o < i.mul_f64(SPREAD));
         }
         assert!(slots.values().all(|n| *n >= 5), "{slots:?}");
+    }
+
+    /// A target's task stays small: it sleeps for the whole run but polls a fraction of a
+    /// percent of the time, so the poll's state lives in the prober's box, not here. 272
+    /// bytes fit tokio's 384-byte task cell at 100,000 targets (benches/RESULTS.md).
+    #[tokio::test]
+    async fn task_future_is_small() {
+        let state: Arc<State> = Arc::default();
+        let meta = Arc::new(TargetMeta::new(target("a", 10)));
+        let recorder = state.insert(meta.clone());
+        let shared = Arc::new(Shared {
+            metronome: Metronome::start(&Handle::current()),
+            prober: Arc::new(Fake::default()),
+            permits: Permits::new(1),
+            mux: Arc::new(UdpMux::new()),
+        });
+        let task = run_target(meta, recorder, shared, Instant::now());
+        let size = std::mem::size_of_val(&task);
+        assert!(size <= 272, "run_target future is {size} bytes");
     }
 
     /// A target spawned late starts on the next point of its grid, never in the past.

@@ -58,9 +58,13 @@ pub mod kind {
 }
 
 /// Any reply a server may send, after reassembly.
+///
+/// The info variant is not boxed although it is the largest: a reply is decoded, matched and
+/// taken apart at once, never stored, and the box cost one allocation on every poll.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reply {
-    Info(Box<Info>),
+    Info(Info),
     /// `A`: resend the request with these 4 bytes.
     Challenge([u8; 4]),
     Players(Vec<Player>),
@@ -74,7 +78,7 @@ pub fn decode_reply(msg: &[u8]) -> Result<Reply, DecodeError> {
     let mut r = Reader::new(msg);
     let kind = open(&mut r)?;
     Ok(match kind {
-        kind::INFO_SOURCE | kind::INFO_GOLDSRC => Reply::Info(Box::new(decode_info(msg)?)),
+        kind::INFO_SOURCE | kind::INFO_GOLDSRC => Reply::Info(decode_info(msg)?),
         kind::CHALLENGE => Reply::Challenge(decode_challenge(msg)?),
         kind::PLAYERS => Reply::Players(decode_players(msg)?),
         kind::RULES => Reply::Rules(decode_rules(msg)?),

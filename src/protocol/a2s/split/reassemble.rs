@@ -1,5 +1,6 @@
 //! Reassembly: fragments in, one message out, with every count and size capped.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::io::Read;
 
@@ -71,11 +72,17 @@ impl Reassembler {
     }
 
     /// Feeds one datagram. See the module documentation for what the results mean.
-    pub fn handle_datagram(&mut self, datagram: &[u8]) -> Result<Option<Vec<u8>>, DecodeError> {
+    ///
+    /// An unsplit datagram (every steady-state A2S reply) is its own message and is lent back
+    /// as it is: copying it cost one allocation per reply.
+    pub fn handle_datagram<'d>(
+        &mut self,
+        datagram: &'d [u8],
+    ) -> Result<Option<Cow<'d, [u8]>>, DecodeError> {
         let mut r = Reader::new(datagram);
         let header = r.array::<4>()?;
         if header == SINGLE_HEADER {
-            return Ok(Some(datagram.to_vec()));
+            return Ok(Some(Cow::Borrowed(datagram)));
         }
         if header != SPLIT_HEADER {
             return Err(DecodeError::UnexpectedType {
@@ -93,7 +100,7 @@ impl Reassembler {
             None => match detect(datagram) {
                 Some(f) => {
                     self.format = Some(f);
-                    return self.replay(datagram, f);
+                    return Ok(self.replay(datagram, f)?.map(Cow::Owned));
                 }
                 None => {
                     self.keep_unparsed(datagram);
@@ -102,7 +109,7 @@ impl Reassembler {
             },
         };
         let fragment = parse(datagram, format, self.limits)?;
-        self.insert(fragment)
+        Ok(self.insert(fragment)?.map(Cow::Owned))
     }
 
     /// Handles the packet 0 that revealed the layout, then everything held before it.
@@ -283,7 +290,12 @@ mod tests {
     }
 
     fn feed(r: &mut Reassembler, frags: &[Vec<u8>]) -> Vec<Result<Option<Vec<u8>>, DecodeError>> {
-        frags.iter().map(|f| r.handle_datagram(f)).collect()
+        frags.iter().map(|f| owned(r, f)).collect()
+    }
+
+    /// The reassembler's answer with the message owned, as the assertions compare it.
+    fn owned(r: &mut Reassembler, datagram: &[u8]) -> Result<Option<Vec<u8>>, DecodeError> {
+        r.handle_datagram(datagram).map(|m| m.map(Cow::into_owned))
     }
 
     const SOURCE: Format = Format::Source { size_field: true };
@@ -297,19 +309,20 @@ mod tests {
         }
     }
 
-    /// An unsplit datagram is a complete message at once.
+    /// An unsplit datagram is a complete message at once, lent back without a copy.
     #[test]
     fn single_datagram() {
         let mut r = Reassembler::new(LIMITS);
         let m = message(3);
-        assert_eq!(r.handle_datagram(&m), Ok(Some(m.clone())));
+        assert_eq!(owned(&mut r, &m), Ok(Some(m.clone())));
+        assert!(matches!(r.handle_datagram(&m), Ok(Some(Cow::Borrowed(b))) if b == &m[..]));
         assert!(!r.is_pending());
         assert!(matches!(
-            r.handle_datagram(&[0, 0, 0, 0, 0]),
+            owned(&mut r, &[0, 0, 0, 0, 0]),
             Err(DecodeError::UnexpectedType { .. })
         ));
         assert!(matches!(
-            r.handle_datagram(&[0xFF, 0xFF]),
+            owned(&mut r, &[0xFF, 0xFF]),
             Err(DecodeError::Truncated { .. })
         ));
     }
@@ -343,11 +356,11 @@ mod tests {
         let real = encode_split(&m, 1, opts(SOURCE, false));
         let other = encode_split(&message(250), 99, opts(SOURCE, false));
         let mut r = Reassembler::new(LIMITS);
-        assert_eq!(r.handle_datagram(&other[1]), Ok(None));
-        assert_eq!(r.handle_datagram(&other[0]), Ok(None));
-        assert_eq!(r.handle_datagram(&real[0]), Ok(None));
-        assert_eq!(r.handle_datagram(&real[1]), Ok(None));
-        assert_eq!(r.handle_datagram(&real[2]), Ok(Some(m)));
+        assert_eq!(owned(&mut r, &other[1]), Ok(None));
+        assert_eq!(owned(&mut r, &other[0]), Ok(None));
+        assert_eq!(owned(&mut r, &real[0]), Ok(None));
+        assert_eq!(owned(&mut r, &real[1]), Ok(None));
+        assert_eq!(owned(&mut r, &real[2]), Ok(Some(m)));
         assert!(r.is_pending());
     }
 
@@ -359,8 +372,8 @@ mod tests {
         assert_eq!(frags[0][8..10], [2, 0]);
         assert_eq!(frags[0][10..14], SINGLE_HEADER);
         let mut r = Reassembler::new(LIMITS);
-        assert_eq!(r.handle_datagram(&frags[1]), Ok(None));
-        assert_eq!(r.handle_datagram(&frags[0]), Ok(Some(m)));
+        assert_eq!(owned(&mut r, &frags[1]), Ok(None));
+        assert_eq!(owned(&mut r, &frags[0]), Ok(Some(m)));
         assert_eq!(r.format(), Some(OLD_SOURCE));
     }
 
@@ -372,8 +385,8 @@ mod tests {
         assert_eq!(frags[0][8], 0x02);
         assert_eq!(frags[1][8], 0x12);
         let mut r = Reassembler::new(LIMITS);
-        assert_eq!(r.handle_datagram(&frags[0]), Ok(None));
-        assert_eq!(r.handle_datagram(&frags[1]), Ok(Some(m)));
+        assert_eq!(owned(&mut r, &frags[0]), Ok(None));
+        assert_eq!(owned(&mut r, &frags[1]), Ok(Some(m)));
     }
 
     /// A bzip2 reply with the right CRC decompresses to the message, in either Source layout.
@@ -429,9 +442,9 @@ mod tests {
         let m = message(500);
         let frags = bzip2_frags(&m, m.len() as u32, crc32(&m) ^ 1);
         let mut r = Reassembler::new(LIMITS);
-        assert_eq!(r.handle_datagram(&frags[0]), Ok(None));
+        assert_eq!(owned(&mut r, &frags[0]), Ok(None));
         assert_eq!(
-            r.handle_datagram(&frags[1]),
+            owned(&mut r, &frags[1]),
             Err(DecodeError::Checksum {
                 expected: crc32(&m) ^ 1,
                 actual: crc32(&m)
@@ -446,7 +459,7 @@ mod tests {
         let frags = bzip2_frags(&m, 512 << 20, crc32(&m));
         let mut r = Reassembler::new(LIMITS);
         assert_eq!(
-            r.handle_datagram(&frags[0]),
+            owned(&mut r, &frags[0]),
             Err(DecodeError::TooLarge {
                 what: "decompressed size",
                 value: 512 << 20,
@@ -463,9 +476,9 @@ mod tests {
         m.extend_from_slice(&zeros);
         let frags = bzip2_frags(&m, 1000, crc32(&m));
         let mut r = Reassembler::new(LIMITS);
-        assert_eq!(r.handle_datagram(&frags[0]), Ok(None));
+        assert_eq!(owned(&mut r, &frags[0]), Ok(None));
         assert_eq!(
-            r.handle_datagram(&frags[1]),
+            owned(&mut r, &frags[1]),
             Err(DecodeError::TooLarge {
                 what: "decompressed reply",
                 value: 1001,
@@ -480,9 +493,9 @@ mod tests {
         let m = message(100);
         let frags = bzip2_frags(&m, 200, crc32(&m));
         let mut r = Reassembler::new(LIMITS);
-        r.handle_datagram(&frags[0]).unwrap();
+        owned(&mut r, &frags[0]).unwrap();
         assert_eq!(
-            r.handle_datagram(&frags[1]),
+            owned(&mut r, &frags[1]),
             Err(DecodeError::Invalid(
                 "decompressed size differs from packet 0"
             ))
@@ -499,7 +512,7 @@ mod tests {
             let mut payload = SINGLE_HEADER.to_vec();
             payload.extend_from_slice(b"Exyz");
             encode_fragment(SOURCE, id, 15, 0, None, &payload, &mut f);
-            assert_eq!(r.handle_datagram(&f), Ok(None));
+            assert_eq!(owned(&mut r, &f), Ok(None));
             assert!(r.is_pending());
         }
         assert_eq!(r.partials.len(), MAX_IN_FLIGHT);
@@ -522,7 +535,7 @@ mod tests {
             ..LIMITS
         });
         assert_eq!(
-            r.handle_datagram(&frags[0]),
+            owned(&mut r, &frags[0]),
             Err(DecodeError::TooLarge {
                 what: "split packet count",
                 value: frags.len() as u64,
@@ -547,9 +560,9 @@ mod tests {
             max_bytes: 1500,
             ..LIMITS
         });
-        assert_eq!(r.handle_datagram(&frags[0]), Ok(None));
+        assert_eq!(owned(&mut r, &frags[0]), Ok(None));
         assert!(matches!(
-            r.handle_datagram(&frags[1]),
+            owned(&mut r, &frags[1]),
             Err(DecodeError::TooLarge {
                 what: "split reply bytes",
                 ..
@@ -563,17 +576,17 @@ mod tests {
         let mut r = Reassembler::new(LIMITS);
         let m = message(150);
         let frags = encode_split(&m, 1, opts(SOURCE, false));
-        assert_eq!(r.handle_datagram(&frags[0]), Ok(None));
+        assert_eq!(owned(&mut r, &frags[0]), Ok(None));
         let mut f = Vec::new();
         encode_fragment(SOURCE, 1, 0, 0, None, b"x", &mut f);
         assert_eq!(
-            r.handle_datagram(&f),
+            owned(&mut r, &f),
             Err(DecodeError::Invalid("split total of zero"))
         );
         let mut f = Vec::new();
         encode_fragment(SOURCE, 1, 2, 5, None, b"x", &mut f);
         assert_eq!(
-            r.handle_datagram(&f),
+            owned(&mut r, &f),
             Err(DecodeError::Invalid("split packet number beyond total"))
         );
     }
@@ -587,7 +600,7 @@ mod tests {
             for (split, body) in ds {
                 let mut d = if split { SPLIT_HEADER.to_vec() } else { Vec::new() };
                 d.extend_from_slice(&body);
-                let _ = r.handle_datagram(&d);
+                let _ = owned(&mut r, &d);
             }
         }
 
@@ -601,7 +614,7 @@ mod tests {
             frags[f][i] = byte;
             let mut r = Reassembler::new(LIMITS);
             for d in &frags {
-                let _ = r.handle_datagram(d);
+                let _ = owned(&mut r, d);
             }
         }
 
@@ -618,7 +631,7 @@ mod tests {
                 frags.swap(i, j);
             }
             let mut r = Reassembler::new(LIMITS);
-            let done: Vec<Vec<u8>> = frags.iter().filter_map(|f| r.handle_datagram(f).ok().flatten()).collect();
+            let done: Vec<Vec<u8>> = frags.iter().filter_map(|f| owned(&mut r, f).ok().flatten()).collect();
             prop_assert_eq!(done, vec![m]);
         }
     }
