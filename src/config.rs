@@ -18,6 +18,7 @@ mod validate;
 use std::fmt;
 use std::net::SocketAddr;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::cidr::IpNet;
@@ -51,8 +52,10 @@ pub const RULE_LABELS: [&str; 2] = ["rule", "value"];
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
     pub exporter: Exporter,
-    /// The main file's targets, then each included file's, in `include` order.
-    pub targets: Vec<Target>,
+    /// The main file's targets, then each included file's, in `include` order. Shared with
+    /// the scheduler's running tasks (`state::TargetMeta`), so a running daemon holds each
+    /// target once, not once here and once per task (~260 bytes per target).
+    pub targets: Vec<Arc<Target>>,
     /// What each `[exporter] include` pattern matched.
     pub includes: Vec<Include>,
 }

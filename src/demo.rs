@@ -92,12 +92,12 @@ impl Demo {
                 | Protocol::Quake3
                 | Protocol::Teeworlds => &[],
             };
-            c.targets.push(Target {
+            c.targets.push(std::sync::Arc::new(Target {
                 labels: [("env".to_string(), "demo".to_string())].into(),
                 players: Some(PlayerSeries::default()),
                 rules: rules.iter().map(|r| r.to_string()).collect(),
                 ..c.exporter.target(format!("demo-{p}"), *p, address)
-            });
+            }));
         }
         c
     }

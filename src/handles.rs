@@ -71,7 +71,7 @@ impl Daemon {
             state.clone(),
             config.exporter.max_concurrent_polls,
         );
-        scheduler.apply(&config.targets, config.exporter.max_concurrent_polls);
+        scheduler.apply(&mut config.targets, config.exporter.max_concurrent_polls);
         Arc::new(Daemon {
             state,
             config: RwLock::new(Arc::new(config)),
@@ -193,7 +193,7 @@ impl Daemon {
         }
         let diff = self
             .scheduler()
-            .apply(&config.targets, config.exporter.max_concurrent_polls);
+            .apply(&mut config.targets, config.exporter.max_concurrent_polls);
         *self.config.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(config);
         self.state.set_reload(true, SystemTime::now());
         diff

@@ -52,7 +52,7 @@ pub fn page(entries: &[Entry]) -> String {
             None => h.push_str("<td>pending</td><td></td><td></td><td></td>"),
             Some(Outcome::Up(s)) => {
                 h.push_str("<td>up</td><td>");
-                html_escape(&mut h, &s.name);
+                html_escape(&mut h, s.name());
                 let _ = write!(h, "</td><td>{}/{}</td><td></td>", s.online, s.max);
             }
             Some(Outcome::Down(f)) => {

@@ -110,7 +110,7 @@ async fn probe_with(
         },
         _ => return Err(Refused::Usage),
     };
-    let req = Request::from(&meta.target);
+    let req = Request::from(&*meta.target);
     let prober = daemon.prober();
     let permits = daemon.permits();
     let observer = transcript.map(|t| {

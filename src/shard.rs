@@ -17,6 +17,7 @@
 //! file ([`resolve`]); it is fixed for the life of the process (a reload keeps it).
 
 use std::fmt;
+use std::sync::Arc;
 
 use md5::{Digest, Md5};
 
@@ -230,7 +231,7 @@ impl Elsewhere {
 }
 
 /// Splits a configuration's targets into this shard's (order kept) and the rest.
-pub fn split(shard: Shard, targets: Vec<Target>) -> (Vec<Target>, Elsewhere) {
+pub fn split(shard: Shard, targets: Vec<Arc<Target>>) -> (Vec<Arc<Target>>, Elsewhere) {
     if shard.count == 1 {
         return (targets, Elsewhere::default());
     }
@@ -403,8 +404,12 @@ mod tests {
         );
     }
 
-    fn target(name: &str) -> Target {
-        Target::new(name, Protocol::A2s, Address::parse("127.0.0.1").unwrap())
+    fn target(name: &str) -> Arc<Target> {
+        Arc::new(Target::new(
+            name,
+            Protocol::A2s,
+            Address::parse("127.0.0.1").unwrap(),
+        ))
     }
 
     /// Every target lands in exactly one shard, the one hashmod names, in config order; the

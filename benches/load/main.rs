@@ -16,6 +16,9 @@
 //! `--network lossy` makes the responders delay each UDP reply by a random 5-150 ms
 //! (`--delay-ms MIN-MAX`) and drop 1 % of them (`--drop-percent`); `--network both` runs the
 //! daemon phase twice on the same targets, loopback first, so the two compare in one sitting.
+//! `--silent-percent P` makes P % of the UDP targets (the same ones throughout) ignore every
+//! request during the daemon phases: their polls wait until the timeout, as a fleet with
+//! servers down keeps polls in flight.
 //!
 //! `--engine daemon` (the default) runs the real daemon in-process (config parsed from TOML,
 //! target tasks on the daemon's own poller thread,
@@ -35,7 +38,7 @@
 
 mod responder;
 
-use std::alloc::{GlobalAlloc, Layout, System};
+use std::alloc::{GlobalAlloc, Layout};
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{Ipv4Addr, SocketAddr};
@@ -54,34 +57,43 @@ use gameserver_exporter::target::Address;
 use gameserver_exporter::target::Protocol;
 use tokio::time::Instant;
 
-/// Counts allocations, so the render report can say how many a scrape makes.
+/// Counts allocations, so the render report can say how many a scrape makes; allocates with
+/// mimalloc, as the exporter binary does (src/main.rs).
 struct Counting;
 
 static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
 /// Bytes requested and not yet freed (malloc's own overhead not included): what the daemon's
 /// structures hold, per target, without RSS noise from freed-but-kept pages.
 static LIVE_BYTES: AtomicI64 = AtomicI64::new(0);
+/// The most LIVE_BYTES ever reached (reset per phase): with VmHWM it tells malloc's
+/// overhead and kept pages apart from a transient peak of the daemon's own.
+static PEAK_BYTES: AtomicI64 = AtomicI64::new(0);
 
-// SAFETY: forwards every call to the system allocator unchanged; only counts.
+fn grew(by: i64) {
+    let now = LIVE_BYTES.fetch_add(by, Ordering::Relaxed) + by;
+    PEAK_BYTES.fetch_max(now, Ordering::Relaxed);
+}
+
+// SAFETY: forwards every call to mimalloc unchanged; only counts.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        LIVE_BYTES.fetch_add(layout.size() as i64, Ordering::Relaxed);
-        System.alloc(layout)
+        grew(layout.size() as i64);
+        mimalloc::MiMalloc.alloc(layout)
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         LIVE_BYTES.fetch_sub(layout.size() as i64, Ordering::Relaxed);
-        System.dealloc(ptr, layout)
+        mimalloc::MiMalloc.dealloc(ptr, layout)
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        LIVE_BYTES.fetch_add(layout.size() as i64, Ordering::Relaxed);
-        System.alloc_zeroed(layout)
+        grew(layout.size() as i64);
+        mimalloc::MiMalloc.alloc_zeroed(layout)
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        LIVE_BYTES.fetch_add(new_size as i64 - layout.size() as i64, Ordering::Relaxed);
-        System.realloc(ptr, layout, new_size)
+        grew(new_size as i64 - layout.size() as i64);
+        mimalloc::MiMalloc.realloc(ptr, layout, new_size)
     }
 }
 
@@ -109,6 +121,8 @@ struct Args {
     drop_ppm: u32,
     /// Sockets one responder child holds at most.
     per_child: usize,
+    /// Targets that never answer during the daemon phases, in parts per million.
+    silent_ppm: u32,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -127,6 +141,7 @@ fn parse_args() -> Result<Args, String> {
         delay_ms: (5, 150),
         drop_ppm: 10_000,
         per_child: 16_000,
+        silent_ppm: 0,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -184,6 +199,14 @@ fn parse_args() -> Result<Args, String> {
                 a.drop_ppm = (pct * 10_000.0).round() as u32;
             }
             "--per-child" => a.per_child = num(value()?)?.max(1),
+            "--silent-percent" => {
+                let v = value()?;
+                let pct: f64 = v.parse().map_err(|e| format!("--silent-percent: {e}"))?;
+                if !(0.0..=100.0).contains(&pct) {
+                    return Err(format!("--silent-percent: {v} is not a percentage"));
+                }
+                a.silent_ppm = (pct * 10_000.0).round() as u32;
+            }
             other => return Err(format!("unknown argument {other}")),
         }
     }
@@ -270,6 +293,7 @@ impl Responders {
                 first_port: (k > 1).then_some(10_000),
                 delay_ms: Some(args.delay_ms),
                 drop_ppm: args.drop_ppm,
+                silent_ppm: args.silent_ppm,
             };
             let mut child = Command::new(std::env::current_exe()?)
                 .arg("--responder")
@@ -317,6 +341,12 @@ impl Responders {
 
     fn counters(&mut self) -> std::io::Result<[u64; 5]> {
         self.command("stats")
+    }
+
+    /// Makes the silent share of targets ignore requests, or answer again.
+    fn silence(&mut self, on: bool) -> std::io::Result<()> {
+        self.command(if on { "silent on" } else { "silent off" })
+            .map(drop)
     }
 
     /// Switches the simulated network on or off in every child.
@@ -461,6 +491,14 @@ fn run(args: &Args) -> std::io::Result<()> {
         }
     }
 
+    if args.silent_ppm > 0 {
+        // After the floors, which wait for every reply.
+        resp.silence(true)?;
+        println!(
+            "# {} % of the targets never answer during the daemon phases (--silent-percent)",
+            f64::from(args.silent_ppm) / 10_000.0
+        );
+    }
     let mut builder = tokio::runtime::Builder::new_multi_thread();
     if args.workers > 0 {
         builder.worker_threads(args.workers);
@@ -689,7 +727,7 @@ fn daemon_counts(d: &Daemon) -> (u64, u64, [u64; Reason::ALL.len()]) {
     let (mut queries, mut reasons) = (0, [0u64; Reason::ALL.len()]);
     each_entry(d, |e| {
         queries += e.queries;
-        for (r, f) in reasons.iter_mut().zip(e.failures) {
+        for (r, f) in reasons.iter_mut().zip(e.failures.counts()) {
             *r += f;
         }
     });
@@ -724,6 +762,7 @@ async fn daemon_steady_state(
     args: &Args,
 ) -> Window {
     let live0 = LIVE_BYTES.load(Ordering::Relaxed);
+    PEAK_BYTES.store(live0, Ordering::Relaxed);
     let text = config_text(protocol, name, addrs, args);
     let cfg = match config::parse("load.toml", &text) {
         Ok(c) => c,
@@ -736,14 +775,19 @@ async fn daemon_steady_state(
     let started = Instant::now();
     let daemon = Daemon::start(cfg, None, Arc::new(QueryProber));
     let live_started = (LIVE_BYTES.load(Ordering::Relaxed) - live0) as f64;
+    let peak_start = (PEAK_BYTES.load(Ordering::Relaxed) - live0) as f64;
+    PEAK_BYTES.store(LIVE_BYTES.load(Ordering::Relaxed), Ordering::Relaxed);
     while !daemon.state().ready() && started.elapsed() < args.interval * 3 {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     println!(
-        "# {name}: first complete round after {:.2} s (interval {:?}, ready: {})",
+        "# {name}: first complete round after {:.2} s (interval {:?}, ready: {}); peak heap \
+         {:.1} MiB up to the daemon's start (config parsing included), {:.1} MiB since",
         started.elapsed().as_secs_f64(),
         args.interval,
-        daemon.state().ready()
+        daemon.state().ready(),
+        peak_start / MIB,
+        (PEAK_BYTES.load(Ordering::Relaxed) - live0) as f64 / MIB
     );
     tokio::time::sleep_until(started + args.interval).await;
     let live = (LIVE_BYTES.load(Ordering::Relaxed) - live0) as f64;
@@ -756,9 +800,11 @@ async fn daemon_steady_state(
     );
     println!(
         "# {name}: after one interval the daemon holds {:.1} MiB of heap ({:.0} bytes per target, \
-         config included); VmRSS {:.1} MiB ({:.0} bytes per target), VmHWM {:.1} MiB",
+         config included; peak so far {:.1} MiB); VmRSS {:.1} MiB ({:.0} bytes per target), \
+         VmHWM {:.1} MiB",
         live / MIB,
         live / n,
+        (PEAK_BYTES.load(Ordering::Relaxed) - live0) as f64 / MIB,
         vm_kib("VmRSS:") as f64 / 1024.0,
         vm_kib("VmRSS:") as f64 * 1024.0 / n,
         vm_hwm_kib() as f64 / 1024.0
@@ -788,7 +834,7 @@ async fn daemon_steady_state(
     // Reload with one target changed: the other targets keep their tasks and counters.
     let mut changed = (*daemon.config()).clone();
     if let Some(t) = changed.targets.first_mut() {
-        t.interval += Duration::from_secs(1);
+        Arc::make_mut(t).interval += Duration::from_secs(1);
     }
     let before = queries(&daemon);
     let t = std::time::Instant::now();

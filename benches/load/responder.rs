@@ -121,6 +121,9 @@ pub struct ChildOpts {
     pub delay_ms: Option<(u64, u64)>,
     /// UDP replies dropped, in parts per million.
     pub drop_ppm: u32,
+    /// UDP sockets that never answer while silence is on, in parts per million (picked per
+    /// socket from its port, so the same targets stay silent).
+    pub silent_ppm: u32,
 }
 
 impl ChildOpts {
@@ -136,6 +139,7 @@ impl ChildOpts {
             dmin.to_string(),
             dmax.to_string(),
             self.drop_ppm.to_string(),
+            self.silent_ppm.to_string(),
         ]
         .into()
     }
@@ -154,6 +158,7 @@ impl ChildOpts {
             first_port: u16::try_from(n(4)).ok().filter(|p| *p > 0),
             delay_ms: Some((n(5), n(6))).filter(|(_, max)| *max > 0),
             drop_ppm: n(7) as u32,
+            silent_ppm: n(8) as u32,
         }
     }
 }
@@ -192,6 +197,10 @@ static DROPPED: AtomicU64 = AtomicU64::new(0);
 /// Whether the simulated network is on: the parent switches it with `net on` / `net off` on
 /// stdin, so one run can measure loopback and the simulated network on the same targets.
 static NET_ON: AtomicBool = AtomicBool::new(false);
+
+/// Whether the silent share of the sockets ignores requests (`silent on` / `silent off`):
+/// off while the raw floor runs, which waits for every reply.
+static SILENT_ON: AtomicBool = AtomicBool::new(false);
 
 /// Binds the next free port from `*next` up (or an ephemeral one).
 fn bind_udp(ip: Ipv4Addr, next: &mut Option<u16>) -> io::Result<UdpSocket> {
@@ -241,8 +250,9 @@ fn serve_udp(
         let mut rng = Rng(u64::from(u32::from(opts.ip)) << 16 | u64::from(port));
         let (mut buf, mut out) = (vec![0u8; 1500], Vec::with_capacity(256));
         let shaped = opts.delay_ms.is_some() || opts.drop_ppm > 0;
+        let silent = opts.silent_ppm > 0 && rng.next() % 1_000_000 < u64::from(opts.silent_ppm);
         while let Ok((n, from)) = sock.recv_from(&mut buf).await {
-            if !answer(&buf[..n], &mut out) {
+            if !answer(&buf[..n], &mut out) || (silent && SILENT_ON.load(Ordering::Relaxed)) {
                 continue;
             }
             if !shaped || !NET_ON.load(Ordering::Relaxed) {
@@ -336,6 +346,8 @@ pub fn run_responder(opts: ChildOpts) -> io::Result<()> {
                 match line.trim() {
                     "net on" => NET_ON.store(true, Ordering::Relaxed),
                     "net off" => NET_ON.store(false, Ordering::Relaxed),
+                    "silent on" => SILENT_ON.store(true, Ordering::Relaxed),
+                    "silent off" => SILENT_ON.store(false, Ordering::Relaxed),
                     _ => {}
                 }
                 line.clear();

@@ -27,6 +27,14 @@ pub(super) fn decode(file: &str, text: &str, per_piece: usize) -> Result<RawFile
     if starts.len() < 2 {
         return super::decode(file, text);
     }
+    // Room for every target at once: growing the list by doubling kept the old and the new
+    // array alive together at each step (~100 MB at 100,000 targets, ~530 bytes a raw
+    // target), the exporter's peak heap at start. A `[[target]]` line is at least 11 bytes,
+    // which bounds the reservation by the file's size.
+    let expected = text
+        .split_inclusive('\n')
+        .filter(|l| l.trim_end() == "[[target]]")
+        .count();
     let mut merged: Option<RawFile> = None;
     let mut padded = String::new();
     for (k, &start) in starts.iter().enumerate() {
@@ -45,7 +53,13 @@ pub(super) fn decode(file: &str, text: &str, per_piece: usize) -> Result<RawFile
             return super::decode(file, text);
         };
         match &mut merged {
-            None => merged = Some(piece),
+            None => {
+                let mut piece = piece;
+                piece
+                    .target
+                    .reserve_exact(expected.saturating_sub(piece.target.len()));
+                merged = Some(piece)
+            }
             Some(m) => {
                 if piece.exporter.is_some() {
                     if m.exporter.is_some() {

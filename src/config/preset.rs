@@ -123,7 +123,7 @@ mod tests {
             &format!("[[target]]\nname = \"a\"\n{body}"),
         )
         .unwrap();
-        c.targets.into_iter().next().unwrap()
+        std::sync::Arc::unwrap_or_clone(c.targets.into_iter().next().unwrap())
     }
 
     fn err(body: &str) -> String {

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use toml::Spanned;
@@ -151,7 +152,7 @@ pub(super) fn validate(
     };
 
     let total = sources.iter().map(|(_, t)| t.len()).sum();
-    let mut targets: Vec<Target> = Vec::with_capacity(total);
+    let mut targets: Vec<Arc<Target>> = Vec::with_capacity(total);
     // Name -> (source, byte offset) of its first use.
     let mut seen: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     for (source, (ctx, list)) in sources.iter().enumerate() {
@@ -267,7 +268,7 @@ pub(super) fn validate(
                 );
                 return Err(ctx.err(v.span(), &key(&format!("labels.{l}")), why));
             }
-            targets.push(Target {
+            targets.push(Arc::new(Target {
                 interval: t_interval,
                 timeout: t_timeout,
                 encoding,
@@ -277,7 +278,7 @@ pub(super) fn validate(
                 players,
                 rules,
                 ..Target::new(name, protocol, address)
-            });
+            }));
         }
     }
     Ok(Config {

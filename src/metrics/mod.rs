@@ -124,7 +124,7 @@ pub fn render_probe(format: Format, entry: &Entry) -> String {
     enc.finish()
 }
 
-fn up(e: &Entry) -> Option<&crate::status::Status> {
+fn up(e: &Entry) -> Option<&crate::state::Published> {
     match &e.last {
         Some(Outcome::Up(s)) => Some(s),
         _ => None,
@@ -172,10 +172,10 @@ fn targets(enc: &mut Encoder, entries: &[Entry], counters: bool) {
     for e in entries {
         if let Some(s) = up(e) {
             enc.start(&F::INFO, labels::of(&e.meta));
-            enc.server_label(name, &s.name);
-            enc.server_label(map, s.map.as_deref().unwrap_or(""));
-            enc.server_label(game, s.game.as_deref().unwrap_or(""));
-            enc.server_label(version, s.version.as_deref().unwrap_or(""));
+            enc.server_label(name, s.name());
+            enc.server_label(map, s.map());
+            enc.server_label(game, s.game());
+            enc.server_label(version, s.version());
             enc.value_u64(1);
         }
     }
@@ -201,7 +201,7 @@ fn targets(enc: &mut Encoder, entries: &[Entry], counters: bool) {
     let [reason_label] = F::FAILURE_LABELS;
     enc.family(&F::QUERY_FAILURES);
     for e in entries {
-        for (reason, n) in Reason::ALL.iter().zip(e.failures) {
+        for (reason, n) in Reason::ALL.iter().zip(e.failures.counts()) {
             if n > 0 {
                 enc.start(&F::QUERY_FAILURES, labels::of(&e.meta));
                 enc.label(reason_label, reason.as_str());

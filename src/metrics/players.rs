@@ -16,7 +16,8 @@ use crate::state::Entry;
 /// The roster of the last poll, when it was up and gave one.
 fn fresh(e: &Entry) -> Option<&Roster> {
     up(e)?;
-    e.roster.as_deref().filter(|_| e.roster_fresh)
+    let l = e.listing.as_deref()?;
+    Some(&*l.roster).filter(|_| l.fresh)
 }
 
 /// `gameserver_rule_value` and `gameserver_rule_info`, configured names only (the state keeps
@@ -122,11 +123,19 @@ pub(super) fn counters(enc: &mut Encoder, entries: &[Entry]) {
     let listed = |e: &&Entry| e.last.is_some() && e.meta.target.players.is_some();
     enc.family(&F::PLAYER_JOINS);
     for e in entries.iter().filter(listed) {
-        enc.sample_u64(&F::PLAYER_JOINS, labels::of(&e.meta), e.joins);
+        enc.sample_u64(
+            &F::PLAYER_JOINS,
+            labels::of(&e.meta),
+            e.listing.as_ref().map_or(0, |l| l.joins),
+        );
     }
     enc.family(&F::PLAYER_LEAVES);
     for e in entries.iter().filter(listed) {
-        enc.sample_u64(&F::PLAYER_LEAVES, labels::of(&e.meta), e.leaves);
+        enc.sample_u64(
+            &F::PLAYER_LEAVES,
+            labels::of(&e.meta),
+            e.listing.as_ref().map_or(0, |l| l.leaves),
+        );
     }
 }
 

@@ -1,20 +1,22 @@
-//! Reusable receive buffers for UDP polls.
+//! Reusable receive buffers for one receive at a time.
 //!
 //! A receive buffer must hold the largest datagram ([`MAX_DATAGRAM`], 64 KiB) or the kernel
 //! cuts the reply, yet a status reply is a few hundred bytes. Allocating and zeroing 64 KiB
-//! for every poll cost more CPU than the round trip itself, so buffers come from a small
-//! process-wide free list and go back to it when the poll ends. Only bytes a receive just
-//! wrote are ever read, so what a previous poll left in a buffer is never seen.
+//! per receive cost more CPU than the round trip itself, so buffers come from a small
+//! process-wide free list. A buffer is taken only once a socket is readable and given back
+//! as soon as the bytes are copied out at their size (`net::udp`, `net::tcp`): no poll holds
+//! one while it waits, so however many polls are in flight, only the receives running at
+//! that instant (one per thread) hold a buffer. Only bytes a receive just wrote are ever
+//! read, so what a previous receive left in a buffer is never seen.
 
 use std::ops::{Deref, DerefMut};
 use std::sync::Mutex;
 
 use crate::target::MAX_DATAGRAM;
 
-/// Free buffers kept for reuse: enough for the polls in flight at once on a busy exporter
-/// (each waits microseconds on a fast server); past this, buffers are freed, so a burst of
-/// slow servers does not pin memory (64 buffers = 4 MiB).
-const KEEP: usize = 64;
+/// Free buffers kept for reuse: more than the receives that run at one instant (one per
+/// runtime thread); past this, buffers are freed (8 buffers = 512 KiB).
+const KEEP: usize = 8;
 
 static FREE: Mutex<Vec<Box<[u8]>>> = Mutex::new(Vec::new());
 

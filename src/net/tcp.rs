@@ -6,6 +6,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::time::Instant;
 
+use super::buffer::RecvBuf;
 use super::NetError;
 
 pub async fn connect(addr: SocketAddr, deadline: Instant) -> Result<TcpStream, NetError> {
@@ -31,16 +32,27 @@ pub async fn write_all(
     }
 }
 
-/// Reads what has arrived (at most `buf.len()` bytes) into `buf`, waiting until `deadline`
-/// for something. `Ok(0)` means the peer closed. Framing is the caller's: the dialogue
-/// buffers and decodes (see `query::stream`).
-pub async fn read_some(
-    stream: &mut TcpStream,
-    buf: &mut [u8],
-    deadline: Instant,
-) -> Result<usize, NetError> {
-    match tokio::time::timeout_at(deadline, stream.read(buf)).await {
-        Ok(Ok(n)) => Ok(n),
+/// Reads what has arrived, waiting until `deadline` for something; an empty chunk means the
+/// peer closed. Framing is the caller's: the dialogue buffers and decodes (see
+/// `query::stream`).
+///
+/// Like a UDP receive, a wait holds no buffer: a pooled one is taken once the stream is
+/// readable, for the read alone, and the chunk is copied out at its size. One read takes up
+/// to 64 KiB, so even a large status (a Minecraft favicon) comes in a read or two.
+pub async fn read_chunk(stream: &mut TcpStream, deadline: Instant) -> Result<Vec<u8>, NetError> {
+    let read = async {
+        loop {
+            stream.readable().await?;
+            let mut buf = RecvBuf::take();
+            match stream.try_read(&mut buf) {
+                Ok(n) => return Ok(buf[..n.min(buf.len())].to_vec()),
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    };
+    match tokio::time::timeout_at(deadline, read).await {
+        Ok(Ok(chunk)) => Ok(chunk),
         Ok(Err(e)) => Err(e.into()),
         Err(_) => Err(NetError::Timeout),
     }

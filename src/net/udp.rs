@@ -28,6 +28,7 @@ use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
+use super::buffer::RecvBuf;
 use super::outbox::Outbox;
 use super::NetError;
 use crate::sync::lock;
@@ -118,17 +119,51 @@ impl UdpChannel {
         Ok(())
     }
 
-    /// Waits for the next datagram from the peer until `deadline`. `buf` should hold
-    /// [`MAX_DATAGRAM`] bytes; a longer datagram is cut, and decoders see the truncation.
-    pub async fn recv(&self, buf: &mut [u8], deadline: Instant) -> Result<usize, NetError> {
+    /// Waits for the next datagram from the peer until `deadline`; returns it at its exact
+    /// size.
+    ///
+    /// A poll waiting here holds no receive buffer: on the mux the dispatcher hands over the
+    /// datagram it already copied out, and a socket of its own takes a [`MAX_DATAGRAM`]
+    /// buffer only once it is readable, for the one receive. (Every poll in flight used to
+    /// pin 64 KiB for its whole dialogue: hundreds of polls on a slow network, thousands
+    /// waiting on silent servers.)
+    pub async fn recv(&self, deadline: Instant) -> Result<Vec<u8>, NetError> {
         let result = match &self.inner {
-            Inner::Own(s) => tokio::time::timeout_at(deadline, s.recv(buf)).await,
-            Inner::Shared(r) => tokio::time::timeout_at(deadline, r.slot.recv(buf)).await,
+            Inner::Own(s) => tokio::time::timeout_at(deadline, recv_own(s)).await,
+            Inner::Shared(r) => tokio::time::timeout_at(deadline, r.slot.recv())
+                .await
+                .map(Ok),
         };
         match result {
-            Ok(Ok(n)) => Ok(n),
+            Ok(Ok(d)) => Ok(d),
             Ok(Err(e)) => Err(e.into()),
             Err(_) => Err(NetError::Timeout),
+        }
+    }
+}
+
+/// One datagram from a connected socket: readiness first, then a pooled buffer for the
+/// receive alone, and an exact-size copy out of it.
+///
+/// The wait includes error readiness, as tokio's own `recv` does: an ICMP port unreachable
+/// sets only that (no datagram), and is what makes a closed port `refused` instead of a
+/// timeout.
+async fn recv_own(socket: &UdpSocket) -> std::io::Result<Vec<u8>> {
+    loop {
+        let ready = socket.ready(Interest::READABLE | Interest::ERROR).await?;
+        if !ready.is_readable() {
+            // Only an error is pending. A zero-length peek returns it (and clears it); if it
+            // is gone already, the peek's own wait clears the readiness instead of letting
+            // this loop spin.
+            socket.peek(&mut []).await?;
+            continue;
+        }
+        let mut buf = RecvBuf::take();
+        match socket.try_recv(&mut buf) {
+            Ok(n) => return Ok(buf[..n.min(buf.len())].to_vec()),
+            // Readiness can be stale; the buffer goes back to the pool while we wait.
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => continue,
+            Err(e) => return Err(e),
         }
     }
 }
@@ -222,13 +257,12 @@ impl Slot {
         true
     }
 
-    async fn recv(&self, buf: &mut [u8]) -> std::io::Result<usize> {
+    /// The next datagram, as the dispatcher queued it (already exact-size: no copy).
+    async fn recv(&self) -> Vec<u8> {
         loop {
             let next = lock(&self.queue).pop();
             if let Some(d) = next {
-                let n = d.len().min(buf.len());
-                buf[..n].copy_from_slice(&d[..n]);
-                return Ok(n);
+                return d;
             }
             // notify_one keeps a permit when nobody waits, so a push between the check above
             // and this await is not lost.
@@ -498,10 +532,7 @@ mod tests {
 
     /// The next datagram as a `Vec` (the one place to adapt if `recv`'s signature changes).
     async fn recv_vec(chan: &UdpChannel, until: Instant) -> Result<Vec<u8>, NetError> {
-        let mut buf = vec![0u8; MAX_DATAGRAM];
-        let n = chan.recv(&mut buf, until).await?;
-        buf.truncate(n);
-        Ok(buf)
+        chan.recv(until).await
     }
 
     /// Answers one datagram with `reply`; returns where it came from.
@@ -527,11 +558,8 @@ mod tests {
         cb.send(b"to b").await.unwrap();
         answer(&b, b"from b").await;
         answer(&a, b"from a").await;
-        let mut buf = vec![0u8; MAX_DATAGRAM];
-        let n = cb.recv(&mut buf, soon(1000)).await.unwrap();
-        assert_eq!(&buf[..n], b"from b");
-        let n = ca.recv(&mut buf, soon(1000)).await.unwrap();
-        assert_eq!(&buf[..n], b"from a");
+        assert_eq!(cb.recv(soon(1000)).await.unwrap(), b"from b");
+        assert_eq!(ca.recv(soon(1000)).await.unwrap(), b"from a");
     }
 
     /// A datagram from a source nobody registered (here: the right host, another port) is
@@ -548,13 +576,8 @@ mod tests {
         decoy.send_to(b"decoy", from).await.unwrap();
         tokio::time::sleep(Duration::from_millis(20)).await;
         real.send_to(b"real", from).await.unwrap();
-        let mut buf = vec![0u8; MAX_DATAGRAM];
-        let n = chan.recv(&mut buf, soon(1000)).await.unwrap();
-        assert_eq!(&buf[..n], b"real");
-        assert!(matches!(
-            chan.recv(&mut buf, soon(100)).await,
-            Err(NetError::Timeout)
-        ));
+        assert_eq!(chan.recv(soon(1000)).await.unwrap(), b"real");
+        assert!(matches!(chan.recv(soon(100)).await, Err(NetError::Timeout)));
     }
 
     /// Replies from more sources than one `recvmmsg` batch takes, all queued on the shared
@@ -636,12 +659,15 @@ mod tests {
             peer.send_to(&i.to_be_bytes(), from).await.unwrap();
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
-        let mut buf = vec![0u8; MAX_DATAGRAM];
-        let mut got = 0;
-        while chan.recv(&mut buf, soon(100)).await.is_ok() {
-            got += 1;
+        let mut got = Vec::new();
+        while let Ok(d) = chan.recv(soon(100)).await {
+            got.push(d);
         }
-        assert_eq!(got, MUX_QUEUE);
+        // The first MUX_QUEUE, in order, each at its own size.
+        let expected: Vec<Vec<u8>> = (0..MUX_QUEUE as u32)
+            .map(|i| i.to_be_bytes().to_vec())
+            .collect();
+        assert_eq!(got, expected);
     }
 
     /// A second poll of an address already registered gets a connected socket of its own;
@@ -706,8 +732,38 @@ mod tests {
         assert!(chan.is_shared());
         chan.send(b"six").await.unwrap();
         answer(&peer, b"back").await;
-        let mut buf = vec![0u8; MAX_DATAGRAM];
-        let n = chan.recv(&mut buf, soon(1000)).await.unwrap();
-        assert_eq!(&buf[..n], b"back");
+        assert_eq!(chan.recv(soon(1000)).await.unwrap(), b"back");
+    }
+
+    /// A socket of its own returns each datagram whole and at its size, from a few bytes to
+    /// the largest IPv4 allows, with no buffer bigger than the datagram left behind.
+    #[tokio::test]
+    async fn own_socket_exact_size() {
+        let (peer, peer_addr) = server().await;
+        let chan = UdpChannel::connect(peer_addr).await.unwrap();
+        assert!(!chan.is_shared());
+        chan.send(b"hi").await.unwrap();
+        let from = answer(&peer, b"tiny").await;
+        let got = chan.recv(soon(1000)).await.unwrap();
+        assert_eq!(got, b"tiny");
+        assert_eq!(got.capacity(), 4);
+        let big: Vec<u8> = (0..65_507u32).map(|i| (i % 251) as u8).collect();
+        peer.send_to(&big, from).await.unwrap();
+        let got = chan.recv(soon(1000)).await.unwrap();
+        assert_eq!(got, big);
+        assert_eq!(got.capacity(), big.len());
+        assert!(matches!(chan.recv(soon(50)).await, Err(NetError::Timeout)));
+    }
+
+    /// A closed port on a socket of its own is reported as such (the ICMP error arrives
+    /// through the readiness wait, as it did through a plain receive).
+    #[tokio::test]
+    async fn own_socket_refused() {
+        let (gone, addr) = server().await;
+        drop(gone);
+        let chan = UdpChannel::connect(addr).await.unwrap();
+        chan.send(b"anyone?").await.unwrap();
+        let e = chan.recv(soon(1000)).await.unwrap_err();
+        assert!(matches!(e, NetError::Refused), "{e:?}");
     }
 }

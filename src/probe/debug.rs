@@ -201,7 +201,7 @@ impl Transcript {
                     s.max,
                     s.latency.as_secs_f64() * 1e3
                 );
-                let _ = writeln!(out, "  name {}", safe_line(&format!("{:?}", s.name)));
+                let _ = writeln!(out, "  name {}", safe_line(&format!("{:?}", s.name())));
             }
             Some(Outcome::Down(f)) => {
                 let _ = writeln!(out, "  down: reason {}", f.reason);

@@ -14,7 +14,6 @@ use tokio::time::Instant;
 use super::exchange::{Exchange, Input, Step};
 use super::transport::{Recv, Transport};
 use super::Error;
-use crate::net::buffer::RecvBuf;
 use crate::net::NetError;
 use crate::status::Status;
 
@@ -108,7 +107,6 @@ pub async fn drive<X: Exchange, T: Transport>(
     mut observer: Option<&mut dyn Observer>,
 ) -> Result<Status, Error> {
     let mut out = Vec::with_capacity(64);
-    let mut buf = RecvBuf::take();
     let mut last = Last::default();
     // Events without a time of their own read the clock only when someone observes.
     let mut seen = |at: Option<Instant>, e: Event<'_>| {
@@ -168,10 +166,12 @@ pub async fn drive<X: Exchange, T: Transport>(
             Step::Wait(until) => {
                 let until = until.min(deadline);
                 let resend_at = last.resend_at(until, pacing);
-                match transport.recv(&mut buf, resend_at.unwrap_or(until)).await {
-                    Ok(Recv::Bytes(n)) => {
+                // No receive buffer is held across this wait: the transport hands over what
+                // arrived at its size, and it is dropped once the exchange has seen it.
+                match transport.recv(resend_at.unwrap_or(until)).await {
+                    Ok(Recv::Bytes(bytes)) => {
                         let at = Instant::now();
-                        let bytes = &buf[..n.min(buf.len())];
+                        let bytes = bytes.as_slice();
                         seen(Some(at), Event::Received { bytes });
                         let rtt = last
                             .sent_at

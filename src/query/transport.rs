@@ -12,10 +12,11 @@ use crate::net::udp::UdpChannel;
 use crate::net::{tcp, NetError};
 
 /// What one receive produced.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Recv {
-    /// This many bytes: one datagram, or the next chunk of a stream.
-    Bytes(usize),
+    /// One datagram, or the next chunk of a stream, at its exact size: the transport owns no
+    /// receive buffer while a poll waits, so a poll in flight costs only what has arrived.
+    Bytes(Vec<u8>),
     /// The peer closed the stream.
     Closed,
     /// The instant passed with nothing received.
@@ -36,8 +37,8 @@ pub trait Transport {
     /// Sends one request (a datagram, or bytes on the stream), giving up at `until`.
     async fn send(&mut self, bytes: &[u8], until: Instant) -> Result<(), NetError>;
 
-    /// Receives into `buf` until `until`.
-    async fn recv(&mut self, buf: &mut [u8], until: Instant) -> Result<Recv, NetError>;
+    /// Receives until `until`. Holds no buffer while it waits (see [`Recv::Bytes`]).
+    async fn recv(&mut self, until: Instant) -> Result<Recv, NetError>;
 
     /// The server's address, for transcripts; `None` where there is none (fakes).
     fn peer(&self) -> Option<SocketAddr> {
@@ -61,9 +62,9 @@ impl Transport for UdpChannel {
         UdpChannel::send(self, bytes).await
     }
 
-    async fn recv(&mut self, buf: &mut [u8], until: Instant) -> Result<Recv, NetError> {
-        match UdpChannel::recv(self, buf, until).await {
-            Ok(n) => Ok(Recv::Bytes(n)),
+    async fn recv(&mut self, until: Instant) -> Result<Recv, NetError> {
+        match UdpChannel::recv(self, until).await {
+            Ok(d) => Ok(Recv::Bytes(d)),
             Err(NetError::Timeout) => Ok(Recv::Timeout),
             Err(e) => Err(e),
         }
@@ -105,10 +106,10 @@ impl Transport for TcpLink {
         tcp::write_all(self.stream()?, bytes, until).await
     }
 
-    async fn recv(&mut self, buf: &mut [u8], until: Instant) -> Result<Recv, NetError> {
-        match tcp::read_some(self.stream()?, buf, until).await {
-            Ok(0) => Ok(Recv::Closed),
-            Ok(n) => Ok(Recv::Bytes(n)),
+    async fn recv(&mut self, until: Instant) -> Result<Recv, NetError> {
+        match tcp::read_chunk(self.stream()?, until).await {
+            Ok(chunk) if chunk.is_empty() => Ok(Recv::Closed),
+            Ok(chunk) => Ok(Recv::Bytes(chunk)),
             Err(NetError::Timeout) => Ok(Recv::Timeout),
             Err(e) => Err(e),
         }

@@ -315,20 +315,23 @@ impl Scheduler {
         }
     }
 
-    /// Brings the running tasks in line with `targets`.
+    /// Brings the running tasks in line with `targets`. A kept target's entry in `targets` is
+    /// replaced by the running task's (equal) one, so the new config and the tasks share each
+    /// target instead of holding two copies after a reload.
     // ByName hashes and compares only the target's name, which never changes; the interior
     // mutability clippy sees is the meta's label cache.
     #[allow(clippy::mutable_key_type)]
-    pub fn apply(&mut self, targets: &[Target], max_concurrent: usize) -> Diff {
+    pub fn apply(&mut self, targets: &mut [Arc<Target>], max_concurrent: usize) -> Diff {
         self.shared.permits.resize(max_concurrent);
         // Kept targets keep their phase; only targets started by this apply use the new grid.
         self.grid = grid_for(targets);
         let mut diff = Diff::default();
         let now = Instant::now();
         let mut next: HashMap<ByName, JoinHandle<()>> = HashMap::with_capacity(targets.len());
-        for t in targets {
+        for t in targets.iter_mut() {
             if let Some((old, handle)) = self.tasks.remove_entry(t.name.as_str()) {
                 if old.0.target == *t {
+                    *t = old.0.target.clone();
                     diff.kept += 1;
                     next.insert(old, handle);
                     continue;
@@ -383,7 +386,7 @@ impl Drop for Scheduler {
 }
 
 /// The slot width that puts about [`BATCH`] polls in a slot at the config's total poll rate.
-fn grid_for(targets: &[Target]) -> Duration {
+fn grid_for(targets: &[Arc<Target>]) -> Duration {
     let rate: f64 = targets
         .iter()
         .filter(|t| !t.interval.is_zero())
@@ -564,7 +567,9 @@ mod tests {
     /// (never fewer than MIN_SLOTS per interval).
     #[tokio::test]
     async fn grid_follows_poll_rate() {
-        let many: Vec<Target> = (0..10_000).map(|n| target(&format!("t{n}"), 5)).collect();
+        let many: Vec<Arc<Target>> = (0..10_000)
+            .map(|n| target(&format!("t{n}"), 5).into())
+            .collect();
         assert_eq!(grid_for(&many), Duration::from_millis(10));
         let thousand = &many[..1000];
         assert_eq!(grid_for(thousand), Duration::from_millis(160));
@@ -628,7 +633,7 @@ mod tests {
         let state: Arc<State> = Arc::default();
         let mut s = Scheduler::new(fake.clone(), state.clone(), 4);
         let start = Instant::now();
-        s.apply(&[target("a", 10)], 4);
+        s.apply(&mut [target("a", 10).into()], 4);
         let offset = s.offset("a", Duration::from_secs(10));
         // Offsets sit on the grid (here 2.5 s), so stop between grid points: a poll due at
         // the very instant the sleep ends may or may not have run.
@@ -657,7 +662,7 @@ mod tests {
         // timeout 5s + grace would cut a 25s poll; give this target a long timeout.
         let mut t = target("a", 10);
         t.timeout = Duration::from_secs(60);
-        s.apply(&[t], 4);
+        s.apply(&mut [t.into()], 4);
         tokio::time::sleep(Duration::from_secs(100)).await;
         let calls = calls_of(&fake, "a");
         assert!(calls.len() >= 3);
@@ -681,8 +686,10 @@ mod tests {
             ..Default::default()
         });
         let mut s = Scheduler::new(fake.clone(), Arc::default(), 2);
-        let targets: Vec<Target> = (0..20).map(|n| target(&format!("t{n}"), 10)).collect();
-        s.apply(&targets, 2);
+        let mut targets: Vec<Arc<Target>> = (0..20)
+            .map(|n| target(&format!("t{n}"), 10).into())
+            .collect();
+        s.apply(&mut targets, 2);
         tokio::time::sleep(Duration::from_secs(60)).await;
         assert_eq!(fake.max_in_flight.load(Ordering::SeqCst), 2);
         assert!(fake.calls.lock().unwrap().len() >= 20);
@@ -697,7 +704,7 @@ mod tests {
         });
         let state: Arc<State> = Arc::default();
         let mut s = Scheduler::new(fake.clone(), state.clone(), 2);
-        s.apply(&[target("a", 10)], 2);
+        s.apply(&mut [target("a", 10).into()], 2);
         tokio::time::sleep(Duration::from_secs(20)).await;
         let e = state.get("a").unwrap();
         assert!(e.queries >= 1);
@@ -711,13 +718,21 @@ mod tests {
         let fake = Arc::new(Fake::default());
         let state: Arc<State> = Arc::default();
         let mut s = Scheduler::new(fake.clone(), state.clone(), 4);
-        s.apply(&[target("a", 10), target("b", 10), target("c", 10)], 4);
+        s.apply(
+            &mut [
+                target("a", 10).into(),
+                target("b", 10).into(),
+                target("c", 10).into(),
+            ],
+            4,
+        );
         tokio::time::sleep(Duration::from_secs(25)).await;
         let before_a = state.get("a").unwrap().queries;
         assert!(before_a >= 2);
         let mut b2 = target("b", 10);
         b2.labels.insert("region".into(), "eu".into());
-        let diff = s.apply(&[target("a", 10), b2, target("d", 10)], 4);
+        let mut next = [Arc::new(target("a", 10)), b2.into(), target("d", 10).into()];
+        let diff = s.apply(&mut next, 4);
         assert_eq!(
             diff,
             Diff {
@@ -728,6 +743,9 @@ mod tests {
             }
         );
         assert_eq!(state.get("a").unwrap().queries, before_a);
+        // The kept target's new config entry is the running task's, not a second copy.
+        assert!(Arc::ptr_eq(&next[0], &state.get("a").unwrap().meta.target));
+        assert!(Arc::ptr_eq(&next[1], &state.get("b").unwrap().meta.target));
         assert_eq!(state.get("b").unwrap().queries, 0);
         let b = state.get("b").unwrap();
         assert!(crate::metrics::labels::of(&b.meta).contains("region=\"eu\""));
