@@ -251,7 +251,7 @@ fn metrics_page(daemon: &Daemon, format: Format, gzip: bool) -> Response<Body> {
         shard: daemon.shard(),
     };
     if gzip {
-        let mut z = gzip::writer();
+        let mut z = gzip::metrics_writer(entries.len());
         match metrics::render_to(format, &entries, &globals, &mut z).and_then(|()| z.finish()) {
             Ok(body) => {
                 let mut r = respond(StatusCode::OK, format.content_type(), body);

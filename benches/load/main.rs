@@ -943,7 +943,7 @@ fn render_report(daemon: &Daemon, name: &str) {
     for _ in 0..5 {
         let t = std::time::Instant::now();
         let entries = daemon.state().snapshot();
-        let mut z = gameserver_exporter::web::gzip::writer();
+        let mut z = gameserver_exporter::web::gzip::metrics_writer(entries.len());
         let body = metrics::render_to(Format::Text, &entries, &globals(), &mut z)
             .and_then(|()| z.finish());
         times.push(t.elapsed());
