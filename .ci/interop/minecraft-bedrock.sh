@@ -116,35 +116,9 @@ address = "127.0.0.1:$port"
 TOML
 "$bin" --config "$work/exporter.toml" --listen "$listen" --log-level warn >"$work/exporter.log" 2>&1 &
 pids+=($!)
-python3 - "$listen" "$game" "$version" <<'PY' || interop_fail "daemon gauges"
-import sys, time, urllib.request
-listen, game, version = sys.argv[1:4]
-sel = '{target="bedrock",protocol="minecraft-bedrock"}'
-want = {
-    "gameserver_up" + sel: 1.0,
-    "gameserver_players_online" + sel: 0.0,
-    "gameserver_players_max" + sel: 7.0,
-    'gameserver_info{target="bedrock",protocol="minecraft-bedrock",name="Interop Bedrock",'
-    'map="interop level",game="%s",version="%s"}' % (game, version): 1.0,
-}
-deadline = time.monotonic() + 15
-while True:
-    try:
-        body = urllib.request.urlopen("http://%s/metrics" % listen, timeout=2).read().decode()
-    except OSError:
-        body = ""
-    values = {}
-    for line in body.splitlines():
-        if line and not line.startswith("#"):
-            series, _, value = line.rpartition(" ")
-            values[series] = float(value)
-    got = {k: values.get(k) for k in want}
-    latency = values.get("gameserver_latency_seconds" + sel)
-    if got == want and latency is not None and 0 < latency < 1:
-        break
-    if time.monotonic() > deadline:
-        sys.exit("minecraft-bedrock.sh: daemon gauges %r, want %r\n%s" % (got, want, body))
-    time.sleep(0.2)
-print("minecraft-bedrock.sh: daemon ok: up 1, players 0/7, latency %.6f s" % latency)
-PY
+sel='{target="bedrock",protocol="minecraft-bedrock"}'
+python3 .ci/interop/await_series.py minecraft-bedrock.sh "$listen" bedrock minecraft-bedrock 15 \
+    "gameserver_up$sel 1" "gameserver_players_online$sel 0" "gameserver_players_max$sel 7" \
+    "gameserver_info{target=\"bedrock\",protocol=\"minecraft-bedrock\",name=\"Interop Bedrock\",map=\"interop level\",game=\"$game\",version=\"$version\"} 1" ||
+    interop_fail "daemon gauges"
 echo "minecraft-bedrock.sh: ok"

@@ -108,36 +108,9 @@ address = "127.0.0.1:$port"
 TOML
 "$bin" --config "$work/exporter.toml" --listen "$listen" --log-level warn >"$work/exporter.log" 2>&1 &
 pids+=($!)
-python3 - "$listen" "$users" "$version" <<'PY' || interop_fail "daemon gauges"
-import sys, time, urllib.request
-listen, users, version = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-sel = '{target="murmur",protocol="mumble"}'
-want = {
-    "gameserver_up" + sel: 1.0,
-    "gameserver_players_online" + sel: 0.0,
-    "gameserver_players_max" + sel: float(users),
-    'gameserver_info{target="murmur",protocol="mumble",name="",map="",game="",version="%s"}' % version: 1.0,
-}
-deadline = time.monotonic() + 15
-while True:
-    try:
-        body = urllib.request.urlopen("http://%s/metrics" % listen, timeout=2).read().decode()
-    except OSError:
-        body = ""
-    values = {}
-    for line in body.splitlines():
-        if line and not line.startswith("#"):
-            series, _, value = line.rpartition(" ")
-            values[series] = float(value)
-    got = {k: values.get(k) for k in want}
-    latency = values.get("gameserver_latency_seconds" + sel)
-    if got == want and latency is not None and 0 < latency < 1:
-        break
-    if time.monotonic() > deadline:
-        sys.exit("mumble.sh: daemon gauges %r (latency %r), want %r\n%s" % (got, latency, want, body))
-    time.sleep(0.2)
-failures = [l for l in body.splitlines() if l.startswith("gameserver_query_failures_total{target=\"murmur\"")]
-assert not failures, failures
-print("mumble.sh: daemon ok: up 1, players 0/%d, version %s, latency %.6f s" % (users, version, latency))
-PY
+sel='{target="murmur",protocol="mumble"}'
+python3 .ci/interop/await_series.py mumble.sh "$listen" murmur mumble 15 \
+    "gameserver_up$sel 1" "gameserver_players_online$sel 0" "gameserver_players_max$sel $users" \
+    "gameserver_info{target=\"murmur\",protocol=\"mumble\",name=\"\",map=\"\",game=\"\",version=\"$version\"} 1" ||
+    interop_fail "daemon gauges"
 echo "mumble.sh: ok"
