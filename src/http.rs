@@ -24,6 +24,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{HeaderValue, ACCEPT, ALLOW, CONTENT_TYPE, WWW_AUTHENTICATE};
@@ -40,6 +41,7 @@ use crate::landing;
 use crate::metrics::{self, Format, Globals};
 use crate::probe;
 use crate::web::gzip;
+use crate::web::streamed::{self, Answer};
 
 /// hyper's smallest allowed read buffer; request lines and headers must fit in it.
 pub const MAX_HEADER_BYTES: usize = 8192;
@@ -47,7 +49,14 @@ pub const MAX_CONNECTIONS: usize = 512;
 /// How long open connections get to finish after shutdown starts.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
-type Body = Full<Bytes>;
+/// Whole bodies and [`streamed`] ones (`/metrics`).
+type Body = UnsyncBoxBody<Bytes, std::io::Error>;
+
+fn whole(body: impl Into<Bytes>) -> Body {
+    Full::new(body.into())
+        .map_err(|never| match never {})
+        .boxed_unsync()
+}
 
 /// Serves until `shutdown` resolves.
 pub async fn serve(
@@ -148,11 +157,14 @@ async fn compress(response: Response<Body>, gzip: bool) -> Response<Body> {
     if !gzip || gzip::is_marked(&parts.headers) {
         return Response::from_parts(parts, body);
     }
-    let Ok(collected) = body.collect().await;
-    let plain = collected.to_bytes();
+    // Only whole bodies get here (a streamed page compresses itself), so this cannot fail.
+    let plain = match body.collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(e) => return text(StatusCode::INTERNAL_SERVER_ERROR, format!("{e}\n")),
+    };
     let body = match gzip::encode(&mut parts.headers, &plain) {
-        Some(z) => Full::new(Bytes::from(z)),
-        None => Full::new(plain),
+        Some(z) => whole(z),
+        None => whole(plain),
     };
     Response::from_parts(parts, body)
 }
@@ -162,7 +174,7 @@ fn respond(
     content_type: &'static str,
     body: impl Into<Bytes>,
 ) -> Response<Body> {
-    let mut r = Response::new(Full::new(body.into()));
+    let mut r = Response::new(whole(body));
     *r.status_mut() = status;
     r.headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
@@ -205,7 +217,7 @@ async fn handle(daemon: &Daemon, req: Request<Incoming>, peer: SocketAddr) -> Re
     }
     let format = Format::from_accept(req.headers().get(ACCEPT).and_then(|v| v.to_str().ok()));
     match path {
-        "/metrics" => metrics_page(daemon, format, gzip::accepts_gzip(req.headers())),
+        "/metrics" => metrics_page(daemon, format, gzip::accepts_gzip(req.headers())).await,
         "/probe" => match parse_query(req.uri().query().unwrap_or("")) {
             Ok(q) => probe(daemon, &q, format).await,
             Err(e) => text(StatusCode::BAD_REQUEST, format!("bad query string: {e}\n")),
@@ -241,29 +253,43 @@ async fn handle(daemon: &Daemon, req: Request<Incoming>, peer: SocketAddr) -> Re
     }
 }
 
-/// The page; for a client taking gzip (Prometheus) compressed as it is rendered, so the
-/// plain text never exists whole (100,000 targets: 68 MB plain, 4.4 MB gzip).
-fn metrics_page(daemon: &Daemon, format: Format, gzip: bool) -> Response<Body> {
+/// The page, rendered on a blocking thread while it is sent ([`streamed`]); for a client
+/// taking gzip (Prometheus) compressed on the way, so neither the text nor its gzip exists
+/// whole (100,000 targets: 76 MB plain, 5.5 MB gzip).
+async fn metrics_page(daemon: &Daemon, format: Format, gzip: bool) -> Response<Body> {
     let entries = daemon.state().snapshot();
     let globals = Globals {
         reload: daemon.state().reload_info(),
         process: metrics::process::read(),
         shard: daemon.shard(),
     };
-    if gzip {
-        let mut z = gzip::metrics_writer(entries.len());
-        match metrics::render_to(format, &entries, &globals, &mut z).and_then(|()| z.finish()) {
-            Ok(body) => {
-                let mut r = respond(StatusCode::OK, format.content_type(), body);
-                gzip::mark(r.headers_mut());
-                return r;
-            }
-            // Cannot really fail on a Vec; the plain page is still a correct answer.
-            Err(e) => tracing::warn!(error = %e, "gzip failed; answering uncompressed"),
+    let render = move |sink: &mut dyn std::io::Write| {
+        if gzip {
+            let mut z = gzip::writer(sink);
+            metrics::render_to(format, &entries, &globals, &mut z)?;
+            z.finish().map(drop)
+        } else {
+            metrics::render_to(format, &entries, &globals, sink)
         }
+    };
+    let answer = streamed::render(render).await;
+    let body = match answer {
+        Ok(Answer::Whole(b)) => whole(b),
+        Ok(Answer::Streamed(s)) => s.boxed_unsync(),
+        Err(e) => {
+            tracing::warn!(error = %e, "rendering /metrics failed");
+            return text(StatusCode::INTERNAL_SERVER_ERROR, format!("{e}\n"));
+        }
+    };
+    let mut r = Response::new(body);
+    r.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static(format.content_type()),
+    );
+    if gzip {
+        gzip::mark(r.headers_mut());
     }
-    let body = metrics::render(format, &entries, &globals);
-    respond(StatusCode::OK, format.content_type(), body)
+    r
 }
 
 /// Decodes `a=b&c=d` with `+` and `%XX`; a bad escape or invalid UTF-8 is an error.

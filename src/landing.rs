@@ -2,6 +2,7 @@
 //! Server strings are hostile, so everything shown is escaped.
 
 use std::fmt::Write;
+use std::sync::Arc;
 
 use crate::state::{Entry, Outcome};
 
@@ -31,7 +32,7 @@ fn url_escape(out: &mut String, s: &str) {
 }
 
 /// The HTML page listing every target with its last result and a probe link.
-pub fn page(entries: &[Entry]) -> String {
+pub fn page(entries: &[Arc<Entry>]) -> String {
     let mut h = String::with_capacity(1024 + entries.len() * 256);
     h.push_str(concat!(
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>gameserver-exporter</title></head>\n",

@@ -921,10 +921,10 @@ fn process_switches() -> u64 {
     ru.ru_nvcsw as u64
 }
 
-/// Renders `/metrics` as the HTTP handler does (snapshot, process stats, render): first
-/// gzipped while rendering, as Prometheus gets it, then plain, several times each; prints
-/// the median wall time, the bytes, the allocations per plain render and the peak RSS after
-/// each kind.
+/// Renders `/metrics` as the HTTP handler does (snapshot, process stats, render into a sink
+/// that takes the page piece by piece, as the streamed body does): first gzipped while
+/// rendering, as Prometheus gets it, then plain, several times each; prints the median wall
+/// time, the bytes, the allocations per plain render and the peak RSS after each kind.
 fn render_report(daemon: &Daemon, name: &str) {
     let globals = || Globals {
         reload: daemon.state().reload_info(),
@@ -943,12 +943,12 @@ fn render_report(daemon: &Daemon, name: &str) {
     for _ in 0..5 {
         let t = std::time::Instant::now();
         let entries = daemon.state().snapshot();
-        let mut z = gameserver_exporter::web::gzip::metrics_writer(entries.len());
+        let mut z = gameserver_exporter::web::gzip::writer(Counted::default());
         let body = metrics::render_to(Format::Text, &entries, &globals(), &mut z)
             .and_then(|()| z.finish());
         times.push(t.elapsed());
         match body {
-            Ok(b) => zipped = b.len(),
+            Ok(b) => zipped = b.0,
             Err(e) => println!("{name}: gzip render failed: {e}"),
         }
     }
@@ -967,10 +967,13 @@ fn render_report(daemon: &Daemon, name: &str) {
         let a0 = ALLOCATIONS.load(Ordering::Relaxed);
         let t = std::time::Instant::now();
         let entries = daemon.state().snapshot();
-        let body = metrics::render(Format::Text, &entries, &globals());
+        let mut body = Counted::default();
+        if let Err(e) = metrics::render_to(Format::Text, &entries, &globals(), &mut body) {
+            println!("{name}: plain render failed: {e}");
+        }
         times.push(t.elapsed());
-        bytes = body.len();
-        drop((body, entries));
+        bytes = body.0;
+        drop(entries);
         allocs += ALLOCATIONS.load(Ordering::Relaxed) - a0;
     }
     let (med, max) = median(&mut times);
@@ -982,6 +985,20 @@ fn render_report(daemon: &Daemon, name: &str) {
         allocs / RENDERS,
         vm_hwm_kib() as f64 / 1024.0
     );
+}
+
+/// A sink that counts what it is given, standing for the client a streamed page goes to.
+#[derive(Default)]
+struct Counted(usize);
+
+impl Write for Counted {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0 += b.len();
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 fn micros(d: Duration) -> f64 {

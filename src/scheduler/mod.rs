@@ -709,7 +709,7 @@ mod tests {
         let e = state.get("a").unwrap();
         assert!(e.queries >= 1);
         assert_eq!(e.failures[0], e.queries);
-        assert_eq!(e.last_duration, Duration::from_secs(6));
+        assert_eq!(e.last_duration(), Duration::from_secs(6));
     }
 
     /// Reload by diff: kept targets keep counters, changed ones restart, removed ones vanish.
