@@ -11,7 +11,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use crate::roster::{self, Roster};
@@ -24,22 +24,17 @@ use crate::target::Target;
 pub struct TargetMeta {
     /// The config's own copy, shared (see `config::Config::targets`).
     pub target: Arc<Target>,
-    /// A cache slot owned by the metrics renderer: the target's label set, encoded at its
-    /// first render so a scrape does not re-escape 10,000 label sets. State never reads it.
-    /// Boxed to its exact length (a `String` kept its growth capacity, per target).
-    pub labels: OnceLock<Box<str>>,
 }
 
 impl TargetMeta {
     pub fn new(target: impl Into<Arc<Target>>) -> TargetMeta {
         TargetMeta {
             target: target.into(),
-            labels: OnceLock::new(),
         }
     }
 }
 
-/// Two metas are the same when their targets are: the label cache follows from the target.
+/// Two metas are the same when their targets are.
 impl PartialEq for TargetMeta {
     fn eq(&self, other: &Self) -> bool {
         self.target == other.target
