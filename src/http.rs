@@ -20,6 +20,7 @@
 
 use std::convert::Infallible;
 use std::future::Future;
+use std::io::Write as _;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -222,7 +223,7 @@ async fn handle(daemon: &Daemon, req: Request<Incoming>, peer: SocketAddr) -> Re
             Ok(q) => probe(daemon, &q, format).await,
             Err(e) => text(StatusCode::BAD_REQUEST, format!("bad query string: {e}\n")),
         },
-        "/sd" => sd(daemon),
+        "/sd" => sd(daemon, gzip::accepts_gzip(req.headers())).await,
         "/health" => match parse_query(req.uri().query().unwrap_or("")) {
             Ok(q) => {
                 let target = q.iter().rev().find(|(k, _)| k == "target");
@@ -263,29 +264,38 @@ async fn metrics_page(daemon: &Daemon, format: Format, gzip: bool) -> Response<B
         process: metrics::process::read(),
         shard: daemon.shard(),
     };
-    let render = move |sink: &mut dyn std::io::Write| {
+    streamed_page(format.content_type(), gzip, move |sink| {
+        metrics::render_to(format, &entries, &globals, sink)
+    })
+    .await
+}
+
+/// A page `render` writes while it is sent ([`streamed`]), gzipped on the way if `gzip`.
+async fn streamed_page<F>(content_type: &'static str, gzip: bool, render: F) -> Response<Body>
+where
+    F: FnOnce(&mut dyn std::io::Write) -> std::io::Result<()> + Send + 'static,
+{
+    let answer = streamed::render(move |sink| {
         if gzip {
             let mut z = gzip::writer(sink);
-            metrics::render_to(format, &entries, &globals, &mut z)?;
+            render(&mut z)?;
             z.finish().map(drop)
         } else {
-            metrics::render_to(format, &entries, &globals, sink)
+            render(sink)
         }
-    };
-    let answer = streamed::render(render).await;
+    })
+    .await;
     let body = match answer {
         Ok(Answer::Whole(b)) => whole(b),
         Ok(Answer::Streamed(s)) => s.boxed_unsync(),
         Err(e) => {
-            tracing::warn!(error = %e, "rendering /metrics failed");
+            tracing::warn!(error = %e, content_type, "rendering a page failed");
             return text(StatusCode::INTERNAL_SERVER_ERROR, format!("{e}\n"));
         }
     };
     let mut r = Response::new(body);
-    r.headers_mut().insert(
-        CONTENT_TYPE,
-        HeaderValue::from_static(format.content_type()),
-    );
+    r.headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
     if gzip {
         gzip::mark(r.headers_mut());
     }
@@ -353,22 +363,45 @@ async fn probe(daemon: &Daemon, q: &[(String, String)], format: Format) -> Respo
     }
 }
 
-fn sd(daemon: &Daemon) -> Response<Body> {
+/// `/sd`: one group per target, written while it is sent (Prometheus's http_sd polls it
+/// every minute; at 100,000 targets a JSON tree of the whole list was tens of MB).
+async fn sd(daemon: &Daemon, gzip: bool) -> Response<Body> {
     let config = daemon.config();
-    let groups: Vec<serde_json::Value> = config
-        .targets
-        .iter()
-        .map(|t| {
-            let mut labels = serde_json::Map::new();
-            labels.insert("protocol".into(), t.protocol.as_str().into());
-            for (k, v) in &t.labels {
-                labels.insert(k.clone(), v.clone().into());
-            }
-            serde_json::json!({ "targets": [t.name], "labels": labels })
-        })
-        .collect();
-    let body = serde_json::to_string(&groups).unwrap_or_else(|_| "[]".into());
-    respond(StatusCode::OK, "application/json", body)
+    streamed_page("application/json", gzip, move |sink| {
+        write_sd(&config.targets, sink)
+    })
+    .await
+}
+
+/// `[{"targets":["NAME"],"labels":{"protocol":"…",…}},…]`, strings escaped by serde_json.
+fn write_sd(
+    targets: &[Arc<crate::target::Target>],
+    sink: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    // Many small writes: batched before they reach the compressor or the chunk queue.
+    let mut out = std::io::BufWriter::with_capacity(16 * 1024, sink);
+    fn string(out: &mut impl std::io::Write, s: &str) -> std::io::Result<()> {
+        serde_json::to_writer(out, s).map_err(std::io::Error::from)
+    }
+    out.write_all(b"[")?;
+    for (i, t) in targets.iter().enumerate() {
+        if i > 0 {
+            out.write_all(b",")?;
+        }
+        out.write_all(b"{\"targets\":[")?;
+        string(&mut out, &t.name)?;
+        out.write_all(b"],\"labels\":{\"protocol\":")?;
+        string(&mut out, t.protocol.as_str())?;
+        for (k, v) in &t.labels {
+            out.write_all(b",")?;
+            string(&mut out, k)?;
+            out.write_all(b":")?;
+            string(&mut out, v)?;
+        }
+        out.write_all(b"}}")?;
+    }
+    out.write_all(b"]")?;
+    out.flush()
 }
 
 #[cfg(test)]
@@ -376,6 +409,37 @@ mod tests {
     use super::*;
 
     /// Query strings decode `+` and `%XX`; bad escapes and invalid UTF-8 are errors.
+    /// /sd's JSON parses to one group per target, hostile strings escaped, labels as given.
+    #[test]
+    fn sd_json() {
+        use crate::target::{Address, Protocol, Target};
+        let mut a = Target::new(
+            "a\"b\\c\n\u{1}ü",
+            Protocol::A2s,
+            Address::parse("127.0.0.1:1").unwrap(),
+        );
+        a.labels.insert("region".into(), "e\"u".into());
+        a.labels.insert("zone".into(), "1".into());
+        let b = Target::new(
+            "b",
+            Protocol::Mumble,
+            Address::parse("127.0.0.1:2").unwrap(),
+        );
+        let mut out = Vec::new();
+        write_sd(&[Arc::new(a), Arc::new(b)], &mut out).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!([
+                {"targets": ["a\"b\\c\n\u{1}ü"], "labels": {"protocol": "a2s", "region": "e\"u", "zone": "1"}},
+                {"targets": ["b"], "labels": {"protocol": "mumble"}}
+            ])
+        );
+        let mut empty = Vec::new();
+        write_sd(&[], &mut empty).unwrap();
+        assert_eq!(empty, b"[]");
+    }
+
     #[test]
     fn query_strings() {
         assert_eq!(

@@ -1,7 +1,7 @@
 //! A `/metrics` page larger than one chunk is sent while it is rendered (chunked transfer
-//! encoding, no `Content-Length`), plain and gzipped, over a real socket on 127.0.0.1:0: every
-//! target's series arrive once, the gzip stream inflates to the same series, and a client that
-//! hangs up half-way does not disturb the next scrape.
+//! encoding, no `Content-Length`), plain and gzipped, over a real socket on 127.0.0.1:0, and
+//! so is `/sd`: every target's series arrive once, the gzip stream inflates to the same
+//! series, and a client that hangs up half-way does not disturb the next scrape.
 
 use std::collections::BTreeSet;
 use std::io::Read;
@@ -164,6 +164,22 @@ async fn large_page_streams() {
         .read_to_string(&mut inflated)
         .unwrap();
     assert_eq!(series(&inflated), got);
+
+    // /sd, which http_sd polls every minute, is streamed the same way.
+    let sd = get(d.addr, "/sd", "").await;
+    assert_eq!(
+        sd.header("transfer-encoding"),
+        Some("chunked"),
+        "{}",
+        sd.head
+    );
+    let groups: serde_json::Value = serde_json::from_slice(&dechunk(&sd.body).0).unwrap();
+    let groups = groups.as_array().unwrap();
+    assert_eq!(groups.len(), TARGETS as usize);
+    assert_eq!(
+        groups[1234],
+        serde_json::json!({"targets": ["t1234"], "labels": {"protocol": "a2s"}})
+    );
 
     // A client hanging up after the first bytes: the next scrape is whole all the same.
     let mut s = TcpStream::connect(d.addr).await.unwrap();
