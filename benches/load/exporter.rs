@@ -296,23 +296,33 @@ pub fn exporter_steady_state(
     // Step peaks: VmHWM reset before each step (falls back to the cumulative peak).
     let resettable = ex.reset_hwm();
     let mut overall = hwm_start;
-    let step = |overall: &mut f64| {
+    // Starts a step: VmHWM back to VmRSS, which is returned.
+    let begin = || {
+        ex.reset_hwm();
+        ex.vm_mib("VmRSS:")
+    };
+    // Ends a step: its VmHWM and what it added to the VmRSS it started from.
+    let step = |overall: &mut f64, rss0: f64| {
         let h = ex.vm_mib("VmHWM:");
         *overall = overall.max(h);
-        h
+        (
+            h,
+            format!("{h:.1} MiB (+{:.1} over VmRSS {rss0:.1} before)", h - rss0),
+        )
     };
 
     // CPU window: from just after the first scrape returned to just before the second is
     // sent, so neither scrape's own CPU is inside. The counters come from the pages, whose
     // snapshots are taken when each request arrives: polls are counted over
     // [send A, send B] and scaled to the CPU window [done A, send B].
+    let rss0 = ex.vm_mib("VmRSS:");
     let sent_a = Instant::now();
     let (took_gz, bytes_gz, page_a) = scrape(addr, true)?;
     let (cpu0, done_a, sw0) = (ex.cpu_ticks(), Instant::now(), ex.switches());
-    let hwm_gzip = step(&mut overall);
+    let (hwm_gzip, gzip_step) = step(&mut overall, rss0);
     println!(
         "{name}: exporter /metrics gzip scrape (Accept-Encoding: gzip, over HTTP): {bytes_gz} \
-         bytes in {:.0} ms, {} samples after inflating; VmHWM {} {hwm_gzip:.1} MiB",
+         bytes in {:.0} ms, {} samples after inflating; VmHWM {} {gzip_step}",
         took_gz.as_secs_f64() * 1e3,
         page_a.samples,
         if resettable {
@@ -321,11 +331,11 @@ pub fn exporter_steady_state(
             "(cumulative)"
         },
     );
-    ex.reset_hwm();
+    let rss0 = begin();
     std::thread::sleep(Duration::from_secs(args.seconds));
     let (cpu1, sent_b, sw1) = (ex.cpu_ticks(), Instant::now(), ex.switches());
     let (took_b, _, page_b) = scrape(addr, true)?;
-    let hwm_window = step(&mut overall);
+    let (hwm_window, window_step) = step(&mut overall, rss0);
     let tick = 1.0 / ticks_per_second();
     let cpu_window = (sent_b - done_a).as_secs_f64();
     let counted = (sent_b - sent_a).as_secs_f64();
@@ -337,19 +347,19 @@ pub fn exporter_steady_state(
         "# {name}: CPU window {cpu_window:.2} s: {} ticks of {:.0} ms (utime+stime, all \
          threads, /proc/PID/stat; ±1 tick = ±{:.2} %), {ok} successful and {failed} failed \
          polls between the two scrapes' snapshots ({counted:.2} s); the second gzip scrape \
-         {:.0} ms; VmHWM over the window and that scrape {hwm_window:.1} MiB",
+         {:.0} ms; VmHWM over the window and that scrape {window_step}",
         cpu1 - cpu0,
         tick * 1e3,
         100.0 / (cpu1 - cpu0).max(1) as f64,
         took_b.as_secs_f64() * 1e3,
     );
 
-    ex.reset_hwm();
+    let rss0 = begin();
     let (took_plain, bytes_plain, page_plain) = scrape(addr, false)?;
-    let hwm_plain = step(&mut overall);
+    let (hwm_plain, plain_step) = step(&mut overall, rss0);
     println!(
         "{name}: exporter /metrics plain scrape: {bytes_plain} bytes in {:.0} ms, {} samples \
-         (gzip is {:.1} %); VmHWM {hwm_plain:.1} MiB",
+         (gzip is {:.1} %); VmHWM {plain_step}",
         took_plain.as_secs_f64() * 1e3,
         page_plain.samples,
         bytes_gz as f64 * 100.0 / bytes_plain.max(1) as f64,
@@ -369,11 +379,11 @@ pub fn exporter_steady_state(
     drop(text);
     std::fs::write(&ex.config, &changed)?;
     drop(changed);
-    ex.reset_hwm();
+    let rss0 = begin();
     let t = Instant::now();
     let r = http_get::request(addr, "POST", "/-/reload", &[], HTTP_TIMEOUT)?;
     let took_reload = t.elapsed();
-    let hwm_reload = step(&mut overall);
+    let (hwm_reload, reload_step) = step(&mut overall, rss0);
     let body = String::from_utf8_lossy(&r.body);
     // Checked after the peak was read: this scrape's own memory is in no figure.
     let (_, _, page_c) = scrape(addr, true)?;
@@ -385,7 +395,7 @@ pub fn exporter_steady_state(
     println!(
         "{name}: exporter reload (file rewritten, one target changed, POST /-/reload): {} {:?} \
          after {:.0} ms; reload timestamp {} -> {}; {kept} of {} targets kept their counters; \
-         VmHWM {hwm_reload:.1} MiB",
+         VmHWM {reload_step}",
         r.status,
         body.trim(),
         took_reload.as_secs_f64() * 1e3,

@@ -5,6 +5,7 @@
 //! cargo bench --bench load -- --a2s 10000 --minecraft 0 --samp 0 --interval 5s --seconds 30
 //! cargo bench --bench load -- --engine raw ...   # query::poll_with in a plain loop per target
 //! cargo bench --bench load -- --a2s 100000 --interval 15s --seconds 15 --network both
+//! cargo bench --bench load -- --engine exporter --a2s 100000 --interval 15s --seconds 15 --network both
 //! ```
 //!
 //! More targets than one responder process can hold sockets for (`--per-child`, 16,000: the
@@ -25,6 +26,16 @@
 //! state) and also reports time to the first complete round, a one-target reload,
 //! and `/metrics` rendering (wall time and allocations per render, counted by a wrapping
 //! global allocator).
+//!
+//! `--engine exporter` runs the real release binary (`gameserver-exporter`, which cargo
+//! builds for benches) as a child process on the same generated config, written to a
+//! temporary file, listening on 127.0.0.1 with an ephemeral port, and measures it from
+//! outside (exporter.rs): time to the first complete round (`/-/ready`), VmRSS and VmHWM
+//! from /proc/PID/status, CPU per successful poll from /proc/PID/stat (clock ticks) between
+//! two gzip `/metrics` scrapes whose counters give the polls, and VmHWM of each following
+//! step alone (a gzip scrape, a plain one, a reload of the rewritten file through
+//! `POST /-/reload`). Its RSS is the process an operator runs: no floors, no bench
+//! bookkeeping; allocations are not counted there.
 //!
 //! The responder runs in a child process (this binary re-executed with `--responder A M S`),
 //! so `getrusage(RUSAGE_SELF)` of this process counts only the exporter side. Each protocol
@@ -577,7 +588,15 @@ fn run(args: &Args) -> std::io::Result<()> {
     }
     drop(rt);
     resp.network(false)?;
-    println!("peak RSS (VmHWM): {:.1} MiB", vm_hwm_kib() as f64 / 1024.0);
+    println!(
+        "peak RSS (VmHWM): {:.1} MiB{}",
+        vm_hwm_kib() as f64 / 1024.0,
+        if args.engine == Engine::Exporter {
+            " (this bench process; the exporter's are above)"
+        } else {
+            ""
+        }
+    );
     drop(resp);
     Ok(())
 }
