@@ -216,9 +216,8 @@ fn get(addr: SocketAddr, path: &str, gzip: bool) -> std::io::Result<Reply> {
     Ok(r)
 }
 
-/// One `/metrics` scrape: (wall time until the last byte, bytes as sent, the page).
-/// The gzip body is inflated to check it is a whole valid page.
-fn scrape(addr: SocketAddr, gzip: bool) -> std::io::Result<(Duration, usize, Page)> {
+/// One `/metrics` scrape: (wall time until the last byte, bytes as sent, the reply).
+fn scrape(addr: SocketAddr, gzip: bool) -> std::io::Result<(Duration, usize, Reply)> {
     let t = Instant::now();
     let r = get(addr, "/metrics", gzip)?;
     let took = t.elapsed();
@@ -228,14 +227,19 @@ fn scrape(addr: SocketAddr, gzip: bool) -> std::io::Result<(Duration, usize, Pag
             "asked gzip: {gzip}, got Content-Encoding gzip: {zipped}"
         )));
     }
-    let text = if zipped {
+    Ok((took, r.body.len(), r))
+}
+
+/// The page of a scrape; a gzip body is inflated whole, which checks it is a valid stream.
+fn page(r: Reply) -> std::io::Result<Page> {
+    let text = if r.header("content-encoding") == Some("gzip") {
         let mut s = String::new();
         flate2::read::GzDecoder::new(&r.body[..]).read_to_string(&mut s)?;
         s
     } else {
-        String::from_utf8(r.body.clone()).map_err(std::io::Error::other)?
+        String::from_utf8(r.body).map_err(std::io::Error::other)?
     };
-    Ok((took, r.body.len(), Page::parse(&text)))
+    Ok(Page::parse(&text))
 }
 
 /// The exporter engine's phase: start, first round, one interval, a CPU window between two
@@ -317,8 +321,9 @@ pub fn exporter_steady_state(
     // [send A, send B] and scaled to the CPU window [done A, send B].
     let rss0 = ex.vm_mib("VmRSS:");
     let sent_a = Instant::now();
-    let (took_gz, bytes_gz, page_a) = scrape(addr, true)?;
+    let (took_gz, bytes_gz, reply_a) = scrape(addr, true)?;
     let (cpu0, done_a, sw0) = (ex.cpu_ticks(), Instant::now(), ex.switches());
+    let page_a = page(reply_a)?;
     let (hwm_gzip, gzip_step) = step(&mut overall, rss0);
     println!(
         "{name}: exporter /metrics gzip scrape (Accept-Encoding: gzip, over HTTP): {bytes_gz} \
@@ -334,8 +339,9 @@ pub fn exporter_steady_state(
     let rss0 = begin();
     std::thread::sleep(Duration::from_secs(args.seconds));
     let (cpu1, sent_b, sw1) = (ex.cpu_ticks(), Instant::now(), ex.switches());
-    let (took_b, _, page_b) = scrape(addr, true)?;
+    let (took_b, _, reply_b) = scrape(addr, true)?;
     let (hwm_window, window_step) = step(&mut overall, rss0);
+    let page_b = page(reply_b)?;
     let tick = 1.0 / ticks_per_second();
     let cpu_window = (sent_b - done_a).as_secs_f64();
     let counted = (sent_b - sent_a).as_secs_f64();
@@ -355,8 +361,9 @@ pub fn exporter_steady_state(
     );
 
     let rss0 = begin();
-    let (took_plain, bytes_plain, page_plain) = scrape(addr, false)?;
+    let (took_plain, bytes_plain, reply_plain) = scrape(addr, false)?;
     let (hwm_plain, plain_step) = step(&mut overall, rss0);
+    let page_plain = page(reply_plain)?;
     println!(
         "{name}: exporter /metrics plain scrape: {bytes_plain} bytes in {:.0} ms, {} samples \
          (gzip is {:.1} %); VmHWM {plain_step}",
@@ -386,7 +393,7 @@ pub fn exporter_steady_state(
     let (hwm_reload, reload_step) = step(&mut overall, rss0);
     let body = String::from_utf8_lossy(&r.body);
     // Checked after the peak was read: this scrape's own memory is in no figure.
-    let (_, _, page_c) = scrape(addr, true)?;
+    let page_c = page(scrape(addr, true)?.2)?;
     let kept = page_b
         .per_target
         .iter()
