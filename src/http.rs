@@ -18,6 +18,7 @@
 //! configured (401 with `WWW-Authenticate: Basic` otherwise). Every response goes through one
 //! wrapper that gzips it when `Accept-Encoding` allows.
 
+use std::collections::BTreeMap;
 use std::convert::Infallible;
 use std::future::Future;
 use std::io::Write as _;
@@ -368,14 +369,19 @@ async fn probe(daemon: &Daemon, q: &[(String, String)], format: Format) -> Respo
 async fn sd(daemon: &Daemon, gzip: bool) -> Response<Body> {
     let config = daemon.config();
     streamed_page("application/json", gzip, move |sink| {
-        write_sd(&config.targets, sink)
+        let groups = config.targets.iter();
+        write_sd(
+            groups.map(|t| (t.name.as_str(), t.protocol.as_str(), &t.labels)),
+            sink,
+        )
     })
     .await
 }
 
-/// `[{"targets":["NAME"],"labels":{"protocol":"…",…}},…]`, strings escaped by serde_json.
-fn write_sd(
-    targets: &[Arc<crate::target::Target>],
+/// `[{"targets":["NAME"],"labels":{"protocol":"…",…}},…]` from (name, protocol, labels),
+/// strings escaped by serde_json.
+fn write_sd<'a>(
+    groups: impl Iterator<Item = (&'a str, &'a str, &'a BTreeMap<String, String>)>,
     sink: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
     // Many small writes: batched before they reach the compressor or the chunk queue.
@@ -384,15 +390,15 @@ fn write_sd(
         serde_json::to_writer(out, s).map_err(std::io::Error::from)
     }
     out.write_all(b"[")?;
-    for (i, t) in targets.iter().enumerate() {
+    for (i, (name, protocol, labels)) in groups.enumerate() {
         if i > 0 {
             out.write_all(b",")?;
         }
         out.write_all(b"{\"targets\":[")?;
-        string(&mut out, &t.name)?;
+        string(&mut out, name)?;
         out.write_all(b"],\"labels\":{\"protocol\":")?;
-        string(&mut out, t.protocol.as_str())?;
-        for (k, v) in &t.labels {
+        string(&mut out, protocol)?;
+        for (k, v) in labels {
             out.write_all(b",")?;
             string(&mut out, k)?;
             out.write_all(b":")?;
@@ -412,31 +418,25 @@ mod tests {
     /// /sd's JSON parses to one group per target, hostile strings escaped, labels as given.
     #[test]
     fn sd_json() {
-        use crate::target::{Address, Protocol, Target};
-        let mut a = Target::new(
-            "a\"b\\c\n\u{1}ü",
-            Protocol::A2s,
-            Address::parse("127.0.0.1:1").unwrap(),
-        );
-        a.labels.insert("region".into(), "e\"u".into());
-        a.labels.insert("zone".into(), "1".into());
-        let b = Target::new(
-            "b",
-            Protocol::Mumble,
-            Address::parse("127.0.0.1:2").unwrap(),
-        );
+        let labels = BTreeMap::from([
+            ("region".to_string(), "e\"u".to_string()),
+            ("zone".to_string(), "1".to_string()),
+        ]);
+        let none = BTreeMap::new();
+        let hostile = "a\"b\\c\n\u{1}ü";
+        let groups = [(hostile, "a2s", &labels), ("b", "mumble", &none)];
         let mut out = Vec::new();
-        write_sd(&[Arc::new(a), Arc::new(b)], &mut out).unwrap();
+        write_sd(groups.into_iter(), &mut out).unwrap();
         let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(
             v,
             serde_json::json!([
-                {"targets": ["a\"b\\c\n\u{1}ü"], "labels": {"protocol": "a2s", "region": "e\"u", "zone": "1"}},
+                {"targets": [hostile], "labels": {"protocol": "a2s", "region": "e\"u", "zone": "1"}},
                 {"targets": ["b"], "labels": {"protocol": "mumble"}}
             ])
         );
         let mut empty = Vec::new();
-        write_sd(&[], &mut empty).unwrap();
+        write_sd(std::iter::empty(), &mut empty).unwrap();
         assert_eq!(empty, b"[]");
     }
 

@@ -17,6 +17,9 @@ use tokio::net::TcpStream;
 
 #[path = "support/daemon.rs"]
 mod harness;
+#[path = "support/http.rs"]
+mod http;
+use http::{dechunk, plain, Reply};
 
 /// Every target is up, its player count taken from its port.
 struct Up;
@@ -52,57 +55,10 @@ fn config() -> String {
     t
 }
 
-struct Reply {
-    head: String,
-    body: Vec<u8>,
-}
-
-impl Reply {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.head.lines().skip(1).find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            k.eq_ignore_ascii_case(name).then(|| v.trim())
-        })
-    }
-}
-
 async fn get(addr: SocketAddr, path: &str, extra: &str) -> Reply {
-    let mut s = TcpStream::connect(addr).await.unwrap();
-    let req = format!("GET {path} HTTP/1.1\r\nHost: x\r\n{extra}Connection: close\r\n\r\n");
-    s.write_all(req.as_bytes()).await.unwrap();
-    let mut buf = Vec::new();
-    tokio::time::timeout(Duration::from_secs(20), s.read_to_end(&mut buf))
+    plain(addr, "GET", path, extra)
         .await
-        .expect("reply in time")
-        .unwrap();
-    let end = buf.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
-    Reply {
-        head: String::from_utf8(buf[..end].to_vec()).unwrap(),
-        body: buf[end + 4..].to_vec(),
-    }
-}
-
-/// Undoes chunked transfer encoding; panics unless the body ends with the last chunk (a
-/// page cut short must not pass for a whole one).
-fn dechunk(mut b: &[u8]) -> (Vec<u8>, usize) {
-    let (mut out, mut chunks) = (Vec::new(), 0);
-    loop {
-        let eol = b
-            .windows(2)
-            .position(|w| w == b"\r\n")
-            .expect("chunk size line");
-        let size = std::str::from_utf8(&b[..eol]).unwrap();
-        let size = usize::from_str_radix(size.split(';').next().unwrap().trim(), 16).unwrap();
-        b = &b[eol + 2..];
-        if size == 0 {
-            assert_eq!(b, b"\r\n", "trailer after the last chunk");
-            return (out, chunks);
-        }
-        out.extend_from_slice(&b[..size]);
-        assert_eq!(&b[size..size + 2], b"\r\n");
-        b = &b[size + 2..];
-        chunks += 1;
-    }
+        .expect("an HTTP reply")
 }
 
 /// The `gameserver_up` and `gameserver_players_online` lines of a page.
