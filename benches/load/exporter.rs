@@ -5,8 +5,8 @@
 //! plain), a reload through `POST /-/reload` after the file changed. Nothing of the bench's
 //! own floors and bookkeeping is in these figures.
 
+use std::io::{self, BufRead, BufReader, Read};
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Read};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -16,12 +16,11 @@ use std::time::{Duration, Instant};
 
 use gameserver_exporter::status::Reason;
 use gameserver_exporter::target::Protocol;
+use tokio::runtime::Runtime;
 
-use crate::http_get::{self, Reply};
+use crate::http::{self, Reply};
 use crate::page::Page;
 use crate::{config_text, micros, Args, Window, MIB};
-
-const HTTP_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The exporter child; stopped by its PID (SIGTERM, SIGKILL after 10 s) when dropped, also
 /// on every error path, and its temporary config directory removed.
@@ -44,7 +43,7 @@ impl Exporter {
     /// Writes `config` to a fresh temporary directory and starts the binary on it, listening
     /// on 127.0.0.1 with an ephemeral port (`--listen 127.0.0.1:0`); returns once it logged
     /// the address it bound. The child inherits this process's raised descriptor limit.
-    fn start(config: &str) -> std::io::Result<(Exporter, SocketAddr)> {
+    fn start(config: &str) -> io::Result<(Exporter, SocketAddr)> {
         static RUNS: AtomicU64 = AtomicU64::new(0);
         let dir = std::env::temp_dir().join(format!(
             "load-exporter-{}-{}",
@@ -77,7 +76,7 @@ impl Exporter {
             config: path,
             log: Arc::default(),
         };
-        let stderr = stderr.ok_or_else(|| std::io::Error::other("no stderr pipe"))?;
+        let stderr = stderr.ok_or_else(|| io::Error::other("no stderr pipe"))?;
         let (tx, rx) = mpsc::channel();
         let log = me.log.clone();
         // Drains stderr for the child's whole life (a full pipe would block its logging).
@@ -98,13 +97,13 @@ impl Exporter {
         Ok((me, addr))
     }
 
-    fn failed(&self, what: &str) -> std::io::Error {
+    fn failed(&self, what: &str) -> io::Error {
         let tail = self
             .log
             .lock()
             .map(|l| l.tail.iter().cloned().collect::<Vec<_>>().join("\n"))
             .unwrap_or_default();
-        std::io::Error::other(format!("exporter {what}; its last log lines:\n{tail}"))
+        io::Error::other(format!("exporter {what}; its last log lines:\n{tail}"))
     }
 
     fn proc(&self, file: &str) -> String {
@@ -200,30 +199,46 @@ fn drain(stderr: impl Read, tx: mpsc::Sender<SocketAddr>, log: Arc<Mutex<Log>>) 
     }
 }
 
-fn get(addr: SocketAddr, path: &str, gzip: bool) -> std::io::Result<Reply> {
-    let headers: &[(&str, &str)] = if gzip {
-        &[("Accept-Encoding", "gzip")]
+/// One request through the integration tests' HTTP/1.1 client (tests/support/http.rs:
+/// `Connection: close`, read to the end within 20 s), a chunked body joined (`/metrics` is
+/// streamed in chunks above 64 KiB).
+fn request(
+    rt: &Runtime,
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    extra: &str,
+) -> io::Result<Reply> {
+    let mut r = rt
+        .block_on(http::plain(addr, method, path, extra))
+        .ok_or_else(|| io::Error::other(format!("{method} {path}: no HTTP reply")))?;
+    if r.header("transfer-encoding") == Some("chunked") {
+        r.body = http::dechunk(&r.body).0;
+    }
+    Ok(r)
+}
+
+fn get(rt: &Runtime, addr: SocketAddr, path: &str, gzip: bool) -> io::Result<Reply> {
+    let extra = if gzip {
+        "Accept-Encoding: gzip\r\n"
     } else {
-        &[]
+        ""
     };
-    let r = http_get::request(addr, "GET", path, headers, HTTP_TIMEOUT)?;
+    let r = request(rt, addr, "GET", path, extra)?;
     if r.status != 200 {
-        return Err(std::io::Error::other(format!(
-            "GET {path}: status {}",
-            r.status
-        )));
+        return Err(io::Error::other(format!("GET {path}: status {}", r.status)));
     }
     Ok(r)
 }
 
 /// One `/metrics` scrape: (wall time until the last byte, bytes as sent, the reply).
-fn scrape(addr: SocketAddr, gzip: bool) -> std::io::Result<(Duration, usize, Reply)> {
+fn scrape(rt: &Runtime, addr: SocketAddr, gzip: bool) -> io::Result<(Duration, usize, Reply)> {
     let t = Instant::now();
-    let r = get(addr, "/metrics", gzip)?;
+    let r = get(rt, addr, "/metrics", gzip)?;
     let took = t.elapsed();
     let zipped = r.header("content-encoding") == Some("gzip");
     if gzip != zipped {
-        return Err(std::io::Error::other(format!(
+        return Err(io::Error::other(format!(
             "asked gzip: {gzip}, got Content-Encoding gzip: {zipped}"
         )));
     }
@@ -231,13 +246,13 @@ fn scrape(addr: SocketAddr, gzip: bool) -> std::io::Result<(Duration, usize, Rep
 }
 
 /// The page of a scrape; a gzip body is inflated whole, which checks it is a valid stream.
-fn page(r: Reply) -> std::io::Result<Page> {
+fn page(r: Reply) -> io::Result<Page> {
     let text = if r.header("content-encoding") == Some("gzip") {
         let mut s = String::new();
         flate2::read::GzDecoder::new(&r.body[..]).read_to_string(&mut s)?;
         s
     } else {
-        String::from_utf8(r.body).map_err(std::io::Error::other)?
+        String::from_utf8(r.body).map_err(io::Error::other)?
     };
     Ok(Page::parse(&text))
 }
@@ -249,7 +264,8 @@ pub fn exporter_steady_state(
     name: &'static str,
     addrs: &[SocketAddr],
     args: &Args,
-) -> std::io::Result<Window> {
+    rt: &Runtime,
+) -> io::Result<Window> {
     let text = config_text(protocol, name, addrs, args);
     let n = addrs.len().max(1) as f64;
     let spawned = Instant::now();
@@ -263,7 +279,7 @@ pub fn exporter_steady_state(
         .unwrap_or_else(|| "?".into());
     let mut ready = false;
     while spawned.elapsed() < args.interval * 3 + Duration::from_secs(30) {
-        if let Ok(r) = http_get::request(addr, "GET", "/-/ready", &[], HTTP_TIMEOUT) {
+        if let Ok(r) = request(rt, addr, "GET", "/-/ready", "") {
             if r.status == 200 {
                 ready = true;
                 break;
@@ -327,13 +343,13 @@ pub fn exporter_steady_state(
 
     let rss0 = ex.vm_mib("VmRSS:");
     let sent_a = Instant::now();
-    let (took_gz, bytes_gz, reply_a) = scrape(addr, true)?;
+    let (took_gz, bytes_gz, reply_a) = scrape(rt, addr, true)?;
     let (cpu0, done_a, sw0) = (ex.cpu_ticks(), Instant::now(), ex.switches());
     let (hwm_gzip, gzip_step) = step(&mut overall, rss0);
     let rss0 = begin();
     std::thread::sleep(Duration::from_secs(args.seconds));
     let (cpu1, sent_b, sw1) = (ex.cpu_ticks(), Instant::now(), ex.switches());
-    let (took_b, _, reply_b) = scrape(addr, true)?;
+    let (took_b, _, reply_b) = scrape(rt, addr, true)?;
     let (hwm_window, window_step) = step(&mut overall, rss0);
     // Inflated and counted only now: at 100,000 targets that takes the bench ~0.5 s of a
     // core, which inside the window took CPU from the exporter and its responders.
@@ -369,7 +385,7 @@ pub fn exporter_steady_state(
     );
 
     let rss0 = begin();
-    let (took_plain, bytes_plain, reply_plain) = scrape(addr, false)?;
+    let (took_plain, bytes_plain, reply_plain) = scrape(rt, addr, false)?;
     let (hwm_plain, plain_step) = step(&mut overall, rss0);
     let page_plain = page(reply_plain)?;
     println!(
@@ -396,12 +412,12 @@ pub fn exporter_steady_state(
     drop(changed);
     let rss0 = begin();
     let t = Instant::now();
-    let r = http_get::request(addr, "POST", "/-/reload", &[], HTTP_TIMEOUT)?;
+    let r = request(rt, addr, "POST", "/-/reload", "")?;
     let took_reload = t.elapsed();
     let (hwm_reload, reload_step) = step(&mut overall, rss0);
     let body = String::from_utf8_lossy(&r.body);
     // Checked after the peak was read: this scrape's own memory is in no figure.
-    let page_c = page(scrape(addr, true)?.2)?;
+    let page_c = page(scrape(rt, addr, true)?.2)?;
     let kept = page_b
         .per_target
         .iter()

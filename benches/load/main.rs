@@ -48,7 +48,8 @@
 #![allow(unsafe_code)]
 
 mod exporter;
-mod http_get;
+#[path = "../../tests/support/http.rs"]
+mod http;
 mod page;
 mod responder;
 
@@ -561,7 +562,7 @@ fn run(args: &Args) -> std::io::Result<()> {
                 Engine::Raw => rt.block_on(steady_state(protocol, name, addrs, args)),
                 Engine::Exporter => {
                     network.push_str(", exporter process");
-                    exporter::exporter_steady_state(protocol, name, addrs, args)?
+                    exporter::exporter_steady_state(protocol, name, addrs, args, &rt)?
                 }
             };
             w.network = network;
