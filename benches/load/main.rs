@@ -752,6 +752,15 @@ fn queries(d: &Daemon) -> Vec<u64> {
     out
 }
 
+/// How many targets kept their counters across a reload (the same or more, and polled).
+fn kept(before: &[u64], after: &[u64]) -> usize {
+    before
+        .iter()
+        .zip(after)
+        .filter(|(b, a)| a >= b && **a > 0)
+        .count()
+}
+
 /// The real daemon (config from TOML, scheduler, state) against the responder; then a
 /// one-target reload and `/metrics` renders. Also reports the heap the daemon holds per
 /// target and the peak RSS before and with a scrape.
@@ -762,20 +771,38 @@ async fn daemon_steady_state(
     args: &Args,
 ) -> Window {
     let live0 = LIVE_BYTES.load(Ordering::Relaxed);
-    PEAK_BYTES.store(live0, Ordering::Relaxed);
+    // The daemon reads its config from a file, as the exporter does (and as a reload
+    // re-reads it); the bench's own copy of the text is gone before the daemon starts.
+    let path = std::env::temp_dir().join(format!("load-bench-{}-{name}.toml", std::process::id()));
     let text = config_text(protocol, name, addrs, args);
-    let cfg = match config::parse("load.toml", &text) {
+    if let Err(e) = std::fs::write(&path, &text) {
+        panic!("cannot write {}: {e}", path.display());
+    }
+    let file_bytes = text.len();
+    drop(text);
+    PEAK_BYTES.store(LIVE_BYTES.load(Ordering::Relaxed), Ordering::Relaxed);
+    let cfg = match config::load(&path) {
         Ok(c) => c,
         Err(e) => panic!("generated config does not parse: {e}"),
     };
-    // The daemon keeps the parsed config, not its text.
-    drop(text);
     let n = addrs.len().max(1) as f64;
     let live_config = (LIVE_BYTES.load(Ordering::Relaxed) - live0) as f64;
+    let peak_config = (PEAK_BYTES.load(Ordering::Relaxed) - live0) as f64;
+    PEAK_BYTES.store(LIVE_BYTES.load(Ordering::Relaxed), Ordering::Relaxed);
     let started = Instant::now();
-    let daemon = Daemon::start(cfg, None, Arc::new(QueryProber));
+    let daemon = Daemon::start(cfg, Some(path.clone()), Arc::new(QueryProber));
     let live_started = (LIVE_BYTES.load(Ordering::Relaxed) - live0) as f64;
     let peak_start = (PEAK_BYTES.load(Ordering::Relaxed) - live0) as f64;
+    println!(
+        "# {name}: start-up heap: config file {:.1} MiB; config::load peak {:.1} MiB, holds {:.1} MiB \
+         after; Daemon::start peak {:.1} MiB, holds {:.1} MiB after; VmHWM {:.1} MiB",
+        file_bytes as f64 / MIB,
+        peak_config / MIB,
+        live_config / MIB,
+        peak_start / MIB,
+        live_started / MIB,
+        vm_hwm_kib() as f64 / 1024.0
+    );
     PEAK_BYTES.store(LIVE_BYTES.load(Ordering::Relaxed), Ordering::Relaxed);
     while !daemon.state().ready() && started.elapsed() < args.interval * 3 {
         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -786,7 +813,7 @@ async fn daemon_steady_state(
         started.elapsed().as_secs_f64(),
         args.interval,
         daemon.state().ready(),
-        peak_start / MIB,
+        peak_config.max(peak_start) / MIB,
         (PEAK_BYTES.load(Ordering::Relaxed) - live0) as f64 / MIB
     );
     tokio::time::sleep_until(started + args.interval).await;
@@ -837,27 +864,77 @@ async fn daemon_steady_state(
         Arc::make_mut(t).interval += Duration::from_secs(1);
     }
     let before = queries(&daemon);
+    let live_before = LIVE_BYTES.load(Ordering::Relaxed);
+    PEAK_BYTES.store(live_before, Ordering::Relaxed);
     let t = std::time::Instant::now();
     let diff = daemon.apply(changed);
     let took = t.elapsed();
+    let reload_peak = PEAK_BYTES.load(Ordering::Relaxed) - live_before;
+    let reload_after = LIVE_BYTES.load(Ordering::Relaxed) - live_before;
     let after = queries(&daemon);
-    let kept_counters = before
-        .iter()
-        .zip(&after)
-        .filter(|(b, a)| a >= b && **a > 0)
-        .count();
+    let kept_counters = kept(&before, &after);
+    drop((before, after));
     println!(
         "# {name}: reload changing one target took {:.0} ms: tasks kept {}, changed {}, added {}, \
-         removed {}; {kept_counters} targets kept their counters",
+         removed {}; {kept_counters} targets kept their counters; heap peak +{:.1} MiB over the \
+         running daemon, +{:.1} MiB after; VmRSS {:.1} MiB, VmHWM {:.1} MiB",
         took.as_secs_f64() * 1e3,
         diff.kept,
         diff.changed.len(),
         diff.added.len(),
-        diff.removed.len()
+        diff.removed.len(),
+        reload_peak as f64 / MIB,
+        reload_after as f64 / MIB,
+        vm_kib("VmRSS:") as f64 / 1024.0,
+        vm_hwm_kib() as f64 / 1024.0
     );
 
+    // An operator's reload: the file re-read and re-parsed, one target changed in it.
+    let text = config_text(protocol, name, addrs, args).replacen(
+        "[[target]]\n",
+        &format!(
+            "[[target]]\ninterval = \"{}\"\n",
+            humantime::format_duration(args.interval + Duration::from_secs(2))
+        ),
+        1,
+    );
+    if let Err(e) = std::fs::write(&path, &text) {
+        panic!("cannot write {}: {e}", path.display());
+    }
+    drop(text);
+    let before = queries(&daemon);
+    let live_before = LIVE_BYTES.load(Ordering::Relaxed);
+    PEAK_BYTES.store(live_before, Ordering::Relaxed);
+    let t = std::time::Instant::now();
+    let reloaded = daemon.reload();
+    let took = t.elapsed();
+    let reload_peak = PEAK_BYTES.load(Ordering::Relaxed) - live_before;
+    let reload_after = LIVE_BYTES.load(Ordering::Relaxed) - live_before;
+    let after = queries(&daemon);
+    let kept_counters = kept(&before, &after);
+    drop((before, after));
+    let _ = std::fs::remove_file(&path);
+    match reloaded {
+        Ok(diff) => println!(
+            "# {name}: reload from the file (one target changed) took {:.0} ms: tasks kept {}, \
+             changed {}, added {}, removed {}; {kept_counters} targets kept their counters; heap \
+             peak +{:.1} MiB over the running daemon, +{:.1} MiB after; VmRSS {:.1} MiB, VmHWM \
+             {:.1} MiB",
+            took.as_secs_f64() * 1e3,
+            diff.kept,
+            diff.changed.len(),
+            diff.added.len(),
+            diff.removed.len(),
+            reload_peak as f64 / MIB,
+            reload_after as f64 / MIB,
+            vm_kib("VmRSS:") as f64 / 1024.0,
+            vm_hwm_kib() as f64 / 1024.0
+        ),
+        Err(e) => println!("# {name}: reload from the file failed: {e}"),
+    }
+
     println!(
-        "# {name}: peak RSS (VmHWM) {:.1} MiB before the first scrape (reload included)",
+        "# {name}: peak RSS (VmHWM) {:.1} MiB before the first scrape (reloads included)",
         vm_hwm_kib() as f64 / 1024.0
     );
     render_report(&daemon, name);
