@@ -12,6 +12,7 @@ mod include;
 mod location;
 mod pieces;
 mod preset;
+mod reuse;
 mod schema;
 mod validate;
 
@@ -103,6 +104,12 @@ impl std::error::Error for ConfigError {}
 
 /// Reads and validates the file at `path` and the files it includes.
 pub fn load(path: &Path) -> Result<Config, ConfigError> {
+    reload(path, &[])
+}
+
+/// [`load`] for a running daemon: every target equal to one of `running` is that one (the
+/// same `Arc`), so a reload holds new copies only of what changed (see `config/reuse.rs`).
+pub fn reload(path: &Path, running: &[Arc<Target>]) -> Result<Config, ConfigError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| ConfigError(format!("{}: cannot read: {e}", path.display())))?;
     let name = path
@@ -113,7 +120,7 @@ pub fn load(path: &Path) -> Result<Config, ConfigError> {
         dir: path.parent().unwrap_or(Path::new("")),
         main: Some(path),
     };
-    let config = parse_in(&name, &text, Some(origin))?;
+    let config = parse_in(&name, &text, Some(origin), &reuse::Running::new(running))?;
     for i in config.includes.iter().filter(|i| i.files.is_empty()) {
         tracing::info!(pattern = %i.pattern, "exporter.include: the pattern matches no files");
     }
@@ -123,13 +130,14 @@ pub fn load(path: &Path) -> Result<Config, ConfigError> {
 /// Validates `text`; `file` names it in error messages. It cannot `include` (nothing to be
 /// relative to): use [`load`] for that.
 pub fn parse(file: &str, text: &str) -> Result<Config, ConfigError> {
-    parse_in(file, text, None)
+    parse_in(file, text, None, &reuse::Running::none())
 }
 
 fn parse_in(
     file: &str,
     text: &str,
     origin: Option<include::Origin>,
+    running: &reuse::Running,
 ) -> Result<Config, ConfigError> {
     let raw: RawFile = pieces::decode(file, text, pieces::PIECE_TARGETS)?;
     let ctx = Ctx { file, text };
@@ -155,7 +163,7 @@ fn parse_in(
         };
         sources.push((ctx, targets.as_slice()));
     }
-    let mut config = validate::validate(raw.exporter.unwrap_or_default(), &sources)?;
+    let mut config = validate::validate(raw.exporter.unwrap_or_default(), &sources, running)?;
     config.includes = includes;
     Ok(config)
 }

@@ -6,20 +6,26 @@
 //! before the next is built, so the peak is one piece's.
 //!
 //! A piece starts at a line that is exactly `[[target]]`, so each is valid TOML on its own
-//! and means what it meant in the whole file. Each piece is parsed with everything before it
-//! replaced by one comment line of the same length: byte offsets (the spans every error
-//! message is located by) stay those of the whole file. Whenever a piece does not parse, or
+//! and means what it meant in the whole file. Each piece is parsed on its own, from a slice
+//! of the text, and the spans of its targets (which every error message is located by) are
+//! then moved by the piece's offset, so they are those of the whole file; a later piece with
+//! `[exporter]` in it is parsed behind a comment line as long as everything before it
+//! instead. Whenever a piece does not parse, or
 //! two pieces define `[exporter]`, the whole file is parsed instead, so errors read exactly
 //! as before; so is a file containing a multi-line string, in which a `[[target]]` line
 //! could be text. Files pulled in by `include` are parsed whole: a fleet split over several
 //! files already comes in pieces.
 
+use toml::Spanned;
+
 use super::schema::RawFile;
 use super::ConfigError;
 
-/// Targets per piece: big enough that re-reading the comment padding costs little, small
-/// enough that a piece's tree is a few MB.
-pub(super) const PIECE_TARGETS: usize = 5_000;
+/// Targets per piece: a piece costs one parse's set-up, and toml holds its token list
+/// (reserved at one token per input byte, ~24 bytes each: ~1.7 MB for 1,000 targets) and its
+/// tree while the piece is parsed. 5,000 behind whole-file padding peaked at ~98 MB of heap
+/// for a 100,000-target file (benches/RESULTS.md, r3-reload).
+pub(super) const PIECE_TARGETS: usize = 1_000;
 
 /// The file's targets and `[exporter]`, as a whole-file parse would give them.
 pub(super) fn decode(file: &str, text: &str, per_piece: usize) -> Result<RawFile, ConfigError> {
@@ -36,22 +42,39 @@ pub(super) fn decode(file: &str, text: &str, per_piece: usize) -> Result<RawFile
         .filter(|l| l.trim_end() == "[[target]]")
         .count();
     let mut merged: Option<RawFile> = None;
-    let mut padded = String::new();
     for (k, &start) in starts.iter().enumerate() {
         let end = starts.get(k + 1).copied().unwrap_or(text.len());
-        let parsed: Result<RawFile, _> = if start == 0 {
-            toml::from_str(&text[..end])
-        } else {
-            padded.clear();
+        let Ok(mut piece) = toml::from_str::<RawFile>(&text[start..end]) else {
+            return super::decode(file, text);
+        };
+        if start > 0 && piece.exporter.is_some() {
+            // `[exporter]` after the targets (rare): its spans are placed by parsing the piece
+            // behind padding that keeps the whole file's offsets.
+            let mut padded = String::with_capacity(end);
             padded.push('#');
             padded.extend(std::iter::repeat_n(' ', start.saturating_sub(2)));
             padded.push('\n');
             padded.push_str(&text[start..end]);
-            toml::from_str(&padded)
-        };
-        let Ok(piece) = parsed else {
-            return super::decode(file, text);
-        };
+            let Ok(p) = toml::from_str::<RawFile>(&padded) else {
+                return super::decode(file, text);
+            };
+            piece = p;
+        } else if start > 0 {
+            // Parsed on its own, without the text before it (a padded copy was the size of
+            // the whole file, and toml reserves a token per input byte): its spans are moved
+            // to the piece's place in the file.
+            piece.target = piece
+                .target
+                .into_iter()
+                .map(|t| {
+                    let outer = t.span();
+                    Spanned::new(
+                        outer.start + start..outer.end + start,
+                        t.into_inner().shifted(start),
+                    )
+                })
+                .collect();
+        }
         match &mut merged {
             None => {
                 let mut piece = piece;
@@ -110,6 +133,7 @@ mod tests {
         validate::validate(
             raw.exporter.unwrap_or_default(),
             &[(ctx, raw.target.as_slice())],
+            &crate::config::reuse::Running::none(),
         )
     }
 

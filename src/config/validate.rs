@@ -11,6 +11,7 @@ use toml::Spanned;
 
 use super::location::{line_of, Ctx};
 use super::preset;
+use super::reuse::Running;
 use super::schema::{RawExporter, RawTarget};
 use super::{
     Config, ConfigError, Exporter, DEFAULT_HTTP_HEADER_TIMEOUT, DEFAULT_LISTEN, PLAYER_LABELS,
@@ -70,6 +71,7 @@ fn show(d: Duration) -> humantime::FormattedDuration {
 pub(super) fn validate(
     ex: RawExporter,
     sources: &[(Ctx, &[Spanned<RawTarget>])],
+    running: &Running,
 ) -> Result<Config, ConfigError> {
     let ctx = &sources[0].0;
     let listen = match &ex.listen {
@@ -268,7 +270,7 @@ pub(super) fn validate(
                 );
                 return Err(ctx.err(v.span(), &key(&format!("labels.{l}")), why));
             }
-            targets.push(Arc::new(Target {
+            targets.push(running.share(Target {
                 interval: t_interval,
                 timeout: t_timeout,
                 encoding,
