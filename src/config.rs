@@ -139,6 +139,9 @@ fn parse_in(
     origin: Option<include::Origin>,
     running: &reuse::Running,
 ) -> Result<Config, ConfigError> {
+    if let Some(config) = pieces::validate_in_pieces(file, text, pieces::PIECE_TARGETS, running) {
+        return Ok(config);
+    }
     let raw: RawFile = pieces::decode(file, text, pieces::PIECE_TARGETS)?;
     let ctx = Ctx { file, text };
     let patterns = raw

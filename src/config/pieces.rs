@@ -18,8 +18,11 @@
 
 use toml::Spanned;
 
-use super::schema::RawFile;
-use super::ConfigError;
+use super::location::Ctx;
+use super::reuse::Running;
+use super::schema::{RawFile, RawTarget};
+use super::validate::{self, Targets};
+use super::{Config, ConfigError};
 
 /// Targets per piece: a piece costs one parse's set-up, and toml holds its token list
 /// (reserved at one token per input byte, ~24 bytes each: ~1.7 MB for 1,000 targets) and its
@@ -37,10 +40,7 @@ pub(super) fn decode(file: &str, text: &str, per_piece: usize) -> Result<RawFile
     // array alive together at each step (~100 MB at 100,000 targets, ~530 bytes a raw
     // target), the exporter's peak heap at start. A `[[target]]` line is at least 11 bytes,
     // which bounds the reservation by the file's size.
-    let expected = text
-        .split_inclusive('\n')
-        .filter(|l| l.trim_end() == "[[target]]")
-        .count();
+    let expected = count_targets(text);
     let mut merged: Option<RawFile> = None;
     for (k, &start) in starts.iter().enumerate() {
         let end = starts.get(k + 1).copied().unwrap_or(text.len());
@@ -63,17 +63,7 @@ pub(super) fn decode(file: &str, text: &str, per_piece: usize) -> Result<RawFile
             // Parsed on its own, without the text before it (a padded copy was the size of
             // the whole file, and toml reserves a token per input byte): its spans are moved
             // to the piece's place in the file.
-            piece.target = piece
-                .target
-                .into_iter()
-                .map(|t| {
-                    let outer = t.span();
-                    Spanned::new(
-                        outer.start + start..outer.end + start,
-                        t.into_inner().shifted(start),
-                    )
-                })
-                .collect();
+            piece.target = shifted(piece.target, start);
         }
         match &mut merged {
             None => {
@@ -95,6 +85,69 @@ pub(super) fn decode(file: &str, text: &str, per_piece: usize) -> Result<RawFile
         }
     }
     merged.map_or_else(|| super::decode(file, text), Ok)
+}
+
+/// `targets`, parsed from a piece of the file on its own, as they read at the piece's place
+/// in the file (`by` bytes in).
+fn shifted(targets: Vec<Spanned<RawTarget>>, by: usize) -> Vec<Spanned<RawTarget>> {
+    targets
+        .into_iter()
+        .map(|t| {
+            let outer = t.span();
+            Spanned::new(outer.start + by..outer.end + by, t.into_inner().shifted(by))
+        })
+        .collect()
+}
+
+/// The file validated a piece at a time: each piece's raw targets become targets and are
+/// dropped before the next piece is parsed, so the raw form of the whole fleet (~25 MB at
+/// 100,000 targets) is never alive at once. `None` whenever this cannot give exactly what
+/// [`decode`] and `validate` would: a file of one piece, `[exporter]` outside the first piece,
+/// `include` (its files are read whole anyway), or any piece that does not parse or
+/// validate. The caller then takes that path, so every error reads as it always has.
+pub(super) fn validate_in_pieces(
+    file: &str,
+    text: &str,
+    per_piece: usize,
+    running: &Running,
+) -> Option<Config> {
+    let starts = piece_starts(text, per_piece);
+    if starts.len() < 2 {
+        return None;
+    }
+    let ctx = Ctx { file, text };
+    let ctxs = [&ctx];
+    let mut targets: Option<Targets> = None;
+    let mut validated = 0;
+    for (k, &start) in starts.iter().enumerate() {
+        let end = starts.get(k + 1).copied().unwrap_or(text.len());
+        let piece: RawFile = toml::from_str(&text[start..end]).ok()?;
+        let list = if start == 0 {
+            let ex = piece.exporter.unwrap_or_default();
+            if ex.include.is_some() {
+                return None;
+            }
+            let exporter = validate::exporter(ex, &ctx).ok()?;
+            targets = Some(Targets::new(exporter, count_targets(text), running));
+            piece.target
+        } else {
+            if piece.exporter.is_some() {
+                return None;
+            }
+            shifted(piece.target, start)
+        };
+        targets.as_mut()?.add(&ctxs, 0, validated, &list).ok()?;
+        validated += list.len();
+    }
+    Some(targets?.finish())
+}
+
+/// `[[target]]` lines in `text`: at least one per 11 bytes, so room reserved for this many
+/// is bounded by the file's size.
+fn count_targets(text: &str) -> usize {
+    text.split_inclusive('\n')
+        .filter(|l| l.trim_end() == "[[target]]")
+        .count()
 }
 
 /// Byte offsets where pieces start: 0, then every `per_piece`th `[[target]]` line. Only 0
@@ -121,6 +174,8 @@ fn piece_starts(text: &str, per_piece: usize) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
+
     use crate::config::{parse, validate, Config};
 
     /// Parses `text` in pieces of `n` targets the way the real parse does.
@@ -181,6 +236,63 @@ mod tests {
             let whole = parse("exporter.toml", &text).unwrap_err();
             assert_eq!(in_pieces(&text, 2).unwrap_err(), whole, "{text}");
         }
+    }
+
+    /// Validated a piece at a time, the config is the whole parse's; where that path cannot
+    /// give the same (`[exporter]` in a later piece, `include`) or an error is found, it
+    /// steps aside for the whole-file path, whose messages are the reference.
+    #[test]
+    fn validated_in_pieces_same_as_whole() {
+        let labelled = "[[target]]\nname = \"l\"\nprotocol = \"a2s\"\naddress = \"127.0.0.2\"\n[target.labels]\nregion = \"eu\"\n";
+        let none = Running::none();
+        for text in [
+            format!("[exporter]\ninterval = \"30s\"\n{}", targets(7)),
+            format!("# a comment\n{}{labelled}", targets(5)),
+        ] {
+            let whole = parse("exporter.toml", &text).unwrap();
+            assert_eq!(
+                validate_in_pieces("exporter.toml", &text, 2, &none),
+                Some(whole)
+            );
+        }
+        let base = targets(6);
+        for text in [
+            format!("{}{labelled}[exporter]\ntimeout = \"3s\"\n", targets(5)),
+            format!("[exporter]\ninclude = [\"x/*.toml\"]\n{base}"),
+            base.replace("address = \"127.0.0.1:1004\"", "address = \"\""),
+            format!(
+                "{base}[[target]]\nname = \"t1\"\nprotocol = \"a2s\"\naddress = \"127.0.0.3\"\n"
+            ),
+            base.replace("name = \"t5\"", "name = \"t5"),
+            format!("[exporter]\ninterval = \"30s\"\n{base}[exporter]\ntimeout = \"1s\"\n"),
+            format!("[exporter]\ninterval = \"1s\"\ntimeout = \"2s\"\n{base}"),
+        ] {
+            assert_eq!(
+                validate_in_pieces("exporter.toml", &text, 2, &none),
+                None,
+                "{text}"
+            );
+        }
+        // Too small to cut: one piece.
+        assert_eq!(
+            validate_in_pieces("exporter.toml", &targets(3), 5, &none),
+            None
+        );
+    }
+
+    /// With running targets given, every equal one is the running copy (a reload holds new
+    /// copies of changed targets only); a changed one is new.
+    #[test]
+    fn validated_in_pieces_shares_running_targets() {
+        let text = targets(7);
+        let running = parse("exporter.toml", &text).unwrap().targets;
+        let changed = text.replace("127.0.0.1:1003", "127.0.0.1:2003");
+        let config =
+            validate_in_pieces("exporter.toml", &changed, 2, &Running::new(&running)).unwrap();
+        for (new, old) in config.targets.iter().zip(&running) {
+            assert_eq!(Arc::ptr_eq(new, old), new.name != "t3", "{}", new.name);
+        }
+        assert_eq!(config.targets[3].address.to_string(), "127.0.0.1:2003");
     }
 
     /// A multi-line string could hold a `[[target]]` line as text: such a file is one piece.

@@ -73,7 +73,17 @@ pub(super) fn validate(
     sources: &[(Ctx, &[Spanned<RawTarget>])],
     running: &Running,
 ) -> Result<Config, ConfigError> {
-    let ctx = &sources[0].0;
+    let total = sources.iter().map(|(_, t)| t.len()).sum();
+    let mut targets = Targets::new(exporter(ex, &sources[0].0)?, total, running);
+    let ctxs: Vec<&Ctx> = sources.iter().map(|(c, _)| c).collect();
+    for (source, (_, list)) in sources.iter().enumerate() {
+        targets.add(&ctxs, source, 0, list)?;
+    }
+    Ok(targets.finish())
+}
+
+/// `[exporter]`, checked; `ctx` is the main file.
+pub(super) fn exporter(ex: RawExporter, ctx: &Ctx) -> Result<Exporter, ConfigError> {
     let listen = match &ex.listen {
         Some(v) => v.get_ref().parse::<SocketAddr>().map_err(|_| {
             ctx.err(
@@ -153,12 +163,57 @@ pub(super) fn validate(
         None => None,
     };
 
-    let total = sources.iter().map(|(_, t)| t.len()).sum();
-    let mut targets: Vec<Arc<Target>> = Vec::with_capacity(total);
-    // Name -> (source, byte offset) of its first use.
-    let mut seen: BTreeMap<String, (usize, usize)> = BTreeMap::new();
-    for (source, (ctx, list)) in sources.iter().enumerate() {
+    Ok(Exporter {
+        listen,
+        interval,
+        timeout,
+        max_concurrent_polls,
+        limits,
+        probe_allowed_networks,
+        http_header_timeout,
+        shard,
+    })
+}
+
+/// The targets validated so far, a source (a file, or a piece of one) at a time: a large
+/// file's raw targets need not all be alive at once (see `pieces`).
+pub(super) struct Targets<'r> {
+    exporter: Exporter,
+    targets: Vec<Arc<Target>>,
+    /// Name -> (source, byte offset) of its first use.
+    seen: BTreeMap<String, (usize, usize)>,
+    running: &'r Running<'r>,
+}
+
+impl<'r> Targets<'r> {
+    /// `expected`: how many targets to reserve room for.
+    pub(super) fn new(exporter: Exporter, expected: usize, running: &'r Running<'r>) -> Self {
+        Targets {
+            exporter,
+            targets: Vec::with_capacity(expected),
+            seen: BTreeMap::new(),
+            running,
+        }
+    }
+
+    /// Validates `list`, the targets of `ctxs[source]` from its `first`th on (error messages
+    /// count targets per file).
+    pub(super) fn add(
+        &mut self,
+        ctxs: &[&Ctx],
+        source: usize,
+        first: usize,
+        list: &[Spanned<RawTarget>],
+    ) -> Result<(), ConfigError> {
+        let ctx = ctxs[source];
+        let (interval, timeout, limits) = (
+            self.exporter.interval,
+            self.exporter.timeout,
+            self.exporter.limits,
+        );
+        let (targets, seen, running) = (&mut self.targets, &mut self.seen, self.running);
         for (i, spanned) in list.iter().enumerate() {
+            let i = first + i;
             let t = spanned.get_ref();
             let key = |k: &str| format!("target[{i}].{k}");
             let name = t.name.get_ref().clone();
@@ -173,7 +228,7 @@ pub(super) fn validate(
                 let first = if first_source == source {
                     format!("line {}", line_of(ctx.text, first))
                 } else {
-                    let c = &sources[first_source].0;
+                    let c = ctxs[first_source];
                     format!("{}:{}", c.file, line_of(c.text, first))
                 };
                 return Err(ctx.err(
@@ -282,21 +337,16 @@ pub(super) fn validate(
                 ..Target::new(name, protocol, address)
             }));
         }
+        Ok(())
     }
-    Ok(Config {
-        exporter: Exporter {
-            listen,
-            interval,
-            timeout,
-            max_concurrent_polls,
-            limits,
-            probe_allowed_networks,
-            http_header_timeout,
-            shard,
-        },
-        targets,
-        includes: Vec::new(),
-    })
+
+    pub(super) fn finish(self) -> Config {
+        Config {
+            exporter: self.exporter,
+            targets: self.targets,
+            includes: Vec::new(),
+        }
+    }
 }
 
 /// `players = true | false | { max_series = N }`.
