@@ -858,6 +858,11 @@ async fn daemon_steady_state(
         _ => None,
     };
 
+    println!(
+        "# {name}: after the window, before the reloads: VmRSS {:.1} MiB, VmHWM {:.1} MiB",
+        vm_kib("VmRSS:") as f64 / 1024.0,
+        vm_hwm_kib() as f64 / 1024.0
+    );
     // Reload with one target changed: the other targets keep their tasks and counters.
     let mut changed = (*daemon.config()).clone();
     if let Some(t) = changed.targets.first_mut() {
