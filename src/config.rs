@@ -110,17 +110,21 @@ pub fn load(path: &Path) -> Result<Config, ConfigError> {
 /// [`load`] for a running daemon: every target equal to one of `running` is that one (the
 /// same `Arc`), so a reload holds new copies only of what changed (see `config/reuse.rs`).
 pub fn reload(path: &Path, running: &[Arc<Target>]) -> Result<Config, ConfigError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| ConfigError(format!("{}: cannot read: {e}", path.display())))?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.display().to_string());
+    let running = reuse::Running::new(running);
+    if let Some(config) = pieces::load_in_pieces(path, &name, pieces::PIECE_TARGETS, &running) {
+        return Ok(config);
+    }
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| ConfigError(format!("{}: cannot read: {e}", path.display())))?;
     let origin = include::Origin {
         dir: path.parent().unwrap_or(Path::new("")),
         main: Some(path),
     };
-    let config = parse_in(&name, &text, Some(origin), &reuse::Running::new(running))?;
+    let config = parse_in(&name, &text, Some(origin), &running)?;
     for i in config.includes.iter().filter(|i| i.files.is_empty()) {
         tracing::info!(pattern = %i.pattern, "exporter.include: the pattern matches no files");
     }
@@ -130,7 +134,11 @@ pub fn reload(path: &Path, running: &[Arc<Target>]) -> Result<Config, ConfigErro
 /// Validates `text`; `file` names it in error messages. It cannot `include` (nothing to be
 /// relative to): use [`load`] for that.
 pub fn parse(file: &str, text: &str) -> Result<Config, ConfigError> {
-    parse_in(file, text, None, &reuse::Running::none())
+    let none = reuse::Running::none();
+    if let Some(config) = pieces::validate_in_pieces(file, text, pieces::PIECE_TARGETS, &none) {
+        return Ok(config);
+    }
+    parse_in(file, text, None, &none)
 }
 
 fn parse_in(
@@ -139,9 +147,6 @@ fn parse_in(
     origin: Option<include::Origin>,
     running: &reuse::Running,
 ) -> Result<Config, ConfigError> {
-    if let Some(config) = pieces::validate_in_pieces(file, text, pieces::PIECE_TARGETS, running) {
-        return Ok(config);
-    }
     let raw: RawFile = pieces::decode(file, text, pieces::PIECE_TARGETS)?;
     let ctx = Ctx { file, text };
     let patterns = raw

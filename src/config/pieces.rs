@@ -115,20 +115,103 @@ pub(super) fn validate_in_pieces(
     if starts.len() < 2 {
         return None;
     }
-    let ctx = Ctx { file, text };
-    let ctxs = [&ctx];
-    let mut targets: Option<Targets> = None;
-    let mut validated = 0;
+    let mut pieces = InPieces::new(file, count_targets(text), running);
     for (k, &start) in starts.iter().enumerate() {
         let end = starts.get(k + 1).copied().unwrap_or(text.len());
-        let piece: RawFile = toml::from_str(&text[start..end]).ok()?;
+        pieces.piece(start, &text[start..end])?;
+    }
+    pieces.finish()
+}
+
+/// [`validate_in_pieces`] reading the file a piece at a time: the whole text (7 MB at
+/// 100,000 targets) is not held either. The file is read twice: once to count its targets
+/// (room for them is reserved once) and to rule out multi-line strings, once to validate.
+/// `None` as for [`validate_in_pieces`], and when the file cannot be read or is not UTF-8:
+/// the caller reads it whole and reports what is wrong.
+pub(super) fn load_in_pieces(
+    path: &std::path::Path,
+    file: &str,
+    per_piece: usize,
+    running: &Running,
+) -> Option<Config> {
+    use std::io::{BufRead, BufReader};
+    let open = || std::fs::File::open(path).ok().map(BufReader::new);
+    let mut line = String::new();
+    let (mut reader, mut targets) = (open()?, 0usize);
+    loop {
+        line.clear();
+        if reader.read_line(&mut line).ok()? == 0 {
+            break;
+        }
+        if line.contains("\"\"\"") || line.contains("'''") {
+            return None;
+        }
+        targets += usize::from(line.trim_end() == "[[target]]");
+    }
+    if per_piece == 0 || targets <= per_piece {
+        return None;
+    }
+    let mut pieces = InPieces::new(file, targets, running);
+    let (mut reader, mut piece) = (open()?, String::new());
+    let (mut start, mut at, mut seen) = (0usize, 0usize, 0usize);
+    loop {
+        line.clear();
+        let n = reader.read_line(&mut line).ok()?;
+        if n == 0 {
+            break;
+        }
+        // Cut where `piece_starts` cuts.
+        if line.trim_end() == "[[target]]" {
+            if seen > 0 && seen % per_piece == 0 && at >= 2 {
+                pieces.piece(start, &piece)?;
+                piece.clear();
+                start = at;
+            }
+            seen += 1;
+        }
+        piece.push_str(&line);
+        at += n;
+    }
+    pieces.piece(start, &piece)?;
+    pieces.finish()
+}
+
+/// The pieces validated so far.
+struct InPieces<'r> {
+    file: &'r str,
+    expected: usize,
+    running: &'r Running<'r>,
+    /// From the first piece on, which holds `[exporter]` if the file has one.
+    targets: Option<Targets<'r>>,
+    validated: usize,
+}
+
+impl<'r> InPieces<'r> {
+    fn new(file: &'r str, expected: usize, running: &'r Running<'r>) -> Self {
+        InPieces {
+            file,
+            expected,
+            running,
+            targets: None,
+            validated: 0,
+        }
+    }
+
+    /// The piece `text`, `start` bytes into the file.
+    fn piece(&mut self, start: usize, text: &str) -> Option<()> {
+        let piece: RawFile = toml::from_str(text).ok()?;
+        // Errors only make this path step aside, so the piece alone locates them well enough.
+        let ctx = Ctx {
+            file: self.file,
+            text,
+        };
         let list = if start == 0 {
             let ex = piece.exporter.unwrap_or_default();
             if ex.include.is_some() {
                 return None;
             }
             let exporter = validate::exporter(ex, &ctx).ok()?;
-            targets = Some(Targets::new(exporter, count_targets(text), running));
+            self.targets = Some(Targets::new(exporter, self.expected, self.running));
             piece.target
         } else {
             if piece.exporter.is_some() {
@@ -136,10 +219,17 @@ pub(super) fn validate_in_pieces(
             }
             shifted(piece.target, start)
         };
-        targets.as_mut()?.add(&ctxs, 0, validated, &list).ok()?;
-        validated += list.len();
+        self.targets
+            .as_mut()?
+            .add(&[&ctx], 0, self.validated, &list)
+            .ok()?;
+        self.validated += list.len();
+        Some(())
     }
-    Some(targets?.finish())
+
+    fn finish(self) -> Option<Config> {
+        Some(self.targets?.finish())
+    }
 }
 
 /// `[[target]]` lines in `text`: at least one per 11 bytes, so room reserved for this many
@@ -244,16 +334,12 @@ mod tests {
     #[test]
     fn validated_in_pieces_same_as_whole() {
         let labelled = "[[target]]\nname = \"l\"\nprotocol = \"a2s\"\naddress = \"127.0.0.2\"\n[target.labels]\nregion = \"eu\"\n";
-        let none = Running::none();
         for text in [
             format!("[exporter]\ninterval = \"30s\"\n{}", targets(7)),
             format!("# a comment\n{}{labelled}", targets(5)),
         ] {
             let whole = parse("exporter.toml", &text).unwrap();
-            assert_eq!(
-                validate_in_pieces("exporter.toml", &text, 2, &none),
-                Some(whole)
-            );
+            assert_eq!(both(&text, 2), Some(whole));
         }
         let base = targets(6);
         for text in [
@@ -267,17 +353,31 @@ mod tests {
             format!("[exporter]\ninterval = \"30s\"\n{base}[exporter]\ntimeout = \"1s\"\n"),
             format!("[exporter]\ninterval = \"1s\"\ntimeout = \"2s\"\n{base}"),
         ] {
-            assert_eq!(
-                validate_in_pieces("exporter.toml", &text, 2, &none),
-                None,
-                "{text}"
-            );
+            assert_eq!(both(&text, 2), None, "{text}");
         }
         // Too small to cut: one piece.
+        assert_eq!(both(&targets(3), 5), None);
         assert_eq!(
-            validate_in_pieces("exporter.toml", &targets(3), 5, &none),
+            both(&format!("{}x = \"\"\"\n\"\"\"\n", targets(6)), 2),
             None
         );
+    }
+
+    /// [`validate_in_pieces`] of `text`, checked to be what [`load_in_pieces`] gives for a
+    /// file holding it.
+    fn both(text: &str, n: usize) -> Option<Config> {
+        let none = Running::none();
+        let path = std::env::temp_dir().join(format!(
+            "gse-pieces-{}-{:?}.toml",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        std::fs::write(&path, text).unwrap();
+        let from_file = load_in_pieces(&path, "exporter.toml", n, &none);
+        std::fs::remove_file(&path).unwrap();
+        let from_text = validate_in_pieces("exporter.toml", text, n, &none);
+        assert_eq!(from_file, from_text, "{text}");
+        from_text
     }
 
     /// With running targets given, every equal one is the running copy (a reload holds new
