@@ -1,4 +1,4 @@
-//! A large configuration file parsed in pieces of a few thousand targets.
+//! A large configuration file parsed in pieces of a few hundred targets.
 //!
 //! toml builds a token list and a document tree of the whole text before serde sees any of
 //! it: at 100,000 targets (a 7.5 MB file) that was ~230 MB, the exporter's peak memory at
@@ -10,11 +10,21 @@
 //! of the text, and the spans of its targets (which every error message is located by) are
 //! then moved by the piece's offset, so they are those of the whole file; a later piece with
 //! `[exporter]` in it is parsed behind a comment line as long as everything before it
-//! instead. Whenever a piece does not parse, or
-//! two pieces define `[exporter]`, the whole file is parsed instead, so errors read exactly
-//! as before; so is a file containing a multi-line string, in which a `[[target]]` line
-//! could be text. Files pulled in by `include` are parsed whole: a fleet split over several
-//! files already comes in pieces.
+//! instead.
+//!
+//! Two paths, tried in this order:
+//! - [`load_in_pieces`] / [`validate_in_pieces`]: each piece read (from the file) or cut
+//!   (from the text), parsed and validated into targets before the next, so neither the
+//!   whole text nor the raw form of the whole fleet is ever held: at 100,000 targets a load
+//!   peaks at ~30 MB of heap for a 24.5 MB result, and a reload at ~7 MB over the running
+//!   daemon (was ~98 MB for both). It steps aside (`None`) for anything unusual and for any
+//!   error, so that:
+//! - [`decode`] then `validate` take the file as before: every raw target first, then
+//!   validation; their errors are the reference. Whenever a piece does not parse, or two
+//!   pieces define `[exporter]`, the whole file is parsed at once, so errors read exactly
+//!   as they always have; so is a file containing a multi-line string, in which a
+//!   `[[target]]` line could be text. Files pulled in by `include` are parsed whole: a
+//!   fleet split over several files already comes in pieces.
 
 use toml::Spanned;
 
@@ -25,10 +35,10 @@ use super::validate::{self, Targets};
 use super::{Config, ConfigError};
 
 /// Targets per piece: a piece costs one parse's set-up, and toml holds its token list
-/// (reserved at one token per input byte, ~24 bytes each: ~1.7 MB for 1,000 targets) and its
+/// (reserved at one token per input byte, ~24 bytes each: ~0.4 MB for 250 targets) and its
 /// tree while the piece is parsed. 5,000 behind whole-file padding peaked at ~98 MB of heap
 /// for a 100,000-target file (benches/RESULTS.md, r3-reload).
-pub(super) const PIECE_TARGETS: usize = 1_000;
+pub(super) const PIECE_TARGETS: usize = 250;
 
 /// The file's targets and `[exporter]`, as a whole-file parse would give them.
 pub(super) fn decode(file: &str, text: &str, per_piece: usize) -> Result<RawFile, ConfigError> {
@@ -211,7 +221,11 @@ impl<'r> InPieces<'r> {
                 return None;
             }
             let exporter = validate::exporter(ex, &ctx).ok()?;
-            self.targets = Some(Targets::new(exporter, self.expected, self.running));
+            self.targets = Some(Targets::new_unchecked(
+                exporter,
+                self.expected,
+                self.running,
+            ));
             piece.target
         } else {
             if piece.exporter.is_some() {
@@ -227,8 +241,11 @@ impl<'r> InPieces<'r> {
         Some(())
     }
 
+    /// The config, if every name is unique (a duplicate's message comes from the whole-file
+    /// path, which knows where each name was first used).
     fn finish(self) -> Option<Config> {
-        Some(self.targets?.finish())
+        let targets = self.targets?;
+        targets.unique().then(|| targets.finish())
     }
 }
 
