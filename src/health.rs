@@ -51,7 +51,7 @@ pub fn health(state: &State, target: Option<&str>, owner: Option<String>) -> (St
             true,
             Some(s.online),
             Some(s.max),
-            Some(s.latency.as_secs_f64()),
+            Some(s.latency().as_secs_f64()),
             None,
         ),
         Some(Outcome::Down(f)) => (

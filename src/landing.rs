@@ -1,7 +1,13 @@
-//! The landing page at `/`: every target, its state, a `/probe` link and a `debug=true` one.
-//! Server strings are hostile, so everything shown is escaped.
+//! The landing page at `/`: how many targets are up, down and pending, and a table of targets
+//! with their state, a `/probe` link and a `debug=true` one. Server strings are hostile, so
+//! everything shown is escaped.
+//!
+//! The table stops at [`MAX_ROWS`], down targets first: at 100,000 targets the whole table was
+//! 30 MB of HTML (held whole, then gzipped), more than a browser shows or the exporter should
+//! hold for a page view. `/sd` lists every target.
 
 use std::fmt::Write;
+use std::sync::Arc;
 
 use crate::state::{Entry, Outcome};
 
@@ -30,18 +36,51 @@ fn url_escape(out: &mut String, s: &str) {
     }
 }
 
-/// The HTML page listing every target with its last result and a probe link.
-pub fn page(entries: &[Entry]) -> String {
-    let mut h = String::with_capacity(1024 + entries.len() * 256);
+/// Rows the table shows at most.
+pub const MAX_ROWS: usize = 1000;
+
+/// The HTML page: counts by state, then targets with their last result and probe links,
+/// down ones first, at most [`MAX_ROWS`].
+pub fn page(entries: &[Arc<Entry>]) -> String {
+    let down = |e: &&Arc<Entry>| matches!(e.last, Some(Outcome::Down(_)));
+    let up = entries
+        .iter()
+        .filter(|e| matches!(e.last, Some(Outcome::Up(_))))
+        .count();
+    let failing = entries.iter().filter(down).count();
+    let shown = entries.len().min(MAX_ROWS);
+    let mut h = String::with_capacity(1024 + shown * 256);
     h.push_str(concat!(
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>gameserver-exporter</title></head>\n",
         "<body><h1>gameserver-exporter ",
         env!("CARGO_PKG_VERSION"),
         "</h1>\n<p><a href=\"/metrics\">metrics</a> · <a href=\"/sd\">service discovery</a> · ",
-        "<a href=\"/-/ready\">ready</a></p>\n<table>\n",
+        "<a href=\"/-/ready\">ready</a></p>\n"
+    ));
+    let _ = writeln!(
+        h,
+        "<p>{} targets: {up} up, {failing} down, {} pending.</p>",
+        entries.len(),
+        entries.len() - up - failing
+    );
+    if shown < entries.len() {
+        let _ = writeln!(
+            h,
+            "<p>The first {shown} are shown, down ones first; <a href=\"/sd\">/sd</a> lists \
+             all {}.</p>",
+            entries.len()
+        );
+    }
+    h.push_str(concat!(
+        "<table>\n",
         "<tr><th>target</th><th>protocol</th><th>address</th><th>state</th><th>server</th><th>players</th><th>last error</th><th></th></tr>\n"
     ));
-    for e in entries {
+    let rows = entries
+        .iter()
+        .filter(down)
+        .chain(entries.iter().filter(|e| !down(e)))
+        .take(MAX_ROWS);
+    for e in rows {
         let t = &e.meta.target;
         h.push_str("<tr><td>");
         html_escape(&mut h, &t.name);
@@ -81,6 +120,60 @@ mod tests {
         let mut s = String::new();
         html_escape(&mut s, "<script>\"a'&\n");
         assert_eq!(s, "&lt;script&gt;&quot;a&#39;&amp;");
+    }
+
+    /// Counts cover every target; the table stops at MAX_ROWS with down targets first and
+    /// says so.
+    #[test]
+    fn capped_down_first() {
+        use crate::state::{State, TargetMeta};
+        use crate::status::{Failure, Reason, Status};
+        use crate::target::{Address, Protocol, Target};
+        use std::time::{Duration, SystemTime};
+        let state = State::default();
+        let n = MAX_ROWS + 5;
+        for i in 0..n {
+            let t = Target::new(
+                format!("t{i:05}"),
+                Protocol::A2s,
+                Address::parse("127.0.0.1:1").unwrap(),
+            );
+            let meta = Arc::new(TargetMeta::new(t));
+            let recorder = state.insert(meta);
+            let result = match i {
+                0 => continue,
+                _ if i == n - 1 => Err(Failure::new(Reason::Timeout, "late")),
+                _ => Ok(Status::default()),
+            };
+            recorder.record(result, Duration::ZERO, SystemTime::now());
+        }
+        let page = page(&state.snapshot());
+        assert!(page.contains(&format!(
+            "<p>{n} targets: {} up, 1 down, 1 pending.</p>",
+            n - 2
+        )));
+        assert!(page.contains(&format!("The first {MAX_ROWS} are shown")));
+        assert_eq!(page.matches("<tr><td>").count(), MAX_ROWS);
+        let last = format!("<tr><td>t{:05}</td>", n - 1);
+        let first = "<tr><td>t00000</td>";
+        // The down target leads; the pending one comes next in name order.
+        assert!(page.find(&last).unwrap() < page.find(first).unwrap());
+        assert!(!page.contains(&format!("<tr><td>t{:05}</td>", n - 2)));
+        let small = page_of(3);
+        assert!(!small.contains("are shown"));
+    }
+
+    fn page_of(n: usize) -> String {
+        let state = crate::state::State::default();
+        for i in 0..n {
+            let t = crate::target::Target::new(
+                format!("t{i}"),
+                crate::target::Protocol::A2s,
+                crate::target::Address::parse("127.0.0.1:1").unwrap(),
+            );
+            state.insert(Arc::new(crate::state::TargetMeta::new(t)));
+        }
+        page(&state.snapshot())
     }
 
     /// Probe links carry the target name percent-encoded.

@@ -138,7 +138,7 @@ fn configured(daemon: &Daemon, name: &str) -> Result<Arc<TargetMeta>, Refused> {
         });
     };
     Ok(match daemon.state().get(name) {
-        Some(e) if e.meta.target == *t => e.meta,
+        Some(e) if e.meta.target == *t => e.meta.clone(),
         _ => Arc::new(TargetMeta::new(t.clone())),
     })
 }

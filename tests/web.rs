@@ -20,10 +20,14 @@ use rcgen::{
     BasicConstraints, CertificateParams, CertifiedIssuer, ExtendedKeyUsagePurpose, IsCa, KeyPair,
 };
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, ServerName};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::AsyncReadExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 use tokio_rustls::TlsConnector;
+
+#[path = "support/http.rs"]
+mod http;
+use http::{exchange, plain, Reply};
 
 /// `127.0.0.1:1` is up with 3/10 players; everything else times out.
 struct Fake;
@@ -131,56 +135,6 @@ async fn start(dir: PathBuf, web: Option<&str>) -> Running {
         stop: Some(tx),
         task,
     }
-}
-
-#[derive(Debug)]
-struct Reply {
-    status: u16,
-    head: String,
-    body: Vec<u8>,
-}
-
-impl Reply {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.head.lines().skip(1).find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            k.eq_ignore_ascii_case(name).then(|| v.trim())
-        })
-    }
-
-    fn text(&self) -> &str {
-        std::str::from_utf8(&self.body).unwrap()
-    }
-}
-
-/// One request on `s`, read to the end. `None` if no HTTP reply came (handshake refused,
-/// connection closed).
-async fn exchange<S: AsyncRead + AsyncWrite + Unpin>(
-    mut s: S,
-    method: &str,
-    path: &str,
-    extra: &str,
-) -> Option<Reply> {
-    let req = format!("{method} {path} HTTP/1.1\r\nHost: x\r\n{extra}Connection: close\r\n\r\n");
-    s.write_all(req.as_bytes()).await.ok()?;
-    let mut buf = Vec::new();
-    // A TLS peer that closes without close_notify ends in an error after the data; keep what
-    // arrived.
-    let _ = tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut buf))
-        .await
-        .expect("reply or close in time");
-    let end = buf.windows(4).position(|w| w == b"\r\n\r\n")?;
-    let head = String::from_utf8(buf[..end].to_vec()).ok()?;
-    let status = head.get(9..12)?.parse().ok()?;
-    Some(Reply {
-        status,
-        head,
-        body: buf[end + 4..].to_vec(),
-    })
-}
-
-async fn plain(addr: SocketAddr, method: &str, path: &str, extra: &str) -> Option<Reply> {
-    exchange(TcpStream::connect(addr).await.unwrap(), method, path, extra).await
 }
 
 fn basic(user: &str, password: &str) -> String {

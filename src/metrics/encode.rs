@@ -50,6 +50,12 @@ pub enum Kind {
 
 /// Appends `v` escaped as a label value: `\`, `"` and newline escaped, nothing else touched.
 pub fn push_label_value(out: &mut String, v: &str) {
+    // Names and label values almost never need escaping: copied whole (every sample line
+    // writes its target's labels).
+    if !v.bytes().any(|b| matches!(b, b'\\' | b'"' | b'\n')) {
+        out.push_str(v);
+        return;
+    }
     for c in v.chars() {
         match c {
             '\\' => out.push_str("\\\\"),
@@ -82,6 +88,23 @@ pub fn push_server_string(out: &mut String, v: &str) {
             '\n' => out.push_str("\\n"),
             c => out.push(c),
         }
+    }
+}
+
+/// A sample line's leading labels, written as the line is: a target's label set
+/// ([`super::labels::of`]), or a fixed string (empty for none).
+pub trait LabelSet {
+    fn is_empty(&self) -> bool;
+    fn write_to(&self, out: &mut String);
+}
+
+impl LabelSet for &str {
+    fn is_empty(&self) -> bool {
+        str::is_empty(self)
+    }
+
+    fn write_to(&self, out: &mut String) {
+        out.push_str(self);
     }
 }
 
@@ -169,14 +192,14 @@ impl<'w> Encoder<'w> {
         let _ = writeln!(self.out, "# TYPE {base} {kind_str}");
     }
 
-    /// Starts a sample line of `family` with its pre-encoded labels (may be empty); finish
-    /// it with [`Encoder::label`]s and one `value_*`.
-    pub fn start(&mut self, family: &Family, labels: &str) {
+    /// Starts a sample line of `family` with its leading labels (may be empty); finish it
+    /// with [`Encoder::label`]s and one `value_*`.
+    pub fn start(&mut self, family: &Family, labels: impl LabelSet) {
         self.out.push_str(family.name);
         self.braces = !labels.is_empty();
         if self.braces {
             self.out.push('{');
-            self.out.push_str(labels);
+            labels.write_to(&mut self.out);
         }
     }
 
@@ -230,12 +253,12 @@ impl<'w> Encoder<'w> {
     }
 
     /// One sample with just the given labels.
-    pub fn sample_u64(&mut self, family: &Family, labels: &str, v: u64) {
+    pub fn sample_u64(&mut self, family: &Family, labels: impl LabelSet, v: u64) {
         self.start(family, labels);
         self.value_u64(v);
     }
 
-    pub fn sample_f64(&mut self, family: &Family, labels: &str, v: f64) {
+    pub fn sample_f64(&mut self, family: &Family, labels: impl LabelSet, v: f64) {
         self.start(family, labels);
         self.value_f64(v);
     }

@@ -3,9 +3,10 @@
 //! Every family (name, type, help, labels) is declared once, in [`families`]; a target's
 //! label set is encoded once and cached ([`labels`]).
 //!
-//! Nothing lives on in metric objects: each scrape copies a snapshot out of
-//! [`crate::state::State`] (reference-counted pointers only, under a short lock) and encodes it
-//! into one pre-sized string, so a target removed by a reload simply stops appearing.
+//! Nothing lives on in metric objects: each scrape takes a snapshot out of
+//! [`crate::state::State`] (one pointer per target, under a short lock) and encodes it, whole
+//! ([`render`]) or in chunks into a writer ([`render_to`], what `/metrics` sends while it
+//! renders), so a target removed by a reload simply stops appearing.
 //!
 //! # What a target publishes
 //! - never polled yet: only `gameserver_queries_total 0` (no `up`, so no alert fires before the
@@ -27,6 +28,7 @@ pub mod labels;
 mod players;
 pub mod process;
 
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use encode::Encoder;
@@ -56,7 +58,7 @@ pub struct Globals {
 }
 
 /// The whole `/metrics` page.
-pub fn render(format: Format, entries: &[Entry], globals: &Globals) -> String {
+pub fn render(format: Format, entries: &[Arc<Entry>], globals: &Globals) -> String {
     let mut enc = Encoder::new(format, 4096 + entries.len() * 900);
     page(&mut enc, entries, globals);
     enc.finish()
@@ -66,7 +68,7 @@ pub fn render(format: Format, entries: &[Entry], globals: &Globals) -> String {
 /// gzips it on the fly): the same bytes as [`render`] without holding the page.
 pub fn render_to(
     format: Format,
-    entries: &[Entry],
+    entries: &[Arc<Entry>],
     globals: &Globals,
     sink: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
@@ -75,7 +77,7 @@ pub fn render_to(
     enc.finish_streaming()
 }
 
-fn page(enc: &mut Encoder<'_>, entries: &[Entry], globals: &Globals) {
+fn page(enc: &mut Encoder<'_>, entries: &[Arc<Entry>], globals: &Globals) {
     targets(enc, entries, true);
 
     let [protocol_label] = F::TARGETS_LABELS;
@@ -120,7 +122,8 @@ fn shard_info(enc: &mut Encoder, shard: Shard) {
 /// The `/probe` answer for one target: its gauges, without the long-running counters.
 pub fn render_probe(format: Format, entry: &Entry) -> String {
     let mut enc = Encoder::new(format, 1024);
-    targets(&mut enc, std::slice::from_ref(entry), false);
+    // A probe's entry is its own, not the state's: shared here only for the slice's type.
+    targets(&mut enc, &[Arc::new(entry.clone())], false);
     enc.finish()
 }
 
@@ -131,7 +134,7 @@ fn up(e: &Entry) -> Option<&crate::state::Published> {
     }
 }
 
-fn targets(enc: &mut Encoder, entries: &[Entry], counters: bool) {
+fn targets(enc: &mut Encoder, entries: &[Arc<Entry>], counters: bool) {
     enc.family(&F::UP);
     for e in entries.iter().filter(|e| e.last.is_some()) {
         enc.sample_u64(&F::UP, labels::of(&e.meta), u64::from(up(e).is_some()));
@@ -163,7 +166,7 @@ fn targets(enc: &mut Encoder, entries: &[Entry], counters: bool) {
     enc.family(&F::LATENCY);
     for e in entries {
         if let Some(s) = up(e) {
-            let v = s.latency.as_secs_f64();
+            let v = s.latency().as_secs_f64();
             enc.sample_f64(&F::LATENCY, labels::of(&e.meta), v);
         }
     }
@@ -183,7 +186,7 @@ fn targets(enc: &mut Encoder, entries: &[Entry], counters: bool) {
     players::per_player(enc, entries);
     enc.family(&F::QUERY_DURATION);
     for e in entries.iter().filter(|e| e.last.is_some()) {
-        let v = e.last_duration.as_secs_f64();
+        let v = e.last_duration().as_secs_f64();
         enc.sample_f64(&F::QUERY_DURATION, labels::of(&e.meta), v);
     }
     if !counters {
@@ -265,7 +268,7 @@ mod tests {
 
     /// Three targets: up (hostile name, bots, queue, players and rules on), down after a
     /// success, never polled.
-    fn filled() -> (Vec<Entry>, Globals) {
+    fn filled() -> (Vec<Arc<Entry>>, Globals) {
         let state = State::default();
         let a = Arc::new(TargetMeta::new(Target {
             players: Some(PlayerSeries { max_series: 2 }),

@@ -6,6 +6,8 @@
 //! appearing. Targets with `players` and `rules` off write nothing here but
 //! `gameserver_player_seconds_total`.
 
+use std::sync::Arc;
+
 use super::encode::Encoder;
 use super::families as F;
 use super::labels;
@@ -22,7 +24,7 @@ fn fresh(e: &Entry) -> Option<&Roster> {
 
 /// `gameserver_rule_value` and `gameserver_rule_info`, configured names only (the state keeps
 /// no others).
-pub(super) fn rules(enc: &mut Encoder, entries: &[Entry]) {
+pub(super) fn rules(enc: &mut Encoder, entries: &[Arc<Entry>]) {
     let [rule_label] = F::RULE_LABELS;
     enc.family(&F::RULE_VALUE);
     for e in entries {
@@ -66,7 +68,7 @@ fn number(v: &str) -> Option<f64> {
 
 /// The per-player gauges and `gameserver_player_series_dropped`. `gameserver_player_info`
 /// names every published player, so lists of names only (Minecraft) still say who is online.
-pub(super) fn per_player(enc: &mut Encoder, entries: &[Entry]) {
+pub(super) fn per_player(enc: &mut Encoder, entries: &[Arc<Entry>]) {
     let [player_label] = F::PLAYER_LABELS;
     enc.family(&F::PLAYER_INFO);
     for e in entries {
@@ -115,12 +117,12 @@ pub(super) fn per_player(enc: &mut Encoder, entries: &[Entry]) {
 }
 
 /// Player-time for every polled target; joins and leaves for targets with `players` on.
-pub(super) fn counters(enc: &mut Encoder, entries: &[Entry]) {
+pub(super) fn counters(enc: &mut Encoder, entries: &[Arc<Entry>]) {
     enc.family(&F::PLAYER_SECONDS);
     for e in entries.iter().filter(|e| e.last.is_some()) {
         enc.sample_f64(&F::PLAYER_SECONDS, labels::of(&e.meta), e.player_seconds);
     }
-    let listed = |e: &&Entry| e.last.is_some() && e.meta.target.players.is_some();
+    let listed = |e: &&Arc<Entry>| e.last.is_some() && e.meta.target.players.is_some();
     enc.family(&F::PLAYER_JOINS);
     for e in entries.iter().filter(listed) {
         enc.sample_u64(

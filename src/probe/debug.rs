@@ -199,7 +199,7 @@ impl Transcript {
                     "  up: {} of {} players online, latency {:.3} ms",
                     s.online,
                     s.max,
-                    s.latency.as_secs_f64() * 1e3
+                    s.latency().as_secs_f64() * 1e3
                 );
                 let _ = writeln!(out, "  name {}", safe_line(&format!("{:?}", s.name())));
             }
@@ -224,7 +224,7 @@ impl Transcript {
         let _ = writeln!(
             out,
             "  took {:.3} ms; resends {}; challenge rounds {}; packets cut in this dump {}",
-            entry.last_duration.as_secs_f64() * 1e3,
+            entry.last_duration().as_secs_f64() * 1e3,
             self.resends,
             self.challenge_rounds,
             self.cut

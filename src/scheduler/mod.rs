@@ -318,9 +318,6 @@ impl Scheduler {
     /// Brings the running tasks in line with `targets`. A kept target's entry in `targets` is
     /// replaced by the running task's (equal) one, so the new config and the tasks share each
     /// target instead of holding two copies after a reload.
-    // ByName hashes and compares only the target's name, which never changes; the interior
-    // mutability clippy sees is the meta's label cache.
-    #[allow(clippy::mutable_key_type)]
     pub fn apply(&mut self, targets: &mut [Arc<Target>], max_concurrent: usize) -> Diff {
         self.shared.permits.resize(max_concurrent);
         // Kept targets keep their phase; only targets started by this apply use the new grid.
@@ -723,7 +720,7 @@ mod tests {
         let e = state.get("a").unwrap();
         assert!(e.queries >= 1);
         assert_eq!(e.failures[0], e.queries);
-        assert_eq!(e.last_duration, Duration::from_secs(6));
+        assert_eq!(e.last_duration(), Duration::from_secs(6));
     }
 
     /// Reload by diff: kept targets keep counters, changed ones restart, removed ones vanish.
@@ -762,7 +759,9 @@ mod tests {
         assert!(Arc::ptr_eq(&next[1], &state.get("b").unwrap().meta.target));
         assert_eq!(state.get("b").unwrap().queries, 0);
         let b = state.get("b").unwrap();
-        assert!(crate::metrics::labels::of(&b.meta).contains("region=\"eu\""));
+        assert!(crate::metrics::labels::of(&b.meta)
+            .to_string()
+            .contains("region=\"eu\""));
         assert!(state.get("c").is_none());
         let c_calls = calls_of(&fake, "c").len();
         tokio::time::sleep(Duration::from_secs(25)).await;

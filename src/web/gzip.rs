@@ -78,21 +78,11 @@ pub fn compress(body: &[u8]) -> std::io::Result<Vec<u8>> {
     enc.finish()
 }
 
-/// A gzip writer at [`LEVEL`] for a body produced piece by piece (`/metrics` renders into it,
-/// so the plain page never exists whole); [`GzEncoder::finish`] gives the body.
-///
-/// `expected`: about how many compressed bytes will come. Reserving them up front spares the
-/// doublings of a growing buffer, each of which briefly held the old and the new copy (at
-/// 100,000 targets a 5.5 MB body grew through 4 MB to 8 MB); pages reserved and never
-/// written are never made resident, so a generous guess costs address space, not memory.
-pub fn writer(expected: usize) -> GzEncoder<Vec<u8>> {
-    GzEncoder::new(Vec::with_capacity(expected), Compression::new(LEVEL))
-}
-
-/// [`writer`] sized for a `/metrics` page of `targets` targets: a target's series gzip to
-/// 50-60 bytes without player series (load bench); pages with player series grow past it.
-pub fn metrics_writer(targets: usize) -> GzEncoder<Vec<u8>> {
-    writer(64 * 1024 + targets.saturating_mul(64))
+/// A gzip writer at [`LEVEL`] around `sink`, for a body produced piece by piece (`/metrics`
+/// renders into it while it is sent, so neither the plain page nor its gzip exists whole);
+/// [`GzEncoder::finish`] writes the trailer.
+pub fn writer<W: Write>(sink: W) -> GzEncoder<W> {
+    GzEncoder::new(sink, Compression::new(LEVEL))
 }
 
 /// Marks a response whose body a handler already compressed, so [`encode`] is not applied

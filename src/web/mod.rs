@@ -5,6 +5,7 @@
 //! - [`tls`]: certificates, keys and client certificate policy into a rustls acceptor.
 //! - [`auth`]: bcrypt users with a cache of verified credentials.
 //! - [`gzip`]: `Accept-Encoding` negotiation and the response wrapper.
+//! - [`streamed`]: a response body rendered while it is sent (`/metrics`).
 //!
 //! [`Web`] holds what is in force. It is re-read on every reload together with the main
 //! configuration: both are validated before either is applied, so a bad web config is refused
@@ -18,6 +19,7 @@
 pub mod auth;
 pub mod config;
 pub mod gzip;
+pub mod streamed;
 pub mod tls;
 
 use std::path::{Path, PathBuf};

@@ -1,0 +1,85 @@
+//! A minimal HTTP/1.1 client for integration tests: one request with `Connection: close`,
+//! read to the end, over any stream (plain TCP or TLS), and chunked bodies undone.
+
+// Each test crate that includes this file uses its own subset of it.
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+#[derive(Debug)]
+pub struct Reply {
+    pub status: u16,
+    pub head: String,
+    pub body: Vec<u8>,
+}
+
+impl Reply {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.head.lines().skip(1).find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.eq_ignore_ascii_case(name).then(|| v.trim())
+        })
+    }
+
+    pub fn text(&self) -> &str {
+        std::str::from_utf8(&self.body).unwrap()
+    }
+}
+
+/// One request on `s`, read to the end (at most 20 s). `None` if no HTTP reply came
+/// (handshake refused, connection closed).
+pub async fn exchange<S: AsyncRead + AsyncWrite + Unpin>(
+    mut s: S,
+    method: &str,
+    path: &str,
+    extra: &str,
+) -> Option<Reply> {
+    let req = format!("{method} {path} HTTP/1.1\r\nHost: x\r\n{extra}Connection: close\r\n\r\n");
+    s.write_all(req.as_bytes()).await.ok()?;
+    let mut buf = Vec::new();
+    // A TLS peer that closes without close_notify ends in an error after the data; keep what
+    // arrived.
+    let _ = tokio::time::timeout(Duration::from_secs(20), s.read_to_end(&mut buf))
+        .await
+        .expect("reply or close in time");
+    let end = buf.windows(4).position(|w| w == b"\r\n\r\n")?;
+    let head = String::from_utf8(buf[..end].to_vec()).ok()?;
+    let status = head.get(9..12)?.parse().ok()?;
+    Some(Reply {
+        status,
+        head,
+        body: buf[end + 4..].to_vec(),
+    })
+}
+
+/// One request over plain TCP.
+pub async fn plain(addr: SocketAddr, method: &str, path: &str, extra: &str) -> Option<Reply> {
+    exchange(TcpStream::connect(addr).await.unwrap(), method, path, extra).await
+}
+
+/// Undoes chunked transfer encoding: the body and how many chunks it came in. Panics unless
+/// the body ends with the last chunk (a page cut short must not pass for a whole one).
+pub fn dechunk(mut b: &[u8]) -> (Vec<u8>, usize) {
+    let (mut out, mut chunks) = (Vec::new(), 0);
+    loop {
+        let eol = b
+            .windows(2)
+            .position(|w| w == b"\r\n")
+            .expect("chunk size line");
+        let size = std::str::from_utf8(&b[..eol]).unwrap();
+        let size = usize::from_str_radix(size.split(';').next().unwrap().trim(), 16).unwrap();
+        b = &b[eol + 2..];
+        if size == 0 {
+            assert_eq!(b, b"\r\n", "trailer after the last chunk");
+            return (out, chunks);
+        }
+        out.extend_from_slice(&b[..size]);
+        assert_eq!(&b[size..size + 2], b"\r\n");
+        b = &b[size + 2..];
+        chunks += 1;
+    }
+}
