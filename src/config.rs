@@ -158,10 +158,10 @@ fn parse_in(
     let mut included = Vec::with_capacity(files.len());
     let mut total = raw.target.len();
     for f in &files {
-        let r: include::RawTargets = decode(&f.name, &f.text)?;
-        total += r.target.len();
+        let r = pieces::decode_included(&f.name, &f.text, pieces::PIECE_TARGETS)?;
+        total += r.len();
         include::check_total(&ctx, patterns[0].span(), total)?;
-        included.push(r.target);
+        included.push(r);
     }
     let mut sources = vec![(ctx, raw.target.as_slice())];
     for (f, targets) in files.iter().zip(&included) {
