@@ -116,6 +116,7 @@ pub fn reload(path: &Path, running: &[Arc<Target>]) -> Result<Config, ConfigErro
         .unwrap_or_else(|| path.display().to_string());
     let running = reuse::Running::new(running);
     if let Some(config) = pieces::load_in_pieces(path, &name, pieces::PIECE_TARGETS, &running) {
+        log_empty_includes(&config);
         return Ok(config);
     }
     let text = std::fs::read_to_string(path)
@@ -125,10 +126,14 @@ pub fn reload(path: &Path, running: &[Arc<Target>]) -> Result<Config, ConfigErro
         main: Some(path),
     };
     let config = parse_in(&name, &text, Some(origin), &running)?;
+    log_empty_includes(&config);
+    Ok(config)
+}
+
+fn log_empty_includes(config: &Config) {
     for i in config.includes.iter().filter(|i| i.files.is_empty()) {
         tracing::info!(pattern = %i.pattern, "exporter.include: the pattern matches no files");
     }
-    Ok(config)
 }
 
 /// Validates `text`; `file` names it in error messages. It cannot `include` (nothing to be

@@ -28,6 +28,7 @@
 
 use toml::Spanned;
 
+use super::include::{self, Include, Origin};
 use super::location::Ctx;
 use super::reuse::Running;
 use super::schema::{RawFile, RawTarget};
@@ -178,10 +179,11 @@ pub(super) fn load_in_pieces(
         }
         targets += usize::from(line.trim_end() == "[[target]]");
     }
-    if per_piece == 0 || targets <= per_piece {
+    if per_piece == 0 {
         return None;
     }
     let mut pieces = InPieces::new(file, targets, running);
+    pieces.may_include = true;
     let (mut reader, mut piece) = (open()?, String::new());
     let (mut start, mut at, mut seen) = (0usize, 0usize, 0usize);
     loop {
@@ -203,6 +205,11 @@ pub(super) fn load_in_pieces(
         at += n;
     }
     pieces.piece(start, &piece)?;
+    drop(piece);
+    pieces.include(Origin {
+        dir: path.parent().unwrap_or(std::path::Path::new("")),
+        main: Some(path),
+    })?;
     pieces.finish()
 }
 
@@ -214,6 +221,11 @@ struct InPieces<'r> {
     /// From the first piece on, which holds `[exporter]` if the file has one.
     targets: Option<Targets<'r>>,
     validated: usize,
+    /// Whether `[exporter] include` can be followed (the file's place is known).
+    may_include: bool,
+    /// `[exporter] include`, from the first piece.
+    patterns: Vec<Spanned<String>>,
+    includes: Vec<Include>,
 }
 
 impl<'r> InPieces<'r> {
@@ -224,6 +236,9 @@ impl<'r> InPieces<'r> {
             running,
             targets: None,
             validated: 0,
+            may_include: false,
+            patterns: Vec::new(),
+            includes: Vec::new(),
         }
     }
 
@@ -236,9 +251,12 @@ impl<'r> InPieces<'r> {
             text,
         };
         let list = if start == 0 {
-            let ex = piece.exporter.unwrap_or_default();
-            if ex.include.is_some() {
-                return None;
+            let mut ex = piece.exporter.unwrap_or_default();
+            if let Some(patterns) = ex.include.take() {
+                if !self.may_include {
+                    return None;
+                }
+                self.patterns = patterns;
             }
             let exporter = validate::exporter(ex, &ctx).ok()?;
             self.targets = Some(Targets::new_unchecked(
@@ -261,11 +279,43 @@ impl<'r> InPieces<'r> {
         Some(())
     }
 
+    /// Every included file's targets, after the main file's, as `parse_in` takes them: files
+    /// in pattern order, each parsed in pieces ([`decode_included`]) and validated before the
+    /// next is parsed.
+    fn include(&mut self, origin: Origin) -> Option<()> {
+        if self.patterns.is_empty() {
+            return Some(());
+        }
+        // Errors only make this path step aside.
+        let ctx = Ctx {
+            file: self.file,
+            text: "",
+        };
+        let (files, includes) = include::read(&ctx, &self.patterns, Some(origin)).ok()?;
+        let mut total = self.validated;
+        for f in &files {
+            let list = decode_included(&f.name, &f.text, PIECE_TARGETS).ok()?;
+            total += list.len();
+            include::check_total(&ctx, self.patterns[0].span(), total).ok()?;
+            let ctx = Ctx {
+                file: &f.name,
+                text: &f.text,
+            };
+            self.targets.as_mut()?.add(&[&ctx], 0, 0, &list).ok()?;
+        }
+        self.includes = includes;
+        Some(())
+    }
+
     /// The config, if every name is unique (a duplicate's message comes from the whole-file
     /// path, which knows where each name was first used).
     fn finish(self) -> Option<Config> {
         let targets = self.targets?;
-        targets.unique().then(|| targets.finish())
+        let includes = self.includes;
+        targets.unique().then(|| Config {
+            includes,
+            ..targets.finish()
+        })
     }
 }
 
@@ -381,7 +431,6 @@ mod tests {
         let base = targets(6);
         for text in [
             format!("{}{labelled}[exporter]\ntimeout = \"3s\"\n", targets(5)),
-            format!("[exporter]\ninclude = [\"x/*.toml\"]\n{base}"),
             base.replace("address = \"127.0.0.1:1004\"", "address = \"\""),
             format!(
                 "{base}[[target]]\nname = \"t1\"\nprotocol = \"a2s\"\naddress = \"127.0.0.3\"\n"
@@ -393,11 +442,46 @@ mod tests {
             assert_eq!(both(&text, 2), None, "{text}");
         }
         // Too small to cut: one piece.
-        assert_eq!(both(&targets(3), 5), None);
+        assert_eq!(
+            validate_in_pieces("exporter.toml", &targets(3), 5, &Running::none()),
+            None
+        );
         assert_eq!(
             both(&format!("{}x = \"\"\"\n\"\"\"\n", targets(6)), 2),
             None
         );
+    }
+
+    /// From a file, `include` is followed: the same config as the whole-file path, included
+    /// files after the main one; a duplicate across files or a bad included file steps aside.
+    #[test]
+    fn loaded_in_pieces_follows_include() {
+        let dir = std::env::temp_dir().join(format!("gse-pieces-inc-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("targets.d")).unwrap();
+        let main = dir.join("main.toml");
+        let text = format!(
+            "[exporter]\ninterval = \"30s\"\ninclude = [\"targets.d/*.toml\", \"none/*.toml\"]\n{}",
+            targets(3)
+        );
+        std::fs::write(&main, &text).unwrap();
+        let more = |from: usize, n: usize| targets(from + n).split_off(targets(from).len());
+        std::fs::write(dir.join("targets.d/a.toml"), more(3, 5)).unwrap();
+        std::fs::write(dir.join("targets.d/b.toml"), more(8, 4)).unwrap();
+        let none = Running::none();
+        let origin = || crate::config::include::Origin {
+            dir: &dir,
+            main: Some(&main),
+        };
+        let whole = crate::config::parse_in("main.toml", &text, Some(origin()), &none).unwrap();
+        assert_eq!(whole.targets.len(), 12);
+        assert_eq!(whole.includes.len(), 2);
+        assert_eq!(load_in_pieces(&main, "main.toml", 2, &none), Some(whole));
+        // t0 again, in an included file: the whole-file path names both places.
+        std::fs::write(dir.join("targets.d/c.toml"), more(0, 1)).unwrap();
+        assert_eq!(load_in_pieces(&main, "main.toml", 2, &none), None);
+        std::fs::write(dir.join("targets.d/c.toml"), "[exporter]\n").unwrap();
+        assert_eq!(load_in_pieces(&main, "main.toml", 2, &none), None);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// [`validate_in_pieces`] of `text`, checked to be what [`load_in_pieces`] gives for a
