@@ -184,6 +184,7 @@ pub(super) fn load_in_pieces(
     }
     let mut pieces = InPieces::new(file, targets, running);
     pieces.may_include = true;
+    pieces.per_piece = per_piece;
     let (mut reader, mut piece) = (open()?, String::new());
     let (mut start, mut at, mut seen) = (0usize, 0usize, 0usize);
     loop {
@@ -223,6 +224,7 @@ struct InPieces<'r> {
     validated: usize,
     /// Whether `[exporter] include` can be followed (the file's place is known).
     may_include: bool,
+    per_piece: usize,
     /// `[exporter] include`, from the first piece.
     patterns: Vec<Spanned<String>>,
     includes: Vec<Include>,
@@ -237,6 +239,7 @@ impl<'r> InPieces<'r> {
             targets: None,
             validated: 0,
             may_include: false,
+            per_piece: PIECE_TARGETS,
             patterns: Vec::new(),
             includes: Vec::new(),
         }
@@ -280,8 +283,9 @@ impl<'r> InPieces<'r> {
     }
 
     /// Every included file's targets, after the main file's, as `parse_in` takes them: files
-    /// in pattern order, each parsed in pieces ([`decode_included`]) and validated before the
-    /// next is parsed.
+    /// in pattern order, each validated a piece at a time like the main file. An included
+    /// file may hold `[[target]]` tables only: `[exporter]` in one steps aside, and the whole
+    /// path's [`decode_included`] says what is wrong.
     fn include(&mut self, origin: Origin) -> Option<()> {
         if self.patterns.is_empty() {
             return Some(());
@@ -292,16 +296,28 @@ impl<'r> InPieces<'r> {
             text: "",
         };
         let (files, includes) = include::read(&ctx, &self.patterns, Some(origin)).ok()?;
+        let targets = self.targets.as_mut()?;
+        targets.reserve(files.iter().map(|f| count_targets(&f.text)).sum());
         let mut total = self.validated;
         for f in &files {
-            let list = decode_included(&f.name, &f.text, PIECE_TARGETS).ok()?;
-            total += list.len();
-            include::check_total(&ctx, self.patterns[0].span(), total).ok()?;
             let ctx = Ctx {
                 file: &f.name,
                 text: &f.text,
             };
-            self.targets.as_mut()?.add(&[&ctx], 0, 0, &list).ok()?;
+            let starts = piece_starts(&f.text, self.per_piece);
+            let mut validated = 0;
+            for (k, &start) in starts.iter().enumerate() {
+                let end = starts.get(k + 1).copied().unwrap_or(f.text.len());
+                let piece: RawFile = toml::from_str(&f.text[start..end]).ok()?;
+                if piece.exporter.is_some() {
+                    return None;
+                }
+                let list = shifted(piece.target, start);
+                total += list.len();
+                include::check_total(&ctx, self.patterns[0].span(), total).ok()?;
+                targets.add(&[&ctx], 0, validated, &list).ok()?;
+                validated += list.len();
+            }
         }
         self.includes = includes;
         Some(())

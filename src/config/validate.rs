@@ -215,6 +215,11 @@ impl<'r> Targets<'r> {
         }
     }
 
+    /// Room for `n` more targets, reserved once.
+    pub(super) fn reserve(&mut self, n: usize) {
+        self.targets.reserve_exact(n);
+    }
+
     /// Whether no two targets share a name.
     pub(super) fn unique(&self) -> bool {
         let Ok(n) = u32::try_from(self.targets.len()) else {
