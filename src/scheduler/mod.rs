@@ -17,7 +17,7 @@
 
 mod metronome;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::hash::BuildHasher;
 use std::pin::Pin;
@@ -324,31 +324,45 @@ impl Scheduler {
         self.grid = grid_for(targets);
         let mut diff = Diff::default();
         let now = Instant::now();
-        let mut next: HashMap<ByName, JoinHandle<()>> = HashMap::with_capacity(targets.len());
+        // The table is updated in place: a second table for the new set (2.2 MB at 100,000
+        // targets) was alive next to the old one during every reload.
+        self.tasks
+            .reserve(targets.len().saturating_sub(self.tasks.len()));
         for t in targets.iter_mut() {
-            if let Some((old, handle)) = self.tasks.remove_entry(t.name.as_str()) {
-                if old.0.target == *t {
+            match self.tasks.get_key_value(t.name.as_str()) {
+                Some((old, _)) if old.0.target == *t => {
                     *t = old.0.target.clone();
                     diff.kept += 1;
-                    next.insert(old, handle);
                     continue;
                 }
-                handle.abort();
-                diff.changed.push(t.name.clone());
-            } else {
-                diff.added.push(t.name.clone());
+                Some(_) => {
+                    if let Some(handle) = self.tasks.remove(t.name.as_str()) {
+                        handle.abort();
+                    }
+                    diff.changed.push(t.name.clone());
+                }
+                None => diff.added.push(t.name.clone()),
             }
             let meta = Arc::new(TargetMeta::new(t.clone()));
             let recorder = self.state.insert(meta.clone());
             let handle = self.spawn(meta.clone(), recorder, now);
-            next.insert(ByName(meta), handle);
+            self.tasks.insert(ByName(meta), handle);
         }
-        for (old, handle) in self.tasks.drain() {
-            handle.abort();
-            self.state.remove(old.name());
-            diff.removed.push(old.name().to_string());
+        // Every name in `targets` has its task now, and names are unique (a validated
+        // config's are), so more tasks than targets means some were removed.
+        if self.tasks.len() > targets.len() {
+            let wanted: HashSet<&str> = targets.iter().map(|t| t.name.as_str()).collect();
+            let state = &self.state;
+            self.tasks.retain(|old, handle| {
+                if wanted.contains(old.name()) {
+                    return true;
+                }
+                handle.abort();
+                state.remove(old.name());
+                diff.removed.push(old.name().to_string());
+                false
+            });
         }
-        self.tasks = next;
         diff.added.sort();
         diff.changed.sort();
         diff.removed.sort();
