@@ -5,6 +5,7 @@
 //! cargo bench --bench load -- --a2s 10000 --minecraft 0 --samp 0 --interval 5s --seconds 30
 //! cargo bench --bench load -- --engine raw ...   # query::poll_with in a plain loop per target
 //! cargo bench --bench load -- --a2s 100000 --interval 15s --seconds 15 --network both
+//! cargo bench --bench load -- --engine exporter --a2s 100000 --interval 15s --seconds 15 --network both
 //! ```
 //!
 //! More targets than one responder process can hold sockets for (`--per-child`, 16,000: the
@@ -26,6 +27,16 @@
 //! and `/metrics` rendering (wall time and allocations per render, counted by a wrapping
 //! global allocator).
 //!
+//! `--engine exporter` runs the real release binary (`gameserver-exporter`, which cargo
+//! builds for benches) as a child process on the same generated config, written to a
+//! temporary file, listening on 127.0.0.1 with an ephemeral port, and measures it from
+//! outside (exporter.rs): time to the first complete round (`/-/ready`), VmRSS and VmHWM
+//! from /proc/PID/status, CPU per successful poll from /proc/PID/stat (clock ticks) between
+//! two gzip `/metrics` scrapes whose counters give the polls, and VmHWM of each following
+//! step alone (a gzip scrape, a plain one, a reload of the rewritten file through
+//! `POST /-/reload`). Its RSS is the process an operator runs: no floors, no bench
+//! bookkeeping; allocations are not counted there.
+//!
 //! The responder runs in a child process (this binary re-executed with `--responder A M S`),
 //! so `getrusage(RUSAGE_SELF)` of this process counts only the exporter side. Each protocol
 //! gets its own steady-state window: one interval of warm-up (first polls, challenges), then
@@ -36,6 +47,10 @@
 // in the package may (Cargo.toml [lints], and forbid in src/).
 #![allow(unsafe_code)]
 
+mod exporter;
+#[path = "../../tests/support/http.rs"]
+mod http;
+mod page;
 mod responder;
 
 use std::alloc::{GlobalAlloc, Layout};
@@ -100,9 +115,19 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
+/// What polls the responders.
+#[derive(Clone, Copy, PartialEq)]
+enum Engine {
+    /// A plain poll loop per target.
+    Raw,
+    /// The real daemon, in this process.
+    Daemon,
+    /// The real release binary, as a child process (exporter.rs).
+    Exporter,
+}
+
 struct Args {
-    /// Drive the real daemon (true) or a plain poll loop per target.
-    daemon: bool,
+    engine: Engine,
     a2s: usize,
     minecraft: usize,
     samp: usize,
@@ -127,7 +152,7 @@ struct Args {
 
 fn parse_args() -> Result<Args, String> {
     let mut a = Args {
-        daemon: true,
+        engine: Engine::Daemon,
         a2s: 1000,
         minecraft: 0,
         samp: 0,
@@ -154,10 +179,11 @@ fn parse_args() -> Result<Args, String> {
         let dur = |v: String| humantime::parse_duration(&v).map_err(|e| format!("{flag}: {e}"));
         match flag.as_str() {
             "--engine" => {
-                a.daemon = match value()?.as_str() {
-                    "daemon" => true,
-                    "raw" => false,
-                    other => return Err(format!("--engine: daemon or raw, not {other}")),
+                a.engine = match value()?.as_str() {
+                    "daemon" => Engine::Daemon,
+                    "raw" => Engine::Raw,
+                    "exporter" => Engine::Exporter,
+                    other => return Err(format!("--engine: daemon, exporter or raw, not {other}")),
                 }
             }
             "--a2s" => a.a2s = num(value()?)?,
@@ -382,14 +408,17 @@ struct Window {
     polls_per_s: f64,
     success: f64,
     cpu_per_poll: Duration,
-    /// Heap allocations in the whole process per successful poll over the window.
-    allocs_per_poll: f64,
+    /// Heap allocations in the whole process per successful poll over the window (not
+    /// counted for the exporter child).
+    allocs_per_poll: Option<f64>,
     /// Context switches per second over the window: the poller thread's (voluntary, i.e.
     /// the times it went to sleep waiting for work, and involuntary), when there is one.
     poller_switches: Option<(f64, f64)>,
     /// The whole process's voluntary context switches per second.
     process_wakeups: f64,
     failures: Vec<(Reason, u64)>,
+    /// Appended to the summary line (the exporter engine's memory figures).
+    extra: String,
 }
 
 fn run(args: &Args) -> std::io::Result<()> {
@@ -403,10 +432,10 @@ fn run(args: &Args) -> std::io::Result<()> {
     println!(
         "# engine: {}; targets: a2s {} minecraft {} samp {} on {} responder process(es); \
          interval {:?}, window {} s, poll timeout {:?}",
-        if args.daemon {
-            "daemon (scheduler + state)"
-        } else {
-            "raw poll loop"
+        match args.engine {
+            Engine::Daemon => "daemon (scheduler + state)",
+            Engine::Exporter => "exporter (the release binary as a child process)",
+            Engine::Raw => "raw poll loop",
         },
         resp.addrs[0].len(),
         resp.addrs[1].len(),
@@ -522,16 +551,19 @@ fn run(args: &Args) -> std::io::Result<()> {
         }
         for &lossy in &args.phases {
             resp.network(lossy)?;
-            let network = if lossy {
+            let mut network = if lossy {
                 shaped.clone()
             } else {
-                "loopback".into()
+                "loopback".to_string()
             };
             let before = resp.counters()?;
-            let mut w = if args.daemon {
-                rt.block_on(daemon_steady_state(protocol, name, addrs, args))
-            } else {
-                rt.block_on(steady_state(protocol, name, addrs, args))
+            let mut w = match args.engine {
+                Engine::Daemon => rt.block_on(daemon_steady_state(protocol, name, addrs, args)),
+                Engine::Raw => rt.block_on(steady_state(protocol, name, addrs, args)),
+                Engine::Exporter => {
+                    network.push_str(", exporter process");
+                    exporter::exporter_steady_state(protocol, name, addrs, args, &rt)?
+                }
             };
             w.network = network;
             let after = resp.counters()?;
@@ -557,7 +589,15 @@ fn run(args: &Args) -> std::io::Result<()> {
     }
     drop(rt);
     resp.network(false)?;
-    println!("peak RSS (VmHWM): {:.1} MiB", vm_hwm_kib() as f64 / 1024.0);
+    println!(
+        "peak RSS (VmHWM): {:.1} MiB{}",
+        vm_hwm_kib() as f64 / 1024.0,
+        if args.engine == Engine::Exporter {
+            " (this bench process; the exporter's are above)"
+        } else {
+            ""
+        }
+    );
     drop(resp);
     Ok(())
 }
@@ -575,14 +615,18 @@ fn print_window(w: &Window, floor: Option<Duration>, batched: Option<Duration>) 
     }
     println!(
         "{} ({}): {} targets, {:.0} polls/s, success {:.5}, {:.2} µs CPU per successful poll ({ratio}), \
-         {:.1} allocations per poll",
+         {}{}",
         w.protocol,
         w.network,
         w.targets,
         w.polls_per_s,
         w.success,
         micros(w.cpu_per_poll),
-        w.allocs_per_poll
+        w.allocs_per_poll.map_or_else(
+            || "allocations not counted".to_string(),
+            |a| format!("{a:.1} allocations per poll")
+        ),
+        w.extra
     );
     let per_poll = |x: f64| x / w.polls_per_s.max(1.0);
     match w.poller_switches {
@@ -697,11 +741,12 @@ async fn steady_state(
         polls_per_s: (ok + failed) as f64 / args.seconds as f64,
         success: ok as f64 / (ok + failed).max(1) as f64,
         cpu_per_poll: (cpu1 - cpu0) / ok.max(1) as u32,
-        allocs_per_poll: (allocs1 - allocs0) as f64 / ok.max(1) as f64,
+        allocs_per_poll: Some((allocs1 - allocs0) as f64 / ok.max(1) as f64),
         poller_switches: None,
         process_wakeups: (switches1 - switches0) as f64 / args.seconds as f64,
         network: String::new(),
         failures,
+        extra: String::new(),
     }
 }
 
@@ -967,7 +1012,7 @@ async fn daemon_steady_state(
         polls_per_s: (ok + failed) as f64 / secs,
         success: ok as f64 / (ok + failed).max(1) as f64,
         cpu_per_poll: (cpu1 - cpu0) / ok.max(1) as u32,
-        allocs_per_poll: (allocs1 - allocs0) as f64 / ok.max(1) as f64,
+        allocs_per_poll: Some((allocs1 - allocs0) as f64 / ok.max(1) as f64),
         poller_switches,
         process_wakeups: (switches1.0 - switches0.0) as f64 / secs,
         failures: Reason::ALL
@@ -976,26 +1021,27 @@ async fn daemon_steady_state(
             .map(|(r, (a, b))| (*r, a - b))
             .filter(|(_, n)| *n > 0)
             .collect(),
+        extra: String::new(),
     }
 }
 
 const MIB: f64 = 1024.0 * 1024.0;
 
-/// The daemon's poller thread (named `poller`), by its id under /proc/self/task.
-fn poller_tid() -> Option<String> {
+/// The daemon's poller thread (named `poller`): its directory under /proc/self/task.
+fn poller_tid() -> Option<std::path::PathBuf> {
     std::fs::read_dir("/proc/self/task")
         .ok()?
         .filter_map(Result::ok)
         .find(|t| {
             std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim() == "poller")
         })
-        .map(|t| t.file_name().to_string_lossy().into_owned())
+        .map(|t| t.path())
 }
 
-/// A thread's (voluntary, involuntary) context switches: voluntary ones are the times it
-/// blocked waiting for work, i.e. one per wake-up.
-fn thread_switches(tid: &str) -> Option<(u64, u64)> {
-    let status = std::fs::read_to_string(format!("/proc/self/task/{tid}/status")).ok()?;
+/// A thread's (voluntary, involuntary) context switches, from its /proc/PID/task/TID
+/// directory: voluntary ones are the times it blocked waiting for work, i.e. one per wake-up.
+fn thread_switches(task: &std::path::Path) -> Option<(u64, u64)> {
+    let status = std::fs::read_to_string(task.join("status")).ok()?;
     let field = |name: &str| {
         status
             .lines()
@@ -1111,13 +1157,18 @@ fn vm_hwm_kib() -> u64 {
 
 /// A `Vm*:` line of /proc/self/status, in KiB.
 fn vm_kib(field: &str) -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix(field))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        })
+    status_kib(
+        &std::fs::read_to_string("/proc/self/status").unwrap_or_default(),
+        field,
+    )
+}
+
+/// A `Vm*:` line of a /proc/PID/status text, in KiB (0 if missing).
+fn status_kib(status: &str, field: &str) -> u64 {
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         .unwrap_or(0)
 }
 
