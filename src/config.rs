@@ -12,6 +12,7 @@ mod include;
 mod location;
 mod pieces;
 mod preset;
+mod reuse;
 mod schema;
 mod validate;
 
@@ -103,33 +104,53 @@ impl std::error::Error for ConfigError {}
 
 /// Reads and validates the file at `path` and the files it includes.
 pub fn load(path: &Path) -> Result<Config, ConfigError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| ConfigError(format!("{}: cannot read: {e}", path.display())))?;
+    reload(path, &[])
+}
+
+/// [`load`] for a running daemon: every target equal to one of `running` is that one (the
+/// same `Arc`), so a reload holds new copies only of what changed (see `config/reuse.rs`).
+pub fn reload(path: &Path, running: &[Arc<Target>]) -> Result<Config, ConfigError> {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.display().to_string());
+    let running = reuse::Running::new(running);
+    if let Some(config) = pieces::load_in_pieces(path, &name, pieces::PIECE_TARGETS, &running) {
+        log_empty_includes(&config);
+        return Ok(config);
+    }
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| ConfigError(format!("{}: cannot read: {e}", path.display())))?;
     let origin = include::Origin {
         dir: path.parent().unwrap_or(Path::new("")),
         main: Some(path),
     };
-    let config = parse_in(&name, &text, Some(origin))?;
+    let config = parse_in(&name, &text, Some(origin), &running)?;
+    log_empty_includes(&config);
+    Ok(config)
+}
+
+fn log_empty_includes(config: &Config) {
     for i in config.includes.iter().filter(|i| i.files.is_empty()) {
         tracing::info!(pattern = %i.pattern, "exporter.include: the pattern matches no files");
     }
-    Ok(config)
 }
 
 /// Validates `text`; `file` names it in error messages. It cannot `include` (nothing to be
 /// relative to): use [`load`] for that.
 pub fn parse(file: &str, text: &str) -> Result<Config, ConfigError> {
-    parse_in(file, text, None)
+    let none = reuse::Running::none();
+    if let Some(config) = pieces::validate_in_pieces(file, text, pieces::PIECE_TARGETS, &none) {
+        return Ok(config);
+    }
+    parse_in(file, text, None, &none)
 }
 
 fn parse_in(
     file: &str,
     text: &str,
     origin: Option<include::Origin>,
+    running: &reuse::Running,
 ) -> Result<Config, ConfigError> {
     let raw: RawFile = pieces::decode(file, text, pieces::PIECE_TARGETS)?;
     let ctx = Ctx { file, text };
@@ -142,10 +163,10 @@ fn parse_in(
     let mut included = Vec::with_capacity(files.len());
     let mut total = raw.target.len();
     for f in &files {
-        let r: include::RawTargets = decode(&f.name, &f.text)?;
-        total += r.target.len();
+        let r = pieces::decode_included(&f.name, &f.text, pieces::PIECE_TARGETS)?;
+        total += r.len();
         include::check_total(&ctx, patterns[0].span(), total)?;
-        included.push(r.target);
+        included.push(r);
     }
     let mut sources = vec![(ctx, raw.target.as_slice())];
     for (f, targets) in files.iter().zip(&included) {
@@ -155,7 +176,7 @@ fn parse_in(
         };
         sources.push((ctx, targets.as_slice()));
     }
-    let mut config = validate::validate(raw.exporter.unwrap_or_default(), &sources)?;
+    let mut config = validate::validate(raw.exporter.unwrap_or_default(), &sources, running)?;
     config.includes = includes;
     Ok(config)
 }

@@ -148,7 +148,12 @@ impl Daemon {
                 return Err(ConfigError(e.0));
             }
         };
-        match config::load(path) {
+        // The running targets are shared by the new config wherever they are equal: a reload
+        // builds new copies only of what changed.
+        let running = self.config();
+        let loaded = config::reload(path, &running.targets);
+        drop(running);
+        match loaded {
             Ok(c) => {
                 if let Some(w) = web {
                     self.web.install(w);

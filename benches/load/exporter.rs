@@ -20,7 +20,7 @@ use tokio::runtime::Runtime;
 
 use crate::http::{self, Reply};
 use crate::page::Page;
-use crate::{config_text, micros, Args, Window, MIB};
+use crate::{micros, write_config, Args, Window, MIB};
 
 /// The exporter child; stopped by its PID (SIGTERM, SIGKILL after 10 s) when dropped, also
 /// on every error path, and its temporary config directory removed.
@@ -43,7 +43,10 @@ impl Exporter {
     /// Writes `config` to a fresh temporary directory and starts the binary on it, listening
     /// on 127.0.0.1 with an ephemeral port (`--listen 127.0.0.1:0`); returns once it logged
     /// the address it bound. The child inherits this process's raised descriptor limit.
-    fn start(config: &str) -> io::Result<(Exporter, SocketAddr)> {
+    /// `write` writes the config file at the path it is given and says its size.
+    fn start(
+        write: impl FnOnce(&std::path::Path) -> u64,
+    ) -> io::Result<(Exporter, SocketAddr, u64)> {
         static RUNS: AtomicU64 = AtomicU64::new(0);
         let dir = std::env::temp_dir().join(format!(
             "load-exporter-{}-{}",
@@ -52,7 +55,7 @@ impl Exporter {
         ));
         std::fs::create_dir_all(&dir)?;
         let path = dir.join("exporter.toml");
-        std::fs::write(&path, config)?;
+        let bytes = write(&path);
         let spawned = Command::new(env!("CARGO_BIN_EXE_gameserver-exporter"))
             .arg("--config")
             .arg(&path)
@@ -94,7 +97,7 @@ impl Exporter {
                 }
             }
         };
-        Ok((me, addr))
+        Ok((me, addr, bytes))
     }
 
     fn failed(&self, what: &str) -> io::Error {
@@ -266,10 +269,10 @@ pub fn exporter_steady_state(
     args: &Args,
     rt: &Runtime,
 ) -> io::Result<Window> {
-    let text = config_text(protocol, name, addrs, args);
     let n = addrs.len().max(1) as f64;
     let spawned = Instant::now();
-    let (mut ex, addr) = Exporter::start(&text)?;
+    let (mut ex, addr, config_bytes) =
+        Exporter::start(|path| write_config(path, protocol, name, addrs, args, None))?;
     let listening = spawned.elapsed();
     let limits = ex.proc("limits");
     let nofile = limits
@@ -298,7 +301,7 @@ pub fn exporter_steady_state(
         ex.pid,
         env!("CARGO_BIN_EXE_gameserver-exporter"),
         listening.as_secs_f64(),
-        text.len() as f64 / 1e6,
+        config_bytes as f64 / 1e6,
         first_round.as_secs_f64(),
         args.interval,
     );
@@ -399,17 +402,8 @@ pub fn exporter_steady_state(
 
     // A real reload: the file rewritten with one target changed (its interval one second
     // longer, as the daemon engine does), then POST /-/reload, which answers once applied.
-    let changed = text.replacen(
-        "[[target]]\n",
-        &format!(
-            "[[target]]\ninterval = \"{}\"\n",
-            humantime::format_duration(args.interval + Duration::from_secs(1))
-        ),
-        1,
-    );
-    drop(text);
-    std::fs::write(&ex.config, &changed)?;
-    drop(changed);
+    let longer = Some(args.interval + Duration::from_secs(1));
+    write_config(&ex.config, protocol, name, addrs, args, longer);
     let rss0 = begin();
     let t = Instant::now();
     let r = request(rt, addr, "POST", "/-/reload", "")?;

@@ -750,21 +750,45 @@ async fn steady_state(
     }
 }
 
-/// The daemon's config for these targets, as an operator would write it.
-fn config_text(protocol: Protocol, name: &str, addrs: &[SocketAddr], args: &Args) -> String {
-    let mut t = format!(
-        "[exporter]\ninterval = \"{}\"\ntimeout = \"{}\"\nmax_concurrent_polls = {}\n",
-        humantime::format_duration(args.interval),
-        humantime::format_duration(args.timeout),
-        addrs.len().max(1)
-    );
-    for (i, a) in addrs.iter().enumerate() {
-        t.push_str(&format!(
-            "[[target]]\nname = \"{name}-{i}\"\nprotocol = \"{}\"\naddress = \"{a}\"\n",
-            protocol.as_str()
-        ));
+/// The daemon's config for these targets, as an operator would write it, written to `path`
+/// as it is generated: a 100,000-target text built in memory first (7 MB, grown by
+/// doubling) was the bench's own and showed in the daemon's VmHWM. `first_interval` gives
+/// the first target an interval of its own (the reload's one changed target).
+fn write_config(
+    path: &std::path::Path,
+    protocol: Protocol,
+    name: &str,
+    addrs: &[SocketAddr],
+    args: &Args,
+    first_interval: Option<Duration>,
+) -> u64 {
+    let write = || -> std::io::Result<u64> {
+        let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
+        write!(
+            w,
+            "[exporter]\ninterval = \"{}\"\ntimeout = \"{}\"\nmax_concurrent_polls = {}\n",
+            humantime::format_duration(args.interval),
+            humantime::format_duration(args.timeout),
+            addrs.len().max(1)
+        )?;
+        for (i, a) in addrs.iter().enumerate() {
+            w.write_all(b"[[target]]\n")?;
+            if let (0, Some(d)) = (i, first_interval) {
+                writeln!(w, "interval = \"{}\"", humantime::format_duration(d))?;
+            }
+            write!(
+                w,
+                "name = \"{name}-{i}\"\nprotocol = \"{}\"\naddress = \"{a}\"\n",
+                protocol.as_str()
+            )?;
+        }
+        w.flush()?;
+        Ok(std::fs::metadata(path)?.len())
+    };
+    match write() {
+        Ok(n) => n,
+        Err(e) => panic!("cannot write {}: {e}", path.display()),
     }
-    t
 }
 
 /// Sums (successful polls, failed polls, failures per reason) over the daemon's state.
@@ -797,6 +821,22 @@ fn queries(d: &Daemon) -> Vec<u64> {
     out
 }
 
+/// How many targets kept their counters across a reload (the same or more, and polled),
+/// compared in place: a second vector of 100,000 counters would add to the peak measured.
+fn kept(before: &[u64], d: &Daemon) -> usize {
+    let mut before = before.iter();
+    let mut kept = 0;
+    each_entry(d, |e| {
+        if before
+            .next()
+            .is_some_and(|b| e.queries >= *b && e.queries > 0)
+        {
+            kept += 1;
+        }
+    });
+    kept
+}
+
 /// The real daemon (config from TOML, scheduler, state) against the responder; then a
 /// one-target reload and `/metrics` renders. Also reports the heap the daemon holds per
 /// target and the peak RSS before and with a scrape.
@@ -807,20 +847,33 @@ async fn daemon_steady_state(
     args: &Args,
 ) -> Window {
     let live0 = LIVE_BYTES.load(Ordering::Relaxed);
-    PEAK_BYTES.store(live0, Ordering::Relaxed);
-    let text = config_text(protocol, name, addrs, args);
-    let cfg = match config::parse("load.toml", &text) {
+    // The daemon reads its config from a file, as the exporter does (and as a reload
+    // re-reads it); the bench writes it as it generates it, holding no copy.
+    let path = std::env::temp_dir().join(format!("load-bench-{}-{name}.toml", std::process::id()));
+    let file_bytes = write_config(&path, protocol, name, addrs, args, None);
+    PEAK_BYTES.store(LIVE_BYTES.load(Ordering::Relaxed), Ordering::Relaxed);
+    let cfg = match config::load(&path) {
         Ok(c) => c,
         Err(e) => panic!("generated config does not parse: {e}"),
     };
-    // The daemon keeps the parsed config, not its text.
-    drop(text);
     let n = addrs.len().max(1) as f64;
     let live_config = (LIVE_BYTES.load(Ordering::Relaxed) - live0) as f64;
+    let peak_config = (PEAK_BYTES.load(Ordering::Relaxed) - live0) as f64;
+    PEAK_BYTES.store(LIVE_BYTES.load(Ordering::Relaxed), Ordering::Relaxed);
     let started = Instant::now();
-    let daemon = Daemon::start(cfg, None, Arc::new(QueryProber));
+    let daemon = Daemon::start(cfg, Some(path.clone()), Arc::new(QueryProber));
     let live_started = (LIVE_BYTES.load(Ordering::Relaxed) - live0) as f64;
     let peak_start = (PEAK_BYTES.load(Ordering::Relaxed) - live0) as f64;
+    println!(
+        "# {name}: start-up heap: config file {:.1} MiB; config::load peak {:.1} MiB, holds {:.1} MiB \
+         after; Daemon::start peak {:.1} MiB, holds {:.1} MiB after; VmHWM {:.1} MiB",
+        file_bytes as f64 / MIB,
+        peak_config / MIB,
+        live_config / MIB,
+        peak_start / MIB,
+        live_started / MIB,
+        vm_hwm_kib() as f64 / 1024.0
+    );
     PEAK_BYTES.store(LIVE_BYTES.load(Ordering::Relaxed), Ordering::Relaxed);
     while !daemon.state().ready() && started.elapsed() < args.interval * 3 {
         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -831,7 +884,7 @@ async fn daemon_steady_state(
         started.elapsed().as_secs_f64(),
         args.interval,
         daemon.state().ready(),
-        peak_start / MIB,
+        peak_config.max(peak_start) / MIB,
         (PEAK_BYTES.load(Ordering::Relaxed) - live0) as f64 / MIB
     );
     tokio::time::sleep_until(started + args.interval).await;
@@ -876,33 +929,76 @@ async fn daemon_steady_state(
         _ => None,
     };
 
+    println!(
+        "# {name}: after the window, before the reloads: VmRSS {:.1} MiB, VmHWM {:.1} MiB",
+        vm_kib("VmRSS:") as f64 / 1024.0,
+        vm_hwm_kib() as f64 / 1024.0
+    );
     // Reload with one target changed: the other targets keep their tasks and counters.
     let mut changed = (*daemon.config()).clone();
     if let Some(t) = changed.targets.first_mut() {
         Arc::make_mut(t).interval += Duration::from_secs(1);
     }
     let before = queries(&daemon);
+    let live_before = LIVE_BYTES.load(Ordering::Relaxed);
+    PEAK_BYTES.store(live_before, Ordering::Relaxed);
     let t = std::time::Instant::now();
     let diff = daemon.apply(changed);
     let took = t.elapsed();
-    let after = queries(&daemon);
-    let kept_counters = before
-        .iter()
-        .zip(&after)
-        .filter(|(b, a)| a >= b && **a > 0)
-        .count();
+    let reload_peak = PEAK_BYTES.load(Ordering::Relaxed) - live_before;
+    let reload_after = LIVE_BYTES.load(Ordering::Relaxed) - live_before;
+    let kept_counters = kept(&before, &daemon);
+    drop(before);
     println!(
         "# {name}: reload changing one target took {:.0} ms: tasks kept {}, changed {}, added {}, \
-         removed {}; {kept_counters} targets kept their counters",
+         removed {}; {kept_counters} targets kept their counters; heap peak +{:.1} MiB over the \
+         running daemon, +{:.1} MiB after; VmRSS {:.1} MiB, VmHWM {:.1} MiB",
         took.as_secs_f64() * 1e3,
         diff.kept,
         diff.changed.len(),
         diff.added.len(),
-        diff.removed.len()
+        diff.removed.len(),
+        reload_peak as f64 / MIB,
+        reload_after as f64 / MIB,
+        vm_kib("VmRSS:") as f64 / 1024.0,
+        vm_hwm_kib() as f64 / 1024.0
     );
 
+    // An operator's reload: the file re-read and re-parsed, one target changed in it.
+    let changed_interval = args.interval + Duration::from_secs(2);
+    write_config(&path, protocol, name, addrs, args, Some(changed_interval));
+    let before = queries(&daemon);
+    let live_before = LIVE_BYTES.load(Ordering::Relaxed);
+    PEAK_BYTES.store(live_before, Ordering::Relaxed);
+    let t = std::time::Instant::now();
+    let reloaded = daemon.reload();
+    let took = t.elapsed();
+    let reload_peak = PEAK_BYTES.load(Ordering::Relaxed) - live_before;
+    let reload_after = LIVE_BYTES.load(Ordering::Relaxed) - live_before;
+    let kept_counters = kept(&before, &daemon);
+    drop(before);
+    let _ = std::fs::remove_file(&path);
+    match reloaded {
+        Ok(diff) => println!(
+            "# {name}: reload from the file (one target changed) took {:.0} ms: tasks kept {}, \
+             changed {}, added {}, removed {}; {kept_counters} targets kept their counters; heap \
+             peak +{:.1} MiB over the running daemon, +{:.1} MiB after; VmRSS {:.1} MiB, VmHWM \
+             {:.1} MiB",
+            took.as_secs_f64() * 1e3,
+            diff.kept,
+            diff.changed.len(),
+            diff.added.len(),
+            diff.removed.len(),
+            reload_peak as f64 / MIB,
+            reload_after as f64 / MIB,
+            vm_kib("VmRSS:") as f64 / 1024.0,
+            vm_hwm_kib() as f64 / 1024.0
+        ),
+        Err(e) => println!("# {name}: reload from the file failed: {e}"),
+    }
+
     println!(
-        "# {name}: peak RSS (VmHWM) {:.1} MiB before the first scrape (reload included)",
+        "# {name}: peak RSS (VmHWM) {:.1} MiB before the first scrape (reloads included)",
         vm_hwm_kib() as f64 / 1024.0
     );
     render_report(&daemon, name);

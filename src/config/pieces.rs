@@ -1,4 +1,4 @@
-//! A large configuration file parsed in pieces of a few thousand targets.
+//! A large configuration file parsed in pieces of a few hundred targets.
 //!
 //! toml builds a token list and a document tree of the whole text before serde sees any of
 //! it: at 100,000 targets (a 7.5 MB file) that was ~230 MB, the exporter's peak memory at
@@ -6,20 +6,40 @@
 //! before the next is built, so the peak is one piece's.
 //!
 //! A piece starts at a line that is exactly `[[target]]`, so each is valid TOML on its own
-//! and means what it meant in the whole file. Each piece is parsed with everything before it
-//! replaced by one comment line of the same length: byte offsets (the spans every error
-//! message is located by) stay those of the whole file. Whenever a piece does not parse, or
-//! two pieces define `[exporter]`, the whole file is parsed instead, so errors read exactly
-//! as before; so is a file containing a multi-line string, in which a `[[target]]` line
-//! could be text. Files pulled in by `include` are parsed whole: a fleet split over several
-//! files already comes in pieces.
+//! and means what it meant in the whole file. Each piece is parsed on its own, from a slice
+//! of the text, and the spans of its targets (which every error message is located by) are
+//! then moved by the piece's offset, so they are those of the whole file; a later piece with
+//! `[exporter]` in it is parsed behind a comment line as long as everything before it
+//! instead.
+//!
+//! Two paths, tried in this order:
+//! - [`load_in_pieces`] / [`validate_in_pieces`]: each piece read (from the file) or cut
+//!   (from the text), parsed and validated into targets before the next, so neither the
+//!   whole text nor the raw form of the whole fleet is ever held: at 100,000 targets a load
+//!   peaks at ~30 MB of heap for a 24.5 MB result, and a reload at ~7 MB over the running
+//!   daemon (was ~98 MB for both). It steps aside (`None`) for anything unusual and for any
+//!   error, so that:
+//! - [`decode`] then `validate` take the file as before: every raw target first, then
+//!   validation; their errors are the reference. Whenever a piece does not parse, or two
+//!   pieces define `[exporter]`, the whole file is parsed at once, so errors read exactly
+//!   as they always have; so is a file containing a multi-line string, in which a
+//!   `[[target]]` line could be text. Files pulled in by `include` are parsed whole: a
+//!   fleet split over several files already comes in pieces.
 
-use super::schema::RawFile;
-use super::ConfigError;
+use toml::Spanned;
 
-/// Targets per piece: big enough that re-reading the comment padding costs little, small
-/// enough that a piece's tree is a few MB.
-pub(super) const PIECE_TARGETS: usize = 5_000;
+use super::include::{self, Include, Origin};
+use super::location::Ctx;
+use super::reuse::Running;
+use super::schema::{RawFile, RawTarget};
+use super::validate::{self, Targets};
+use super::{Config, ConfigError};
+
+/// Targets per piece: a piece costs one parse's set-up, and toml holds its token list
+/// (reserved at one token per input byte, ~24 bytes each: ~0.4 MB for 250 targets) and its
+/// tree while the piece is parsed. 5,000 behind whole-file padding peaked at ~98 MB of heap
+/// for a 100,000-target file (benches/RESULTS.md, r3-reload).
+pub(super) const PIECE_TARGETS: usize = 250;
 
 /// The file's targets and `[exporter]`, as a whole-file parse would give them.
 pub(super) fn decode(file: &str, text: &str, per_piece: usize) -> Result<RawFile, ConfigError> {
@@ -31,27 +51,31 @@ pub(super) fn decode(file: &str, text: &str, per_piece: usize) -> Result<RawFile
     // array alive together at each step (~100 MB at 100,000 targets, ~530 bytes a raw
     // target), the exporter's peak heap at start. A `[[target]]` line is at least 11 bytes,
     // which bounds the reservation by the file's size.
-    let expected = text
-        .split_inclusive('\n')
-        .filter(|l| l.trim_end() == "[[target]]")
-        .count();
+    let expected = count_targets(text);
     let mut merged: Option<RawFile> = None;
-    let mut padded = String::new();
     for (k, &start) in starts.iter().enumerate() {
         let end = starts.get(k + 1).copied().unwrap_or(text.len());
-        let parsed: Result<RawFile, _> = if start == 0 {
-            toml::from_str(&text[..end])
-        } else {
-            padded.clear();
+        let Ok(mut piece) = toml::from_str::<RawFile>(&text[start..end]) else {
+            return super::decode(file, text);
+        };
+        if start > 0 && piece.exporter.is_some() {
+            // `[exporter]` after the targets (rare): its spans are placed by parsing the piece
+            // behind padding that keeps the whole file's offsets.
+            let mut padded = String::with_capacity(end);
             padded.push('#');
             padded.extend(std::iter::repeat_n(' ', start.saturating_sub(2)));
             padded.push('\n');
             padded.push_str(&text[start..end]);
-            toml::from_str(&padded)
-        };
-        let Ok(piece) = parsed else {
-            return super::decode(file, text);
-        };
+            let Ok(p) = toml::from_str::<RawFile>(&padded) else {
+                return super::decode(file, text);
+            };
+            piece = p;
+        } else if start > 0 {
+            // Parsed on its own, without the text before it (a padded copy was the size of
+            // the whole file, and toml reserves a token per input byte): its spans are moved
+            // to the piece's place in the file.
+            piece.target = shifted(piece.target, start);
+        }
         match &mut merged {
             None => {
                 let mut piece = piece;
@@ -72,6 +96,251 @@ pub(super) fn decode(file: &str, text: &str, per_piece: usize) -> Result<RawFile
         }
     }
     merged.map_or_else(|| super::decode(file, text), Ok)
+}
+
+/// An included file's targets (`[[target]]` tables only), parsed in pieces like the main
+/// file's: parsed whole, one 100,000-target included file peaked at ~280 MB of heap. Anything
+/// but targets in it, and any error, is left to the whole-file parse for its message.
+pub(super) fn decode_included(
+    file: &str,
+    text: &str,
+    per_piece: usize,
+) -> Result<Vec<Spanned<RawTarget>>, ConfigError> {
+    if piece_starts(text, per_piece).len() > 1 {
+        if let Ok(RawFile {
+            exporter: None,
+            target,
+        }) = decode(file, text, per_piece)
+        {
+            return Ok(target);
+        }
+    }
+    super::decode::<super::include::RawTargets>(file, text).map(|r| r.target)
+}
+
+/// `targets`, parsed from a piece of the file on its own, as they read at the piece's place
+/// in the file (`by` bytes in).
+fn shifted(targets: Vec<Spanned<RawTarget>>, by: usize) -> Vec<Spanned<RawTarget>> {
+    targets
+        .into_iter()
+        .map(|t| {
+            let outer = t.span();
+            Spanned::new(outer.start + by..outer.end + by, t.into_inner().shifted(by))
+        })
+        .collect()
+}
+
+/// The file validated a piece at a time: each piece's raw targets become targets and are
+/// dropped before the next piece is parsed, so the raw form of the whole fleet (~25 MB at
+/// 100,000 targets) is never alive at once. `None` whenever this cannot give exactly what
+/// [`decode`] and `validate` would: a file of one piece, `[exporter]` outside the first piece,
+/// `include` (its files are read whole anyway), or any piece that does not parse or
+/// validate. The caller then takes that path, so every error reads as it always has.
+pub(super) fn validate_in_pieces(
+    file: &str,
+    text: &str,
+    per_piece: usize,
+    running: &Running,
+) -> Option<Config> {
+    let starts = piece_starts(text, per_piece);
+    if starts.len() < 2 {
+        return None;
+    }
+    let mut pieces = InPieces::new(file, count_targets(text), running);
+    for (k, &start) in starts.iter().enumerate() {
+        let end = starts.get(k + 1).copied().unwrap_or(text.len());
+        pieces.piece(start, &text[start..end])?;
+    }
+    pieces.finish()
+}
+
+/// [`validate_in_pieces`] reading the file a piece at a time: the whole text (7 MB at
+/// 100,000 targets) is not held either. The file is read twice: once to count its targets
+/// (room for them is reserved once) and to rule out multi-line strings, once to validate.
+/// `None` as for [`validate_in_pieces`], and when the file cannot be read or is not UTF-8:
+/// the caller reads it whole and reports what is wrong.
+pub(super) fn load_in_pieces(
+    path: &std::path::Path,
+    file: &str,
+    per_piece: usize,
+    running: &Running,
+) -> Option<Config> {
+    use std::io::{BufRead, BufReader};
+    let open = || std::fs::File::open(path).ok().map(BufReader::new);
+    let mut line = String::new();
+    let (mut reader, mut targets) = (open()?, 0usize);
+    loop {
+        line.clear();
+        if reader.read_line(&mut line).ok()? == 0 {
+            break;
+        }
+        if line.contains("\"\"\"") || line.contains("'''") {
+            return None;
+        }
+        targets += usize::from(line.trim_end() == "[[target]]");
+    }
+    if per_piece == 0 {
+        return None;
+    }
+    let mut pieces = InPieces::new(file, targets, running);
+    pieces.may_include = true;
+    pieces.per_piece = per_piece;
+    let (mut reader, mut piece) = (open()?, String::new());
+    let (mut start, mut at, mut seen) = (0usize, 0usize, 0usize);
+    loop {
+        line.clear();
+        let n = reader.read_line(&mut line).ok()?;
+        if n == 0 {
+            break;
+        }
+        // Cut where `piece_starts` cuts.
+        if line.trim_end() == "[[target]]" {
+            if seen > 0 && seen % per_piece == 0 && at >= 2 {
+                pieces.piece(start, &piece)?;
+                piece.clear();
+                start = at;
+            }
+            seen += 1;
+        }
+        piece.push_str(&line);
+        at += n;
+    }
+    pieces.piece(start, &piece)?;
+    drop(piece);
+    pieces.include(Origin {
+        dir: path.parent().unwrap_or(std::path::Path::new("")),
+        main: Some(path),
+    })?;
+    pieces.finish()
+}
+
+/// The pieces validated so far.
+struct InPieces<'r> {
+    file: &'r str,
+    expected: usize,
+    running: &'r Running<'r>,
+    /// From the first piece on, which holds `[exporter]` if the file has one.
+    targets: Option<Targets<'r>>,
+    validated: usize,
+    /// Whether `[exporter] include` can be followed (the file's place is known).
+    may_include: bool,
+    per_piece: usize,
+    /// `[exporter] include`, from the first piece.
+    patterns: Vec<Spanned<String>>,
+    includes: Vec<Include>,
+}
+
+impl<'r> InPieces<'r> {
+    fn new(file: &'r str, expected: usize, running: &'r Running<'r>) -> Self {
+        InPieces {
+            file,
+            expected,
+            running,
+            targets: None,
+            validated: 0,
+            may_include: false,
+            per_piece: PIECE_TARGETS,
+            patterns: Vec::new(),
+            includes: Vec::new(),
+        }
+    }
+
+    /// The piece `text`, `start` bytes into the file.
+    fn piece(&mut self, start: usize, text: &str) -> Option<()> {
+        let piece: RawFile = toml::from_str(text).ok()?;
+        // Errors only make this path step aside, so the piece alone locates them well enough.
+        let ctx = Ctx {
+            file: self.file,
+            text,
+        };
+        let list = if start == 0 {
+            let mut ex = piece.exporter.unwrap_or_default();
+            if let Some(patterns) = ex.include.take() {
+                if !self.may_include {
+                    return None;
+                }
+                self.patterns = patterns;
+            }
+            let exporter = validate::exporter(ex, &ctx).ok()?;
+            self.targets = Some(Targets::new_unchecked(
+                exporter,
+                self.expected,
+                self.running,
+            ));
+            piece.target
+        } else {
+            if piece.exporter.is_some() {
+                return None;
+            }
+            shifted(piece.target, start)
+        };
+        self.targets
+            .as_mut()?
+            .add(&[&ctx], 0, self.validated, &list)
+            .ok()?;
+        self.validated += list.len();
+        Some(())
+    }
+
+    /// Every included file's targets, after the main file's, as `parse_in` takes them: files
+    /// in pattern order, each validated a piece at a time like the main file. An included
+    /// file may hold `[[target]]` tables only: `[exporter]` in one steps aside, and the whole
+    /// path's [`decode_included`] says what is wrong.
+    fn include(&mut self, origin: Origin) -> Option<()> {
+        if self.patterns.is_empty() {
+            return Some(());
+        }
+        // Errors only make this path step aside.
+        let ctx = Ctx {
+            file: self.file,
+            text: "",
+        };
+        let (files, includes) = include::read(&ctx, &self.patterns, Some(origin)).ok()?;
+        let targets = self.targets.as_mut()?;
+        targets.reserve(files.iter().map(|f| count_targets(&f.text)).sum());
+        let mut total = self.validated;
+        for f in &files {
+            let ctx = Ctx {
+                file: &f.name,
+                text: &f.text,
+            };
+            let starts = piece_starts(&f.text, self.per_piece);
+            let mut validated = 0;
+            for (k, &start) in starts.iter().enumerate() {
+                let end = starts.get(k + 1).copied().unwrap_or(f.text.len());
+                let piece: RawFile = toml::from_str(&f.text[start..end]).ok()?;
+                if piece.exporter.is_some() {
+                    return None;
+                }
+                let list = shifted(piece.target, start);
+                total += list.len();
+                include::check_total(&ctx, self.patterns[0].span(), total).ok()?;
+                targets.add(&[&ctx], 0, validated, &list).ok()?;
+                validated += list.len();
+            }
+        }
+        self.includes = includes;
+        Some(())
+    }
+
+    /// The config, if every name is unique (a duplicate's message comes from the whole-file
+    /// path, which knows where each name was first used).
+    fn finish(self) -> Option<Config> {
+        let targets = self.targets?;
+        let includes = self.includes;
+        targets.unique().then(|| Config {
+            includes,
+            ..targets.finish()
+        })
+    }
+}
+
+/// `[[target]]` lines in `text`: at least one per 11 bytes, so room reserved for this many
+/// is bounded by the file's size.
+fn count_targets(text: &str) -> usize {
+    text.split_inclusive('\n')
+        .filter(|l| l.trim_end() == "[[target]]")
+        .count()
 }
 
 /// Byte offsets where pieces start: 0, then every `per_piece`th `[[target]]` line. Only 0
@@ -98,6 +367,8 @@ fn piece_starts(text: &str, per_piece: usize) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
+
     use crate::config::{parse, validate, Config};
 
     /// Parses `text` in pieces of `n` targets the way the real parse does.
@@ -110,6 +381,7 @@ mod tests {
         validate::validate(
             raw.exporter.unwrap_or_default(),
             &[(ctx, raw.target.as_slice())],
+            &crate::config::reuse::Running::none(),
         )
     }
 
@@ -156,6 +428,136 @@ mod tests {
         ] {
             let whole = parse("exporter.toml", &text).unwrap_err();
             assert_eq!(in_pieces(&text, 2).unwrap_err(), whole, "{text}");
+        }
+    }
+
+    /// Validated a piece at a time, the config is the whole parse's; where that path cannot
+    /// give the same (`[exporter]` in a later piece, `include`) or an error is found, it
+    /// steps aside for the whole-file path, whose messages are the reference.
+    #[test]
+    fn validated_in_pieces_same_as_whole() {
+        let labelled = "[[target]]\nname = \"l\"\nprotocol = \"a2s\"\naddress = \"127.0.0.2\"\n[target.labels]\nregion = \"eu\"\n";
+        for text in [
+            format!("[exporter]\ninterval = \"30s\"\n{}", targets(7)),
+            format!("# a comment\n{}{labelled}", targets(5)),
+        ] {
+            let whole = parse("exporter.toml", &text).unwrap();
+            assert_eq!(both(&text, 2), Some(whole));
+        }
+        let base = targets(6);
+        for text in [
+            format!("{}{labelled}[exporter]\ntimeout = \"3s\"\n", targets(5)),
+            base.replace("address = \"127.0.0.1:1004\"", "address = \"\""),
+            format!(
+                "{base}[[target]]\nname = \"t1\"\nprotocol = \"a2s\"\naddress = \"127.0.0.3\"\n"
+            ),
+            base.replace("name = \"t5\"", "name = \"t5"),
+            format!("[exporter]\ninterval = \"30s\"\n{base}[exporter]\ntimeout = \"1s\"\n"),
+            format!("[exporter]\ninterval = \"1s\"\ntimeout = \"2s\"\n{base}"),
+        ] {
+            assert_eq!(both(&text, 2), None, "{text}");
+        }
+        // Too small to cut: one piece.
+        assert_eq!(
+            validate_in_pieces("exporter.toml", &targets(3), 5, &Running::none()),
+            None
+        );
+        assert_eq!(
+            both(&format!("{}x = \"\"\"\n\"\"\"\n", targets(6)), 2),
+            None
+        );
+    }
+
+    /// From a file, `include` is followed: the same config as the whole-file path, included
+    /// files after the main one; a duplicate across files or a bad included file steps aside.
+    #[test]
+    fn loaded_in_pieces_follows_include() {
+        let dir = std::env::temp_dir().join(format!("gse-pieces-inc-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("targets.d")).unwrap();
+        let main = dir.join("main.toml");
+        let text = format!(
+            "[exporter]\ninterval = \"30s\"\ninclude = [\"targets.d/*.toml\", \"none/*.toml\"]\n{}",
+            targets(3)
+        );
+        std::fs::write(&main, &text).unwrap();
+        let more = |from: usize, n: usize| targets(from + n).split_off(targets(from).len());
+        std::fs::write(dir.join("targets.d/a.toml"), more(3, 5)).unwrap();
+        std::fs::write(dir.join("targets.d/b.toml"), more(8, 4)).unwrap();
+        let none = Running::none();
+        let origin = || crate::config::include::Origin {
+            dir: &dir,
+            main: Some(&main),
+        };
+        let whole = crate::config::parse_in("main.toml", &text, Some(origin()), &none).unwrap();
+        assert_eq!(whole.targets.len(), 12);
+        assert_eq!(whole.includes.len(), 2);
+        assert_eq!(load_in_pieces(&main, "main.toml", 2, &none), Some(whole));
+        // t0 again, in an included file: the whole-file path names both places.
+        std::fs::write(dir.join("targets.d/c.toml"), more(0, 1)).unwrap();
+        assert_eq!(load_in_pieces(&main, "main.toml", 2, &none), None);
+        std::fs::write(dir.join("targets.d/c.toml"), "[exporter]\n").unwrap();
+        assert_eq!(load_in_pieces(&main, "main.toml", 2, &none), None);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// [`validate_in_pieces`] of `text`, checked to be what [`load_in_pieces`] gives for a
+    /// file holding it.
+    fn both(text: &str, n: usize) -> Option<Config> {
+        let none = Running::none();
+        let path = std::env::temp_dir().join(format!(
+            "gse-pieces-{}-{:?}.toml",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        std::fs::write(&path, text).unwrap();
+        let from_file = load_in_pieces(&path, "exporter.toml", n, &none);
+        std::fs::remove_file(&path).unwrap();
+        let from_text = validate_in_pieces("exporter.toml", text, n, &none);
+        assert_eq!(from_file, from_text, "{text}");
+        from_text
+    }
+
+    /// With running targets given, every equal one is the running copy (a reload holds new
+    /// copies of changed targets only); a changed one is new.
+    #[test]
+    fn validated_in_pieces_shares_running_targets() {
+        let text = targets(7);
+        let running = parse("exporter.toml", &text).unwrap().targets;
+        let changed = text.replace("127.0.0.1:1003", "127.0.0.1:2003");
+        let config =
+            validate_in_pieces("exporter.toml", &changed, 2, &Running::new(&running)).unwrap();
+        for (new, old) in config.targets.iter().zip(&running) {
+            assert_eq!(Arc::ptr_eq(new, old), new.name != "t3", "{}", new.name);
+        }
+        assert_eq!(config.targets[3].address.to_string(), "127.0.0.1:2003");
+    }
+
+    /// An included file in pieces: the same targets (spans included) as parsed whole, and
+    /// the whole parse's error for anything but targets.
+    #[test]
+    fn included_in_pieces() {
+        let whole =
+            |t: &str| super::super::decode::<crate::config::include::RawTargets>("inc.toml", t);
+        let text = targets(7);
+        let pieces = decode_included("inc.toml", &text, 2).unwrap();
+        let reference = whole(&text).unwrap().target;
+        assert_eq!(pieces.len(), 7);
+        for (a, b) in pieces.iter().zip(&reference) {
+            assert_eq!(a.span(), b.span());
+            assert_eq!(a.get_ref().name, b.get_ref().name);
+            assert_eq!(a.get_ref().address, b.get_ref().address);
+        }
+        for bad in [
+            format!("{text}[exporter]\ninterval = \"30s\"\n"),
+            format!("[exporter]\ninterval = \"30s\"\n{text}"),
+            text.replace("name = \"t5\"", "name = \"t5"),
+            format!("{text}x = 1\n"),
+        ] {
+            assert_eq!(
+                decode_included("inc.toml", &bad, 2).err(),
+                whole(&bad).err(),
+                "{bad}"
+            );
         }
     }
 

@@ -51,3 +51,37 @@ pub(super) struct RawTarget {
     pub(super) players: Option<Box<Spanned<toml::Value>>>,
     pub(super) rules: Option<Box<Spanned<Vec<Spanned<String>>>>>,
 }
+
+impl RawTarget {
+    /// This target as it reads when its text sits `by` bytes later in the file: a piece of a
+    /// large file is parsed on its own, and its spans (every error message's line) are moved
+    /// to where the piece is in the whole file.
+    pub(super) fn shifted(self, by: usize) -> RawTarget {
+        let boxed = |s: Option<Box<Spanned<String>>>| s.map(|b| Box::new(shift(*b, by)));
+        let int = |s: Option<Box<Spanned<i64>>>| s.map(|b| Box::new(shift(*b, by)));
+        RawTarget {
+            name: shift(self.name, by),
+            protocol: self.protocol.map(|s| shift(s, by)),
+            address: shift(self.address, by),
+            interval: boxed(self.interval),
+            timeout: boxed(self.timeout),
+            encoding: boxed(self.encoding),
+            max_reply_bytes: int(self.max_reply_bytes),
+            max_split_packets: int(self.max_split_packets),
+            labels: self.labels.map(|b| Box::new(shift(*b, by))),
+            game: boxed(self.game),
+            players: self.players.map(|b| Box::new(shift(*b, by))),
+            rules: self.rules.map(|b| {
+                let outer = b.span();
+                let list = b.into_inner().into_iter().map(|s| shift(s, by)).collect();
+                Box::new(Spanned::new(outer.start + by..outer.end + by, list))
+            }),
+        }
+    }
+}
+
+/// `s` as it reads `by` bytes later in the file.
+pub(super) fn shift<T>(s: Spanned<T>, by: usize) -> Spanned<T> {
+    let span = s.span();
+    Spanned::new(span.start + by..span.end + by, s.into_inner())
+}
