@@ -409,6 +409,7 @@ pub fn exporter_steady_state(
     let r = request(rt, addr, "POST", "/-/reload", "")?;
     let took_reload = t.elapsed();
     let (hwm_reload, reload_step) = step(&mut overall, rss0);
+    let rss_reloaded = ex.vm_mib("VmRSS:");
     let body = String::from_utf8_lossy(&r.body);
     // Checked after the peak was read: this scrape's own memory is in no figure.
     let page_c = page(scrape(rt, addr, true)?.2)?;
@@ -432,13 +433,20 @@ pub fn exporter_steady_state(
     println!(
         "# {name}: exporter peaks (VmHWM, MiB): start-up {hwm_start:.1}, gzip scrape \
          {hwm_gzip:.1}, window + gzip scrape {hwm_window:.1}, plain scrape {hwm_plain:.1}, \
-         reload {hwm_reload:.1}{}; VmRSS now {:.1}; {warnings} warnings logged",
+         reload {hwm_reload:.1}{}; VmRSS just after the reload {rss_reloaded:.1}, now {:.1}; \
+         {warnings} warnings logged",
         if resettable {
             " (each step alone: VmHWM reset before it)"
         } else {
             " (cumulative: clear_refs refused)"
         },
         ex.vm_mib("VmRSS:"),
+    );
+    // Whether the reload's memory goes back to the system once the process is idle again.
+    std::thread::sleep(Duration::from_secs(5));
+    println!(
+        "# {name}: exporter VmRSS 5 s later {:.1} MiB",
+        ex.vm_mib("VmRSS:")
     );
     drop(ex);
 
