@@ -348,7 +348,7 @@ max_split_packets = 9
         );
         assert_eq!(t("players = {}\n").players, Some(PlayerSeries::default()));
         assert_eq!(
-            t("rules = [\"mp_timelimit\", \"sv_contact\"]\n").rules,
+            &*t("rules = [\"mp_timelimit\", \"sv_contact\"]\n").rules,
             ["mp_timelimit", "sv_contact"]
         );
     }

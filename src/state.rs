@@ -587,7 +587,7 @@ mod tests {
         assert!(off.listing.is_none());
         let on = Target {
             players: Some(crate::target::PlayerSeries::default()),
-            rules: vec!["a".into(), "b".into()],
+            rules: vec!["a".into(), "b".into()].into(),
             ..target("on")
         };
         let mut e = Entry::new(Arc::new(TargetMeta::new(on)));

@@ -129,7 +129,7 @@ pub(super) fn exporter(ex: RawExporter, ctx: &Ctx) -> Result<Exporter, ConfigErr
             v,
             "exporter.max_reply_bytes",
             1024..=MAX_REPLY_BYTES_CAP,
-        )? as usize;
+        )? as u32;
     }
     if let Some(v) = &ex.max_split_packets {
         limits.max_split_packets = int_in(ctx, v, "exporter.max_split_packets", 1..=255)? as u8;
@@ -330,7 +330,7 @@ impl<'r> Targets<'r> {
             let mut t_limits = limits;
             if let Some(v) = &t.max_reply_bytes {
                 t_limits.max_reply_bytes =
-                    int_in(ctx, v, &key("max_reply_bytes"), 1024..=MAX_REPLY_BYTES_CAP)? as usize;
+                    int_in(ctx, v, &key("max_reply_bytes"), 1024..=MAX_REPLY_BYTES_CAP)? as u32;
             }
             if let Some(v) = &t.max_split_packets {
                 t_limits.max_split_packets =
@@ -368,7 +368,7 @@ impl<'r> Targets<'r> {
                 limits: t_limits,
                 game: game.map(|g| g.id),
                 players,
-                rules,
+                rules: rules.into(),
                 ..Target::new(name, protocol, address)
             });
             if let Some(seen) = seen.as_mut() {

@@ -272,7 +272,7 @@ mod tests {
         let state = State::default();
         let a = Arc::new(TargetMeta::new(Target {
             players: Some(PlayerSeries { max_series: 2 }),
-            rules: vec!["mp_timelimit".into(), "sv_contact".into(), "absent".into()],
+            rules: vec!["mp_timelimit".into(), "sv_contact".into(), "absent".into()].into(),
             ..target("alpha", Protocol::A2s, &[("region", "eu")])
         }));
         let b = Arc::new(TargetMeta::new(target("beta", Protocol::Minecraft, &[])));

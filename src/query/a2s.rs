@@ -89,7 +89,7 @@ impl<'a> A2s<'a> {
             list_challenge: NO_CHALLENGE,
             reassembler: split::Reassembler::new(split::Limits {
                 max_packets: req.limits.max_split_packets,
-                max_bytes: req.limits.max_reply_bytes,
+                max_bytes: req.limits.reply_cap(),
             }),
             status: Status::default(),
             latency: Duration::ZERO,

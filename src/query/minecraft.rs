@@ -121,7 +121,7 @@ impl<'a> Slp<'a> {
             phase: Phase::Modern,
             stage: Stage::Connect,
             until: deadline,
-            buf: StreamBuf::new(req.limits.max_reply_bytes + MAX_VARINT_LEN),
+            buf: StreamBuf::new(req.limits.reply_cap() + MAX_VARINT_LEN),
             modern: None,
             ping_payload: 0,
             modern_failure: None,
@@ -179,7 +179,7 @@ impl<'a> Slp<'a> {
         }
         self.until = share(now, self.deadline, order.len() - i);
         self.buf.clear();
-        self.buf.set_cap(self.req.limits.max_reply_bytes);
+        self.buf.set_cap(self.req.limits.reply_cap());
         self.phase = Phase::Legacy(i);
         self.stage = Stage::Connect;
     }
@@ -194,7 +194,7 @@ impl<'a> Slp<'a> {
 
     /// Looks for a complete frame in what has arrived.
     fn frame(&mut self, now: Instant, rtt: Duration) {
-        let max_frame = self.req.limits.max_reply_bytes;
+        let max_frame = self.req.limits.reply_cap();
         match self.phase {
             Phase::Modern | Phase::ModernRetry => {
                 match self.buf.frame(|b| slp::decode_reply_frame(b, max_frame)) {
