@@ -127,6 +127,11 @@ fn main() -> ExitCode {
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        // `/metrics` and `/sd` render on a blocking thread (web::streamed). With tokio's 10 s
+        // default a scrape every 15-60 s found its thread gone and started a new one, and
+        // each new thread's allocator pages stayed resident after it: at 100,000 targets
+        // VmRSS crept up by 2-6 MiB per scrape. Kept for 10 minutes, one thread serves them.
+        .thread_keep_alive(std::time::Duration::from_secs(600))
         .build()
         .unwrap_or_else(|e| {
             eprintln!("error: cannot start the runtime: {e}");
