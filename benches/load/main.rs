@@ -791,6 +791,43 @@ fn write_config(
     }
 }
 
+/// Runs one reload and prints what it did: time, the diff, how many targets kept their
+/// counters, its heap peak over the running daemon and what it left, VmRSS and VmHWM.
+fn measured_reload<E: std::fmt::Display>(
+    daemon: &Daemon,
+    name: &str,
+    what: &str,
+    reload: impl FnOnce() -> Result<gameserver_exporter::scheduler::Diff, E>,
+) {
+    let before = queries(daemon);
+    let live_before = LIVE_BYTES.load(Ordering::Relaxed);
+    PEAK_BYTES.store(live_before, Ordering::Relaxed);
+    let t = std::time::Instant::now();
+    let reloaded = reload();
+    let took = t.elapsed();
+    let reload_peak = PEAK_BYTES.load(Ordering::Relaxed) - live_before;
+    let reload_after = LIVE_BYTES.load(Ordering::Relaxed) - live_before;
+    let kept_counters = kept(&before, daemon);
+    drop(before);
+    match reloaded {
+        Ok(diff) => println!(
+            "# {name}: {what} took {:.0} ms: tasks kept {}, changed {}, added {}, removed {}; \
+             {kept_counters} targets kept their counters; heap peak +{:.1} MiB over the running \
+             daemon, +{:.1} MiB after; VmRSS {:.1} MiB, VmHWM {:.1} MiB",
+            took.as_secs_f64() * 1e3,
+            diff.kept,
+            diff.changed.len(),
+            diff.added.len(),
+            diff.removed.len(),
+            reload_peak as f64 / MIB,
+            reload_after as f64 / MIB,
+            vm_kib("VmRSS:") as f64 / 1024.0,
+            vm_hwm_kib() as f64 / 1024.0
+        ),
+        Err(e) => println!("# {name}: {what} failed: {e}"),
+    }
+}
+
 /// Sums (successful polls, failed polls, failures per reason) over the daemon's state.
 fn daemon_counts(d: &Daemon) -> (u64, u64, [u64; Reason::ALL.len()]) {
     let (mut queries, mut reasons) = (0, [0u64; Reason::ALL.len()]);
@@ -939,63 +976,20 @@ async fn daemon_steady_state(
     if let Some(t) = changed.targets.first_mut() {
         Arc::make_mut(t).interval += Duration::from_secs(1);
     }
-    let before = queries(&daemon);
-    let live_before = LIVE_BYTES.load(Ordering::Relaxed);
-    PEAK_BYTES.store(live_before, Ordering::Relaxed);
-    let t = std::time::Instant::now();
-    let diff = daemon.apply(changed);
-    let took = t.elapsed();
-    let reload_peak = PEAK_BYTES.load(Ordering::Relaxed) - live_before;
-    let reload_after = LIVE_BYTES.load(Ordering::Relaxed) - live_before;
-    let kept_counters = kept(&before, &daemon);
-    drop(before);
-    println!(
-        "# {name}: reload changing one target took {:.0} ms: tasks kept {}, changed {}, added {}, \
-         removed {}; {kept_counters} targets kept their counters; heap peak +{:.1} MiB over the \
-         running daemon, +{:.1} MiB after; VmRSS {:.1} MiB, VmHWM {:.1} MiB",
-        took.as_secs_f64() * 1e3,
-        diff.kept,
-        diff.changed.len(),
-        diff.added.len(),
-        diff.removed.len(),
-        reload_peak as f64 / MIB,
-        reload_after as f64 / MIB,
-        vm_kib("VmRSS:") as f64 / 1024.0,
-        vm_hwm_kib() as f64 / 1024.0
-    );
+    measured_reload(&daemon, name, "reload changing one target", || {
+        Ok::<_, String>(daemon.apply(changed))
+    });
 
     // An operator's reload: the file re-read and re-parsed, one target changed in it.
     let changed_interval = args.interval + Duration::from_secs(2);
     write_config(&path, protocol, name, addrs, args, Some(changed_interval));
-    let before = queries(&daemon);
-    let live_before = LIVE_BYTES.load(Ordering::Relaxed);
-    PEAK_BYTES.store(live_before, Ordering::Relaxed);
-    let t = std::time::Instant::now();
-    let reloaded = daemon.reload();
-    let took = t.elapsed();
-    let reload_peak = PEAK_BYTES.load(Ordering::Relaxed) - live_before;
-    let reload_after = LIVE_BYTES.load(Ordering::Relaxed) - live_before;
-    let kept_counters = kept(&before, &daemon);
-    drop(before);
+    measured_reload(
+        &daemon,
+        name,
+        "reload from the file (one target changed)",
+        || daemon.reload(),
+    );
     let _ = std::fs::remove_file(&path);
-    match reloaded {
-        Ok(diff) => println!(
-            "# {name}: reload from the file (one target changed) took {:.0} ms: tasks kept {}, \
-             changed {}, added {}, removed {}; {kept_counters} targets kept their counters; heap \
-             peak +{:.1} MiB over the running daemon, +{:.1} MiB after; VmRSS {:.1} MiB, VmHWM \
-             {:.1} MiB",
-            took.as_secs_f64() * 1e3,
-            diff.kept,
-            diff.changed.len(),
-            diff.added.len(),
-            diff.removed.len(),
-            reload_peak as f64 / MIB,
-            reload_after as f64 / MIB,
-            vm_kib("VmRSS:") as f64 / 1024.0,
-            vm_hwm_kib() as f64 / 1024.0
-        ),
-        Err(e) => println!("# {name}: reload from the file failed: {e}"),
-    }
 
     println!(
         "# {name}: peak RSS (VmHWM) {:.1} MiB before the first scrape (reloads included)",
