@@ -12,7 +12,7 @@ use crate::config::Config;
 use crate::scheduler::Prober;
 
 use crate::handles::Daemon;
-use crate::web::Web;
+use crate::http::web::Web;
 
 /// Runs the exporter on `listener` until `shutdown` resolves, then stops polling and lets
 /// open HTTP connections finish (briefly).
@@ -35,8 +35,9 @@ pub async fn run_with_web(
     listener: TcpListener,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
-    let daemon = Daemon::start_with_web(config, config_path, web, prober);
-    let result = crate::http::serve(daemon.clone(), listener, shutdown).await;
+    let web = Arc::new(web);
+    let daemon = Daemon::start_with_companion(config, config_path, Some(web.clone()), prober);
+    let result = crate::http::serve(daemon.clone(), web, listener, shutdown).await;
     daemon.shutdown();
     result
 }

@@ -2,6 +2,10 @@
 //! The HTTP side, `/probe`, the signal handlers and [`crate::daemon::run`] all hold one
 //! [`Daemon`]; it lives apart from `daemon` so that `http` can use it without `daemon` and
 //! `http` importing each other.
+//!
+//! A file that must be reloaded together with the configuration (the web config file of
+//! `http`) joins as a [`Companion`]: this module defines what a reload asks of it, and the
+//! HTTP side implements it, so `handles` never names `http`.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
@@ -15,7 +19,17 @@ use crate::scheduler::{Diff, Permits, Prober, Scheduler};
 use crate::shard::{self, Elsewhere, Shard};
 use crate::state::State;
 use crate::sync::lock;
-use crate::web::{self, Web};
+
+/// A file reloaded together with the configuration (`--web.config.file`): on every reload it
+/// is re-read and checked first, and put in force only when the configuration is good too.
+pub trait Companion: Send + Sync {
+    /// Re-reads and checks the file without applying it. What it returns puts the checked
+    /// file in force when called; a companion without a file returns one that does nothing.
+    fn prepare(&self) -> Result<Install<'_>, String>;
+}
+
+/// Puts a checked [`Companion`] file in force.
+pub type Install<'a> = Box<dyn FnOnce() + 'a>;
 
 /// Shared by the HTTP handlers, the signal handlers and the scheduler.
 pub struct Daemon {
@@ -29,8 +43,9 @@ pub struct Daemon {
     elsewhere: RwLock<Arc<Elsewhere>>,
     config_path: Option<PathBuf>,
     scheduler: Mutex<Scheduler>,
-    /// `--web.config.file`: TLS and basic auth, reloaded with the main configuration.
-    web: Web,
+    /// `--web.config.file` (TLS and basic auth), reloaded with the main configuration; `None`
+    /// when the exporter runs without one.
+    companion: Option<Arc<dyn Companion>>,
     /// The thread the target tasks run on; declared after the scheduler, so dropping a daemon
     /// aborts the tasks before their runtime stops. `None` if it could not be started: the
     /// tasks then share the caller's runtime.
@@ -46,14 +61,15 @@ impl Daemon {
         config_path: Option<PathBuf>,
         prober: Arc<dyn Prober>,
     ) -> Arc<Daemon> {
-        Daemon::start_with_web(config, config_path, Web::none(), prober)
+        Daemon::start_with_companion(config, config_path, None, prober)
     }
 
-    /// [`Daemon::start`] with a loaded web config.
-    pub fn start_with_web(
+    /// [`Daemon::start`] with a file reloaded together with the configuration (the web
+    /// config: TLS, basic auth).
+    pub fn start_with_companion(
         mut config: Config,
         config_path: Option<PathBuf>,
-        web: Web,
+        companion: Option<Arc<dyn Companion>>,
         prober: Arc<dyn Prober>,
     ) -> Arc<Daemon> {
         let shard = config.exporter.shard.unwrap_or_default();
@@ -79,7 +95,7 @@ impl Daemon {
             elsewhere: RwLock::new(Arc::new(elsewhere)),
             config_path,
             scheduler: Mutex::new(scheduler),
-            web,
+            companion,
             _poller: poller,
         })
     }
@@ -94,11 +110,6 @@ impl Daemon {
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
-    }
-
-    /// The web config in force (TLS acceptor, users).
-    pub fn web(&self) -> Arc<web::Active> {
-        self.web.current()
     }
 
     /// The share of the targets this replica polls.
@@ -140,12 +151,17 @@ impl Daemon {
             self.state.set_reload(false, SystemTime::now());
             return Err(e);
         };
-        let web = match self.web.prepare() {
-            Ok(w) => w,
+        let install = match self
+            .companion
+            .as_deref()
+            .map(Companion::prepare)
+            .transpose()
+        {
+            Ok(i) => i,
             Err(e) => {
                 tracing::error!(error = %e, "web config reload refused; keeping the running configuration");
                 self.state.set_reload(false, SystemTime::now());
-                return Err(ConfigError(e.0));
+                return Err(ConfigError(e));
             }
         };
         // The running targets are shared by the new config wherever they are equal: a reload
@@ -155,8 +171,8 @@ impl Daemon {
         drop(running);
         match loaded {
             Ok(c) => {
-                if let Some(w) = web {
-                    self.web.install(w);
+                if let Some(install) = install {
+                    install();
                 }
                 let diff = self.apply(c);
                 tracing::info!(

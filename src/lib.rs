@@ -37,11 +37,12 @@
 //!    [`poller`] thread; [`shard`] picks this replica's share of the targets, Prometheus's
 //!    `hashmod` over target names), [`metrics`] (the exposition: families, labels, encoder; never
 //!    `net`, `protocol`, `query` or `scheduler`), [`handles`] (the running exporter's shared
-//!    handles), [`probe`] (`/probe`: lookup, resolution, allow-list, one poll), [`landing`]
-//!    (the HTML page), [`health`] (`/health?target=` for uptime tools, from `state`),
-//!    [`web`] (`--web.config.file`: TLS, basic auth; and gzip for every answer), [`http`]
-//!    (parses, delegates, responds; never `protocol` or `net`), [`daemon`] (the entry point
-//!    tying them together) and [`demo`].
+//!    handles; a file reloaded with the configuration joins as a [`handles::Companion`]),
+//!    [`http`] (every endpoint in one folder: the server and routing, `/probe` (lookup,
+//!    resolution through `query`, allow-list, one poll), `/health?target=`, the landing page
+//!    and `--web.config.file` (TLS, basic auth; gzip for every answer); parses, delegates,
+//!    responds; never `protocol` or `net`), [`daemon`] (the entry point tying them together)
+//!    and [`demo`].
 //!
 //! No two top-level modules import each other, directly or through others.
 
@@ -59,19 +60,13 @@ pub mod games;
 #[cfg(feature = "daemon")]
 pub mod handles;
 #[cfg(feature = "daemon")]
-pub mod health;
-#[cfg(feature = "daemon")]
 pub mod http;
-#[cfg(feature = "daemon")]
-pub mod landing;
 #[cfg(feature = "daemon")]
 pub mod metrics;
 #[cfg(feature = "daemon")]
 pub mod net;
 #[cfg(feature = "daemon")]
 pub mod poller;
-#[cfg(feature = "daemon")]
-pub mod probe;
 pub mod protocol;
 #[cfg(feature = "daemon")]
 pub mod query;
@@ -91,5 +86,3 @@ mod sync;
 pub mod target;
 #[cfg(feature = "daemon")]
 pub mod text;
-#[cfg(feature = "daemon")]
-pub mod web;

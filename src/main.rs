@@ -12,12 +12,12 @@ use clap::{Parser, Subcommand, ValueEnum};
 use gameserver_exporter::config;
 use gameserver_exporter::games::Game;
 use gameserver_exporter::handles::Daemon;
+use gameserver_exporter::http::web::Web;
 use gameserver_exporter::query::{self, Request};
 use gameserver_exporter::scheduler::QueryProber;
 use gameserver_exporter::status::Status;
 use gameserver_exporter::target::Address;
 use gameserver_exporter::target::Protocol;
-use gameserver_exporter::web::Web;
 
 /// mimalloc instead of glibc's malloc: at 100,000 targets glibc kept the start-up peak
 /// resident (see the `mimalloc` entry in Cargo.toml). The load bench counts through the same
@@ -267,7 +267,9 @@ async fn run_daemon(
     // The bound address, so `--listen 127.0.0.1:0` (tests) logs the port it got.
     let addr = listener.local_addr().unwrap_or(addr);
     tracing::info!(%addr, tls, targets = config.targets.len(), "gameserver-exporter listening");
-    let daemon = Daemon::start_with_web(config, Some(path), web, Arc::new(QueryProber));
+    let web = Arc::new(web);
+    let daemon =
+        Daemon::start_with_companion(config, Some(path), Some(web.clone()), Arc::new(QueryProber));
     #[cfg(unix)]
     let hup = {
         use tokio::signal::unix::{signal, SignalKind};
@@ -285,7 +287,7 @@ async fn run_daemon(
             }
         }
     };
-    let result = gameserver_exporter::http::serve(daemon.clone(), listener, terminate()).await;
+    let result = gameserver_exporter::http::serve(daemon.clone(), web, listener, terminate()).await;
     #[cfg(unix)]
     if let Some(h) = hup {
         h.abort();

@@ -48,42 +48,29 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "metrics",
         &["roster", "shard", "state", "status", "target", "text"],
     ),
-    // --web.config.file (TLS, basic auth) and gzip: HTTP plumbing over nothing but a lock.
-    ("web", &["sync"]),
     (
         "handles",
-        &[
-            "config",
-            "poller",
-            "scheduler",
-            "shard",
-            "state",
-            "sync",
-            "web",
-        ],
+        &["config", "poller", "scheduler", "shard", "state", "sync"],
     ),
+    // The HTTP side, every endpoint: server and routing, /probe, /health, the landing page and
+    // --web.config.file (TLS, basic auth, gzip). The web config joins reloads as a
+    // handles::Companion, so handles never names http.
     (
-        "probe",
+        "http",
         &[
             "handles",
-            "net",
+            "metrics",
             "query",
             "scheduler",
             "shard",
             "state",
             "status",
+            "sync",
             "target",
             "text",
         ],
     ),
-    ("landing", &["state", "text"]),
-    // /health?target=: one target's entry as JSON for uptime tools.
-    ("health", &["state"]),
-    (
-        "http",
-        &["handles", "health", "landing", "metrics", "probe", "web"],
-    ),
-    ("daemon", &["config", "handles", "http", "scheduler", "web"]),
+    ("daemon", &["config", "handles", "http", "scheduler"]),
     (
         "demo",
         &["config", "daemon", "scheduler", "simulate", "target"],

@@ -12,10 +12,10 @@ use std::time::Duration;
 use base64::Engine;
 use gameserver_exporter::config;
 use gameserver_exporter::daemon;
+use gameserver_exporter::http::web::Web;
 use gameserver_exporter::query::{Request, Session};
 use gameserver_exporter::scheduler::{PollFuture, Prober};
 use gameserver_exporter::status::{Failure, Reason, Status};
-use gameserver_exporter::web::Web;
 use rcgen::{
     BasicConstraints, CertificateParams, CertifiedIssuer, ExtendedKeyUsagePurpose, IsCa, KeyPair,
 };

@@ -1081,7 +1081,7 @@ fn render_report(daemon: &Daemon, name: &str) {
     for _ in 0..5 {
         let t = std::time::Instant::now();
         let entries = daemon.state().snapshot();
-        let mut z = gameserver_exporter::web::gzip::writer(Counted::default());
+        let mut z = gameserver_exporter::http::web::gzip::writer(Counted::default());
         let body = metrics::render_to(Format::Text, &entries, &globals(), &mut z)
             .and_then(|()| z.finish());
         times.push(t.elapsed());
@@ -1095,7 +1095,7 @@ fn render_report(daemon: &Daemon, name: &str) {
         "{name}: /metrics gzip (level {}, rendered into the compressor as served): median {med:.2} ms, \
          max {max:.2} ms, {zipped} bytes; the scrape's own peak heap {:.1} MiB (snapshot, \
          compressor, chunks, and entries copied by polls meanwhile); peak RSS after {:.1} MiB",
-        gameserver_exporter::web::gzip::LEVEL,
+        gameserver_exporter::http::web::gzip::LEVEL,
         (PEAK_BYTES.load(Ordering::Relaxed) - live0) as f64 / MIB,
         vm_hwm_kib() as f64 / 1024.0
     );

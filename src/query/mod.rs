@@ -44,6 +44,9 @@ use crate::net::udp::UdpMux;
 use crate::status::{Failure, Status};
 use crate::target::{self, Address, Limits, Protocol, Target};
 
+/// Name resolution (A/AAAA, no SRV) under a deadline, for callers above `query` that must
+/// check an address before polling it (`/probe`'s allow-list) without reaching `net`.
+pub use crate::net::resolve::resolve;
 pub use driver::{Observer, RESENDS, RESEND_AFTER_MIN};
 pub use error::Error;
 

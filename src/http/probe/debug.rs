@@ -331,7 +331,7 @@ mod tests {
     use std::time::{Duration, SystemTime};
 
     use super::*;
-    use crate::probe::text::{unsafe_char, MAX_NOTE_CHARS};
+    use crate::http::probe::text::{unsafe_char, MAX_NOTE_CHARS};
     use crate::protocol::DecodeError;
     use crate::state::TargetMeta;
     use crate::status::{Failure, Status};

@@ -8,7 +8,7 @@
 //! - [`streamed`]: a response body rendered while it is sent (`/metrics`).
 //!
 //! [`Web`] holds what is in force. It is re-read on every reload together with the main
-//! configuration: both are validated before either is applied, so a bad web config is refused
+//! configuration, as the daemon's [`Companion`]: both are validated before either is applied, so a bad web config is refused
 //! and the running one kept (and `gameserver_config_last_reload_successful` drops to 0). New
 //! TLS settings apply to connections accepted afterwards.
 //!
@@ -26,6 +26,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
 use tokio_rustls::TlsAcceptor;
+
+use crate::handles::{Companion, Install};
 
 pub use config::{WebConfig, WebConfigError};
 
@@ -104,5 +106,17 @@ impl Web {
     /// Puts a prepared config in force.
     pub fn install(&self, active: Active) {
         *self.active.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(active);
+    }
+}
+
+/// The daemon re-reads the web config on every reload and installs it only if the main
+/// configuration is good too.
+impl Companion for Web {
+    fn prepare(&self) -> Result<Install<'_>, String> {
+        match Web::prepare(self) {
+            Ok(Some(active)) => Ok(Box::new(move || self.install(active))),
+            Ok(None) => Ok(Box::new(|| {})),
+            Err(e) => Err(e.0),
+        }
     }
 }

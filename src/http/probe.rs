@@ -166,7 +166,7 @@ async fn ad_hoc(
     }
     let mut target = config.exporter.target(a, protocol, address.clone());
     let deadline = tokio::time::Instant::now() + target.timeout;
-    let ip = match crate::net::resolve::resolve(&address, protocol.default_port(), deadline).await {
+    let ip = match crate::query::resolve(&address, protocol.default_port(), deadline).await {
         Ok(ip) => ip,
         Err(e) => {
             if let Some(t) = transcript {

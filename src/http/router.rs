@@ -1,17 +1,17 @@
-//! The HTTP side: `/metrics`, `/probe`, `/sd`, `/health`, `/-/healthy`, `/-/ready`,
-//! `/-/reload` and a landing page, on a hyper HTTP/1 server.
+//! The server and the routing of the HTTP side: `/metrics`, `/probe`, `/sd`, `/health`,
+//! `/-/healthy`, `/-/ready`, `/-/reload` and a landing page, on a hyper HTTP/1 server.
 //!
-//! Handlers are thin: parse, delegate to [`crate::metrics`], [`crate::probe`],
-//! [`crate::landing`] or the [`Daemon`], respond.
+//! Handlers are thin: parse, delegate to [`crate::metrics`], [`crate::http::probe`],
+//! [`crate::http::health`], [`crate::http::landing`] or the [`Daemon`], respond.
 //!
 //! `/probe` answers blackbox style with one fresh poll's gauges (no counters, and the shared
-//! state is left alone); [`crate::probe`] says how a target is found and checked. With
-//! `debug=true` it answers that poll's transcript as plain text ([`crate::probe::debug`]).
+//! state is left alone); [`crate::http::probe`] says how a target is found and checked. With
+//! `debug=true` it answers that poll's transcript as plain text ([`crate::http::probe::debug`]).
 //! Hardening: headers must arrive within `exporter.http_header_timeout` and fit [`MAX_HEADER_BYTES`],
 //! at most [`MAX_CONNECTIONS`] connections are served at once (more are closed on accept),
 //! request bodies are never read, and a malformed query string is a 400.
 //!
-//! With `--web.config.file` ([`crate::web`]): connections are TLS when the web config says so
+//! With `--web.config.file` ([`crate::http::web`]): connections are TLS when the web config says so
 //! (the handshake must finish within `exporter.http_header_timeout` too, so a client that
 //! speaks plain HTTP or nothing at all to a TLS listener gets no answer and loses its slot in
 //! time), and every request, on every path, needs the basic auth credentials when users are
@@ -39,11 +39,12 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
 use crate::handles::Daemon;
-use crate::landing;
+use crate::http::landing;
+use crate::http::probe;
+use crate::http::web::gzip;
+use crate::http::web::streamed::{self, Answer};
+use crate::http::web::Web;
 use crate::metrics::{self, Format, Globals};
-use crate::probe;
-use crate::web::gzip;
-use crate::web::streamed::{self, Answer};
 
 /// hyper's smallest allowed read buffer; request lines and headers must fit in it.
 pub const MAX_HEADER_BYTES: usize = 8192;
@@ -63,6 +64,7 @@ fn whole(body: impl Into<Bytes>) -> Body {
 /// Serves until `shutdown` resolves.
 pub async fn serve(
     daemon: Arc<Daemon>,
+    web: Arc<Web>,
     listener: TcpListener,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
@@ -93,15 +95,18 @@ pub async fn serve(
         };
         // The web config in force when the connection arrives: a reload changes what later
         // connections get, never an open one.
-        let tls = daemon.web().tls.clone();
-        let (d, builder, watcher) = (daemon.clone(), builder.clone(), graceful.watcher());
+        let tls = web.current().tls.clone();
+        let (d, w) = (daemon.clone(), web.clone());
+        let (builder, watcher) = (builder.clone(), graceful.watcher());
         let handshake_timeout = daemon.config().exporter.http_header_timeout;
         tokio::spawn(async move {
             match tls {
-                None => connection(d, peer, builder, watcher, TokioIo::new(stream)).await,
+                None => connection(d, w, peer, builder, watcher, TokioIo::new(stream)).await,
                 Some(acceptor) => {
                     match tokio::time::timeout(handshake_timeout, acceptor.accept(stream)).await {
-                        Ok(Ok(s)) => connection(d, peer, builder, watcher, TokioIo::new(s)).await,
+                        Ok(Ok(s)) => {
+                            connection(d, w, peer, builder, watcher, TokioIo::new(s)).await
+                        }
                         Ok(Err(e)) => tracing::debug!(%peer, error = %e, "TLS handshake failed"),
                         Err(_) => tracing::debug!(%peer, "TLS handshake timed out"),
                     }
@@ -121,6 +126,7 @@ pub async fn serve(
 /// Serves one connection, plain or TLS, until it closes.
 async fn connection<I>(
     daemon: Arc<Daemon>,
+    web: Arc<Web>,
     peer: SocketAddr,
     builder: http1::Builder,
     watcher: Watcher,
@@ -129,16 +135,21 @@ async fn connection<I>(
     I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
 {
     let svc = service_fn(move |req| {
-        let d = daemon.clone();
-        async move { Ok::<_, Infallible>(answer(&d, req, peer).await) }
+        let (d, w) = (daemon.clone(), web.clone());
+        async move { Ok::<_, Infallible>(answer(&d, &w, req, peer).await) }
     });
     let _ = watcher.watch(builder.serve_connection(io, svc)).await;
 }
 
 /// What every request goes through: authentication, the handler, compression.
-async fn answer(daemon: &Daemon, req: Request<Incoming>, peer: SocketAddr) -> Response<Body> {
+async fn answer(
+    daemon: &Daemon,
+    web: &Web,
+    req: Request<Incoming>,
+    peer: SocketAddr,
+) -> Response<Body> {
     let gzip = gzip::accepts_gzip(req.headers());
-    let users = daemon.web().users.clone();
+    let users = web.current().users.clone();
     let response = match users {
         Some(users) if !users.check(req.headers()).await => {
             tracing::debug!(%peer, path = req.uri().path(), "authentication failed");
@@ -232,7 +243,7 @@ async fn handle(daemon: &Daemon, req: Request<Incoming>, peer: SocketAddr) -> Re
                 let owner = target
                     .and_then(|t| daemon.owner_elsewhere(t))
                     .map(|s| s.to_string());
-                let (code, body) = crate::health::health(daemon.state(), target, owner);
+                let (code, body) = crate::http::health::health(daemon.state(), target, owner);
                 respond(code, "application/json", body)
             }
             Err(e) => text(StatusCode::BAD_REQUEST, format!("bad query string: {e}\n")),
