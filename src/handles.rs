@@ -241,3 +241,73 @@ fn keep_share(config: &mut Config, shard: Shard) -> Elsewhere {
     }
     elsewhere
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+    use super::*;
+    use crate::scheduler::QueryProber;
+
+    /// A companion whose check passes or fails on demand and which counts its installs.
+    #[derive(Default)]
+    struct Fake {
+        bad: AtomicBool,
+        installs: AtomicUsize,
+    }
+
+    impl Companion for Fake {
+        fn prepare(&self) -> Result<Install<'_>, String> {
+            if self.bad.load(Ordering::SeqCst) {
+                return Err("companion is bad".into());
+            }
+            Ok(Box::new(|| {
+                self.installs.fetch_add(1, Ordering::SeqCst);
+            }))
+        }
+    }
+
+    /// Both files are checked before either is applied: a bad companion refuses the reload
+    /// with the main configuration untouched, a bad configuration leaves the companion
+    /// uninstalled, and either drops the reload gauge to 0.
+    #[tokio::test]
+    async fn companion_installed_only_when_both_are_good() {
+        let path = std::env::temp_dir().join(format!("gse-handles-{}.toml", std::process::id()));
+        // No targets: nothing is polled, so the prober is never called.
+        std::fs::write(&path, "").unwrap();
+        let config = config::load(&path).unwrap();
+        let fake = Arc::new(Fake::default());
+        let companion: Arc<dyn Companion> = fake.clone();
+        let daemon = Daemon::start_with_companion(
+            config,
+            Some(path.clone()),
+            Some(companion),
+            Arc::new(QueryProber),
+        );
+        let ok = |d: &Daemon| d.state().reload_info().successful;
+
+        assert!(daemon.reload().is_ok());
+        assert_eq!(fake.installs.load(Ordering::SeqCst), 1);
+        assert!(ok(&daemon));
+
+        fake.bad.store(true, Ordering::SeqCst);
+        let e = daemon.reload().unwrap_err();
+        assert_eq!(e.0, "companion is bad");
+        assert_eq!(fake.installs.load(Ordering::SeqCst), 1);
+        assert!(!ok(&daemon));
+
+        fake.bad.store(false, Ordering::SeqCst);
+        std::fs::write(&path, "this is not toml [").unwrap();
+        assert!(daemon.reload().is_err());
+        assert_eq!(fake.installs.load(Ordering::SeqCst), 1);
+        assert!(!ok(&daemon));
+
+        std::fs::write(&path, "").unwrap();
+        assert!(daemon.reload().is_ok());
+        assert_eq!(fake.installs.load(Ordering::SeqCst), 2);
+        assert!(ok(&daemon));
+
+        daemon.shutdown();
+        let _ = std::fs::remove_file(&path);
+    }
+}
