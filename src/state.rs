@@ -209,9 +209,8 @@ impl Entry {
     /// the first success. A reload that leaves the target unchanged keeps it (the entry is
     /// kept); a changed target starts again from its next success.
     pub fn last_player_seen(&self) -> Option<SystemTime> {
-        (self.last_player_seen_s > 0).then(|| {
-            SystemTime::UNIX_EPOCH + Duration::from_secs(self.last_player_seen_s.into())
-        })
+        (self.last_player_seen_s > 0)
+            .then(|| SystemTime::UNIX_EPOCH + Duration::from_secs(self.last_player_seen_s.into()))
     }
 }
 
@@ -646,18 +645,30 @@ mod tests {
         e.record(fail(), Duration::ZERO, t(1_000));
         assert_eq!(e.last_player_seen(), None, "no success yet");
         e.record(online(0), Duration::ZERO, t(1_015));
-        assert_eq!(e.last_player_seen(), Some(t(1_015)), "seeded by the first success");
+        assert_eq!(
+            e.last_player_seen(),
+            Some(t(1_015)),
+            "seeded by the first success"
+        );
         e.record(online(0), Duration::ZERO, t(1_030));
         assert_eq!(e.last_player_seen(), Some(t(1_015)), "empty: unchanged");
         e.record(online(3), Duration::ZERO, t(1_045));
         assert_eq!(e.last_player_seen(), Some(t(1_045)));
         e.record(fail(), Duration::ZERO, t(1_060));
-        assert_eq!(e.last_player_seen(), Some(t(1_045)), "kept across a failure");
+        assert_eq!(
+            e.last_player_seen(),
+            Some(t(1_045)),
+            "kept across a failure"
+        );
         e.record(online(0), Duration::ZERO, t(1_075));
         e.record(online(1), Duration::from_millis(1), t(1_090));
         assert_eq!(e.last_player_seen(), Some(t(1_090)));
         // Whole seconds: the fraction of the poll's time is dropped.
-        e.record(online(1), Duration::ZERO, t(1_105) + Duration::from_millis(900));
+        e.record(
+            online(1),
+            Duration::ZERO,
+            t(1_105) + Duration::from_millis(900),
+        );
         assert_eq!(e.last_player_seen(), Some(t(1_105)));
         // The last success keeps its nanoseconds.
         assert_eq!(
