@@ -217,9 +217,7 @@ impl Entry {
 /// `t` in Unix nanoseconds, never 0 (a clock before 1970 reads as the epoch's first
 /// nanosecond), saturating in 2554.
 fn unix_nanos(t: SystemTime) -> NonZeroU64 {
-    let n = t
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map_or(0, |d| nanos(d));
+    let n = t.duration_since(SystemTime::UNIX_EPOCH).map_or(0, nanos);
     NonZeroU64::new(n).unwrap_or(NonZeroU64::MIN)
 }
 
