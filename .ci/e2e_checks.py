@@ -47,6 +47,8 @@ CONTRACT_METRICS = [
     "gameserver_info",
     "gameserver_query_duration_seconds",
     "gameserver_last_success_timestamp_seconds",
+    "gameserver_consecutive_failures",
+    "gameserver_last_player_seen_timestamp_seconds",
     "gameserver_queries_total",
     # Opt-in families: the demo turns players and rules on for every target.
     "gameserver_player_seconds_total",

@@ -10,6 +10,7 @@
 //! cannot leak into the new target's series.
 
 use std::collections::BTreeMap;
+use std::num::NonZeroU64;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
@@ -105,7 +106,9 @@ pub struct Entry {
     pub queries: u64,
     /// Failures per reason, indexed like [`Reason::ALL`].
     pub failures: Failures,
-    pub last_success: Option<SystemTime>,
+    /// Unix nanoseconds of the last successful poll ([`Entry::last_success`]): 8 bytes where
+    /// an `Option<SystemTime>` takes 16, which paid for the two fields at the end.
+    last_success_ns: Option<NonZeroU64>,
     /// Wall time of the last poll, DNS and retries included, in nanoseconds ([`Entry::last_duration`]):
     /// a `Duration` is 16 bytes, and these 8 keep the entry in its allocation size class.
     last_duration_ns: u64,
@@ -115,6 +118,14 @@ pub struct Entry {
     /// fleet have it off, and inline these fields took the entry's allocation up a size class
     /// (shared, so a scrape's snapshot clones a pointer).
     pub listing: Option<Arc<Listing>>,
+    /// Polls failed in a row: 0 after a success (and before the first poll). What a restart
+    /// script asks instead of `gameserver_up`, which one lost reply turns to 0. 4 billion
+    /// failures are 2,000 years at the shortest interval.
+    pub consecutive_failures: u32,
+    /// Whole Unix seconds of the last successful poll that saw a player online; until one
+    /// has, of the first successful poll (see [`Entry::last_player_seen`]). 0: no success yet.
+    /// Seconds in a `u32` last until 2106 and keep the entry at 144 bytes.
+    last_player_seen_s: u32,
 }
 
 /// A target's player lists: the last one and the joins and leaves between consecutive ones.
@@ -137,10 +148,12 @@ impl Entry {
             last: None,
             queries: 0,
             failures: Failures::default(),
-            last_success: None,
+            last_success_ns: None,
             last_duration_ns: 0,
             player_seconds: 0.0,
             listing: None,
+            consecutive_failures: 0,
+            last_player_seen_s: 0,
         }
     }
 
@@ -155,16 +168,24 @@ impl Entry {
             Ok(mut status) => {
                 // Only a success right after a success counts: a down server adds nothing,
                 // and neither does the gap across a failure.
-                if let (Some(Outcome::Up(_)), Some(prev)) = (&self.last, self.last_success) {
+                if let (Some(Outcome::Up(_)), Some(prev)) = (&self.last, self.last_success()) {
                     let secs = now.duration_since(prev).map_or(0.0, |d| d.as_secs_f64());
                     self.player_seconds += f64::from(status.online) * secs;
                 }
-                self.last_success = Some(now);
+                self.last_success_ns = Some(unix_nanos(now));
+                self.consecutive_failures = 0;
+                // The first success seeds the clock: "no player seen since we first saw the
+                // server up" is what makes `time() - x > 1800` mean "empty for 30 minutes"
+                // without firing the moment a new or restarted exporter sees an empty server.
+                if status.online > 0 || self.last_player_seen_s == 0 {
+                    self.last_player_seen_s = unix_secs(now);
+                }
                 self.take_lists(&mut status);
                 Outcome::Up(Published::new(status))
             }
             Err(failure) => {
                 self.failures.add(failure.reason);
+                self.consecutive_failures = self.consecutive_failures.saturating_add(1);
                 Outcome::Down(Arc::new(failure))
             }
         });
@@ -176,6 +197,36 @@ impl Entry {
     pub fn last_duration(&self) -> Duration {
         Duration::from_nanos(self.last_duration_ns)
     }
+
+    /// Time of the last successful poll, kept across failures; `None` until one.
+    pub fn last_success(&self) -> Option<SystemTime> {
+        self.last_success_ns
+            .map(|n| SystemTime::UNIX_EPOCH + Duration::from_nanos(n.get()))
+    }
+
+    /// Time (whole seconds) of the last successful poll that saw at least one player online,
+    /// or of the first successful poll while none has; kept across failures, `None` until
+    /// the first success. A reload that leaves the target unchanged keeps it (the entry is
+    /// kept); a changed target starts again from its next success.
+    pub fn last_player_seen(&self) -> Option<SystemTime> {
+        (self.last_player_seen_s > 0)
+            .then(|| SystemTime::UNIX_EPOCH + Duration::from_secs(self.last_player_seen_s.into()))
+    }
+}
+
+/// `t` in Unix nanoseconds, never 0 (a clock before 1970 reads as the epoch's first
+/// nanosecond), saturating in 2554.
+fn unix_nanos(t: SystemTime) -> NonZeroU64 {
+    let n = t.duration_since(SystemTime::UNIX_EPOCH).map_or(0, nanos);
+    NonZeroU64::new(n).unwrap_or(NonZeroU64::MIN)
+}
+
+/// `t` in whole Unix seconds, at least 1 (0 means "not yet"), saturating in 2106.
+fn unix_secs(t: SystemTime) -> u32 {
+    let s = t
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    u32::try_from(s).unwrap_or(u32::MAX).max(1)
 }
 
 /// `d` in whole nanoseconds, saturating (585 years).
@@ -420,7 +471,7 @@ mod tests {
         let e = s.get("a").unwrap();
         assert_eq!(e.queries, 2);
         assert_eq!(e.failures[0], 1);
-        assert_eq!(e.last_success, Some(t0));
+        assert_eq!(e.last_success(), Some(t0));
         assert_eq!(e.last_duration(), Duration::from_secs(5));
         assert!(matches!(e.last, Some(Outcome::Down(_))));
         assert!(s.ready());
@@ -441,8 +492,9 @@ mod tests {
         want[Reason::ALL.len() - 1] = 1;
         assert_eq!(f.counts(), want);
         assert_eq!(f[1], 2);
-        // Inline: the counters' pointer (8 bytes, not 72), the player lists' pointer and
-        // the published result (no separate Status allocation): 144 bytes on 64-bit
+        // Inline: the counters' pointer (8 bytes, not 72), the player lists' pointer, the
+        // published result (no separate Status allocation) and the failure streak and last
+        // player seen (paid for by the success time in 8 bytes): 144 bytes on 64-bit
         // targets, so the Arc<Entry> fits a 160-byte size class and, with the recorder's
         // 32-byte Arc<Mutex<..>>, a target's entry costs what one 192-byte block did.
         assert!(
@@ -554,6 +606,90 @@ mod tests {
         // A clock stepping back adds nothing rather than subtracting.
         e.record(online(2), Duration::ZERO, t(150));
         assert_eq!(e.player_seconds, 90.0);
+    }
+
+    /// The failure streak counts failed polls in a row, any reason, and a success resets
+    /// it; it saturates rather than wraps.
+    #[test]
+    fn consecutive_failures() {
+        let mut e = Entry::new(Arc::new(TargetMeta::new(target("a"))));
+        let t = |s: u64| SystemTime::UNIX_EPOCH + Duration::from_secs(s);
+        let fail = |r| Err(Failure::new(r, "x"));
+        assert_eq!(e.consecutive_failures, 0);
+        e.record(fail(Reason::Timeout), Duration::ZERO, t(100));
+        e.record(fail(Reason::Refused), Duration::ZERO, t(115));
+        assert_eq!(e.consecutive_failures, 2, "counted before any success");
+        e.record(online(0), Duration::ZERO, t(130));
+        assert_eq!(e.consecutive_failures, 0);
+        for i in 0..3 {
+            e.record(fail(Reason::Timeout), Duration::ZERO, t(145 + i));
+        }
+        assert_eq!(e.consecutive_failures, 3);
+        assert_eq!(e.queries, 6);
+        e.record(online(2), Duration::ZERO, t(200));
+        assert_eq!(e.consecutive_failures, 0);
+        e.consecutive_failures = u32::MAX;
+        e.record(fail(Reason::Timeout), Duration::ZERO, t(215));
+        assert_eq!(e.consecutive_failures, u32::MAX);
+    }
+
+    /// Last player seen: nothing until the first success, which seeds it even when empty;
+    /// then only a success with players online moves it; failures never do.
+    #[test]
+    fn last_player_seen() {
+        let mut e = Entry::new(Arc::new(TargetMeta::new(target("a"))));
+        let t = |s: u64| SystemTime::UNIX_EPOCH + Duration::from_secs(s);
+        let fail = || Err(Failure::new(Reason::Timeout, "x"));
+        e.record(fail(), Duration::ZERO, t(1_000));
+        assert_eq!(e.last_player_seen(), None, "no success yet");
+        e.record(online(0), Duration::ZERO, t(1_015));
+        assert_eq!(
+            e.last_player_seen(),
+            Some(t(1_015)),
+            "seeded by the first success"
+        );
+        e.record(online(0), Duration::ZERO, t(1_030));
+        assert_eq!(e.last_player_seen(), Some(t(1_015)), "empty: unchanged");
+        e.record(online(3), Duration::ZERO, t(1_045));
+        assert_eq!(e.last_player_seen(), Some(t(1_045)));
+        e.record(fail(), Duration::ZERO, t(1_060));
+        assert_eq!(
+            e.last_player_seen(),
+            Some(t(1_045)),
+            "kept across a failure"
+        );
+        e.record(online(0), Duration::ZERO, t(1_075));
+        e.record(online(1), Duration::from_millis(1), t(1_090));
+        assert_eq!(e.last_player_seen(), Some(t(1_090)));
+        // Whole seconds: the fraction of the poll's time is dropped.
+        e.record(
+            online(1),
+            Duration::ZERO,
+            t(1_105) + Duration::from_millis(900),
+        );
+        assert_eq!(e.last_player_seen(), Some(t(1_105)));
+        // The last success keeps its nanoseconds.
+        assert_eq!(
+            e.last_success(),
+            Some(t(1_105) + Duration::from_millis(900))
+        );
+    }
+
+    /// A first success while the clock reads before 1970 still counts as seen (0 would mean
+    /// "never"), and the success time stays present.
+    #[test]
+    fn clock_before_epoch() {
+        let mut e = Entry::new(Arc::new(TargetMeta::new(target("a"))));
+        let before = SystemTime::UNIX_EPOCH - Duration::from_secs(5);
+        e.record(online(0), Duration::ZERO, before);
+        assert_eq!(
+            e.last_player_seen(),
+            Some(SystemTime::UNIX_EPOCH + Duration::from_secs(1))
+        );
+        assert_eq!(
+            e.last_success(),
+            Some(SystemTime::UNIX_EPOCH + Duration::from_nanos(1))
+        );
     }
 
     /// Lists become rosters with joins and leaves only for targets with `players` on; a poll

@@ -162,6 +162,28 @@ async fn fake_up_down_and_pending() {
             "{family}"
         );
     }
+    // The failure streak: every poll of `down` failed, so it equals its poll count on the
+    // same page; `up` has none. Last player seen: `up` has had 7 players, `down` never
+    // answered, so it has no such series.
+    let count = |family: &str, labels: &str| -> u64 {
+        let prefix = format!("{family}{labels} ");
+        let line = lines(&body, &prefix);
+        assert_eq!(line.len(), 1, "{prefix}");
+        line[0][prefix.len()..].parse().unwrap()
+    };
+    let polls = count("gameserver_queries_total", down);
+    assert!(polls >= 2);
+    assert_eq!(count("gameserver_consecutive_failures", down), polls);
+    assert_eq!(count("gameserver_consecutive_failures", up), 0);
+    let seen = lines(
+        &body,
+        &format!("gameserver_last_player_seen_timestamp_seconds{up} "),
+    );
+    let secs: f64 = seen[0].rsplit(' ').next().unwrap().parse().unwrap();
+    assert!(secs > 1.7e9 && secs.fract() == 0.0, "{secs}");
+    assert!(!body.contains(&format!(
+        "gameserver_last_player_seen_timestamp_seconds{down}"
+    )));
     // No reason series before that reason occurred.
     assert!(!body.contains("reason=\"timeout\""));
     // Never polled: only the query counter, at 0.
@@ -303,6 +325,11 @@ async fn probe() {
         .contains("gameserver_players_online{target=\"t\",protocol=\"a2s\"} 7\n"));
     assert!(!r.body.contains("gameserver_queries_total"));
     assert!(!r.body.contains("gameserver_targets"));
+    // One poll has no streak and no history of players: /metrics only.
+    assert!(!r.body.contains("gameserver_consecutive_failures"));
+    assert!(!r
+        .body
+        .contains("gameserver_last_player_seen_timestamp_seconds"));
     assert_eq!(get(d.addr, "/probe?target=nope").await.status, 404);
     assert_eq!(get(d.addr, "/probe").await.status, 400);
     assert_eq!(get(d.addr, "/probe?target=%zz").await.status, 400);

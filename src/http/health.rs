@@ -42,7 +42,7 @@ pub fn health(state: &State, target: Option<&str>, owner: Option<String>) -> (St
         return (StatusCode::NOT_FOUND, body.to_string());
     };
     let last_success = entry
-        .last_success
+        .last_success()
         .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
         .map(|d| d.as_secs());
     let (code, up, players, max, latency, reason) = match &entry.last {

@@ -174,6 +174,18 @@ pub const LAST_SUCCESS: Family = target(
     &[],
     "Time of the last successful poll; 0 if none yet.",
 );
+pub const CONSECUTIVE_FAILURES: Family = target(
+    "gameserver_consecutive_failures",
+    Gauge,
+    &[],
+    "Polls failed in a row; 0 after a success.",
+);
+pub const LAST_PLAYER_SEEN: Family = target(
+    "gameserver_last_player_seen_timestamp_seconds",
+    Gauge,
+    &[],
+    "Time of the last successful poll with a player online, or of the first successful poll until one has.",
+);
 pub const QUERIES: Family = target("gameserver_queries_total", Counter, &[], "Polls finished.");
 pub const QUERY_FAILURES: Family = target(
     "gameserver_query_failures_total",
@@ -267,7 +279,7 @@ pub const PROCESS_START_TIME: Family = exporter(
 );
 
 /// Every family, in the order a `/metrics` page writes them.
-pub const ALL: [Family; 32] = [
+pub const ALL: [Family; 34] = [
     UP,
     PLAYERS_ONLINE,
     PLAYERS_MAX,
@@ -284,6 +296,8 @@ pub const ALL: [Family; 32] = [
     PLAYER_SERIES_DROPPED,
     QUERY_DURATION,
     LAST_SUCCESS,
+    CONSECUTIVE_FAILURES,
+    LAST_PLAYER_SEEN,
     QUERIES,
     QUERY_FAILURES,
     PLAYER_SECONDS,

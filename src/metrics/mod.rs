@@ -12,9 +12,12 @@
 //! - never polled yet: only `gameserver_queries_total 0` (no `up`, so no alert fires before the
 //!   first poll had a chance; the counter makes the target visible);
 //! - up: every gauge; `gameserver_players_bots` only where the protocol reports bots;
-//! - down: `gameserver_up 0`, the counters, `gameserver_query_duration_seconds` and
+//! - down: `gameserver_up 0`, the counters, `gameserver_query_duration_seconds`,
 //!   `gameserver_last_success_timestamp_seconds` (0 if it never answered, so `time() - x`
-//!   alerts fire). Players, latency and info disappear.
+//!   alerts fire) and `gameserver_consecutive_failures`. Players, latency and info disappear.
+//! - `gameserver_last_player_seen_timestamp_seconds` from the first success on, kept while
+//!   down: absent before, so "empty for 30 minutes" cannot fire on a server nobody has seen
+//!   up (`docs/alerting.md`).
 //!
 //! `gameserver_query_failures_total{reason}` appears for a reason once it has occurred.
 //!
@@ -189,13 +192,26 @@ fn targets(enc: &mut Encoder, entries: &[Arc<Entry>], counters: bool) {
         let v = e.last_duration().as_secs_f64();
         enc.sample_f64(&F::QUERY_DURATION, labels::of(&e.meta), v);
     }
+    // `/probe` stops here: its entry holds one poll, so a streak would only restate
+    // `gameserver_up` and every timestamp would be the probe's own time.
     if !counters {
         return;
     }
     enc.family(&F::LAST_SUCCESS);
     for e in entries.iter().filter(|e| e.last.is_some()) {
-        let v = e.last_success.map_or(0.0, unix_seconds);
+        let v = e.last_success().map_or(0.0, unix_seconds);
         enc.sample_f64(&F::LAST_SUCCESS, labels::of(&e.meta), v);
+    }
+    enc.family(&F::CONSECUTIVE_FAILURES);
+    for e in entries.iter().filter(|e| e.last.is_some()) {
+        let n = e.consecutive_failures.into();
+        enc.sample_u64(&F::CONSECUTIVE_FAILURES, labels::of(&e.meta), n);
+    }
+    enc.family(&F::LAST_PLAYER_SEEN);
+    for e in entries {
+        if let Some(t) = e.last_player_seen() {
+            enc.sample_f64(&F::LAST_PLAYER_SEEN, labels::of(&e.meta), unix_seconds(t));
+        }
     }
     enc.family(&F::QUERIES);
     for e in entries {
@@ -388,6 +404,14 @@ gameserver_query_duration_seconds{target="beta",protocol="minecraft"} 0.001
 # TYPE gameserver_last_success_timestamp_seconds gauge
 gameserver_last_success_timestamp_seconds{target="alpha",protocol="a2s",region="eu"} 1000
 gameserver_last_success_timestamp_seconds{target="beta",protocol="minecraft"} 990
+# HELP gameserver_consecutive_failures Polls failed in a row; 0 after a success.
+# TYPE gameserver_consecutive_failures gauge
+gameserver_consecutive_failures{target="alpha",protocol="a2s",region="eu"} 0
+gameserver_consecutive_failures{target="beta",protocol="minecraft"} 3
+# HELP gameserver_last_player_seen_timestamp_seconds Time of the last successful poll with a player online, or of the first successful poll until one has.
+# TYPE gameserver_last_player_seen_timestamp_seconds gauge
+gameserver_last_player_seen_timestamp_seconds{target="alpha",protocol="a2s",region="eu"} 1000
+gameserver_last_player_seen_timestamp_seconds{target="beta",protocol="minecraft"} 990
 # HELP gameserver_queries_total Polls finished.
 # TYPE gameserver_queries_total counter
 gameserver_queries_total{target="alpha",protocol="a2s",region="eu"} 2

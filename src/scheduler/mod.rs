@@ -727,7 +727,8 @@ mod tests {
         assert_eq!(e.last_duration(), Duration::from_secs(6));
     }
 
-    /// Reload by diff: kept targets keep counters, changed ones restart, removed ones vanish.
+    /// Reload by diff: kept targets keep counters and last player seen, changed ones
+    /// restart, removed ones vanish.
     #[tokio::test(start_paused = true)]
     async fn reload_by_diff() {
         let fake = Arc::new(Fake::default());
@@ -744,6 +745,10 @@ mod tests {
         tokio::time::sleep(Duration::from_secs(25)).await;
         let before_a = state.get("a").unwrap().queries;
         assert!(before_a >= 2);
+        // The fake reports a player online, so every target has been seen populated.
+        let seen_a = state.get("a").unwrap().last_player_seen();
+        assert!(seen_a.is_some());
+        assert!(state.get("b").unwrap().last_player_seen().is_some());
         let mut b2 = target("b", 10);
         b2.labels.insert("region".into(), "eu".into());
         let mut next = [Arc::new(target("a", 10)), b2.into(), target("d", 10).into()];
@@ -758,6 +763,10 @@ mod tests {
             }
         );
         assert_eq!(state.get("a").unwrap().queries, before_a);
+        // What "empty for 30 minutes" reads survives a reload that keeps the target, and a
+        // changed target starts over (absent until its next success).
+        assert_eq!(state.get("a").unwrap().last_player_seen(), seen_a);
+        assert_eq!(state.get("b").unwrap().last_player_seen(), None);
         // The kept target's new config entry is the running task's, not a second copy.
         assert!(Arc::ptr_eq(&next[0], &state.get("a").unwrap().meta.target));
         assert!(Arc::ptr_eq(&next[1], &state.get("b").unwrap().meta.target));
