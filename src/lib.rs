@@ -38,7 +38,8 @@
 //!    `hashmod` over target names), [`metrics`] (the exposition: families, labels, encoder; never
 //!    `net`, `protocol`, `query` or `scheduler`), [`handles`] (the running exporter's shared
 //!    handles), [`probe`] (`/probe`: lookup, resolution, allow-list, one poll), [`landing`]
-//!    (the HTML page), [`health`] (`/health?target=` for uptime tools, from `state`),
+//!    (the HTML status page), [`health`] (`/health?target=` for uptime tools, from `state`),
+//!    [`api`] (`/api/v1/targets`: every target's last result as JSON for game panels),
 //!    [`web`] (`--web.config.file`: TLS, basic auth; and gzip for every answer), [`http`]
 //!    (parses, delegates, responds; never `protocol` or `net`), [`daemon`] (the entry point
 //!    tying them together) and [`demo`].
@@ -47,6 +48,8 @@
 
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "daemon")]
+pub mod api;
 #[cfg(feature = "daemon")]
 pub mod cidr;
 #[cfg(feature = "daemon")]

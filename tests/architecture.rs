@@ -79,9 +79,13 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("landing", &["state", "text"]),
     // /health?target=: one target's entry as JSON for uptime tools.
     ("health", &["state"]),
+    // /api/v1/targets: every target's entry as JSON for game panels.
+    ("api", &["state", "text"]),
     (
         "http",
-        &["handles", "health", "landing", "metrics", "probe", "web"],
+        &[
+            "api", "handles", "health", "landing", "metrics", "probe", "web",
+        ],
     ),
     ("daemon", &["config", "handles", "http", "scheduler", "web"]),
     (
