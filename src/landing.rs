@@ -124,10 +124,11 @@ pub fn page(entries: &[Arc<Entry>], now: SystemTime, filter: &str) -> String {
     let _ = writeln!(
         h,
         "<section id=\"summary\" class=\"tiles\"><div class=\"tile\"><b>{}</b> targets</div>\
-         <div class=\"tile up\"><b>{up}</b> up</div><div class=\"tile down\"><b>{down}</b> down</div>\
+         <div class=\"tile up\"><b>{up}</b> up</div><div class=\"tile down{}\"><b>{down}</b> down</div>\
          <div class=\"tile pending\"><b>{pending}</b> pending</div>\
          <div class=\"tile\"><b>{players}</b> players online</div></section>",
-        entries.len()
+        entries.len(),
+        if down > 0 { " alert" } else { "" }
     );
     h.push_str(
         "<form id=\"filter\" method=\"get\" action=\"/\"><input type=\"search\" name=\"q\" value=\"",
@@ -173,7 +174,7 @@ pub fn page(entries: &[Arc<Entry>], now: SystemTime, filter: &str) -> String {
          page.</p></footer>",
         humantime::format_rfc3339_seconds(now)
     );
-    let _ = write!(h, "<script>const REFRESH_MS = {REFRESH_SECONDS}000;\n");
+    let _ = writeln!(h, "<script>const REFRESH_MS = {REFRESH_SECONDS}000;");
     h.push_str(SCRIPT);
     h.push_str("</script>\n</body></html>\n");
     h
@@ -205,7 +206,7 @@ fn row(h: &mut String, e: &Entry, now: SystemTime) {
             };
             let _ = write!(
                 h,
-                "</td><td class=\"num\"><span class=\"bar\" style=\"--fill:{fill}%\"></span>{}/{}</td>\
+                "</td><td class=\"num\">{}/{}<span class=\"bar\" style=\"--fill:{fill}%\"></span></td>\
                  <td class=\"num\">{}</td>",
                 s.online,
                 s.max,
@@ -295,7 +296,7 @@ nav a{margin-right:1rem}a{color:inherit}
 .tiles{display:flex;flex-wrap:wrap;gap:.75rem;margin:1rem 0}
 .tile{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.5rem 1rem;min-width:8rem;color:var(--muted)}
 .tile b{display:block;font-size:1.8rem;line-height:1.2;color:var(--fg)}
-.tile.up b{color:var(--up)}.tile.down b{color:var(--down)}.tile.pending b{color:var(--pending)}
+.tile.up b{color:var(--up)}.tile.alert{border-color:var(--down);background:color-mix(in srgb,var(--down) 10%,var(--card))}.tile.alert b{color:var(--down)}
 form{margin:.5rem 0}input{font:inherit;padding:.35rem .6rem;width:22rem;max-width:60vw;border:1px solid var(--line);border-radius:6px;background:var(--card);color:var(--fg)}
 button{font:inherit;padding:.35rem .8rem;border:1px solid var(--line);border-radius:6px;background:var(--card);color:var(--fg)}
 #count,.note,.muted,footer{color:var(--muted)}.note{margin:.25rem 0}
@@ -308,7 +309,7 @@ tr{border-left:4px solid transparent}tr.up{border-left-color:var(--up)}tr.down{b
 tr.down td{background:color-mix(in srgb,var(--down) 7%,transparent)}
 .pill{display:inline-block;min-width:4.5rem;text-align:center;border-radius:999px;padding:.05rem .5rem;font-size:.75rem;font-weight:700;color:#fff;background:var(--muted)}
 tr.up .pill{background:var(--up)}tr.down .pill{background:var(--down)}tr.pending .pill{background:var(--pending)}
-.bar{display:inline-block;width:3.5rem;height:.45rem;margin-right:.5rem;border-radius:4px;vertical-align:middle;background:linear-gradient(to right,var(--up) var(--fill),var(--track) 0)}
+.bar{display:inline-block;width:3.5rem;height:.45rem;margin-left:.5rem;border-radius:4px;vertical-align:middle;background:linear-gradient(to right,var(--up) var(--fill),var(--track) 0)}
 td.links a{color:var(--muted);margin-left:.4rem}
 #stale{color:var(--down);font-weight:700}
 </style>"#;
@@ -399,7 +400,7 @@ mod tests {
         let page = page(&state.snapshot(), at(T0 + 5), "");
         let tiles = format!(
             "<div class=\"tile\"><b>{n}</b> targets</div><div class=\"tile up\"><b>{}</b> up</div>\
-             <div class=\"tile down\"><b>1</b> down</div><div class=\"tile pending\"><b>1</b> pending</div>",
+             <div class=\"tile down alert\"><b>1</b> down</div><div class=\"tile pending\"><b>1</b> pending</div>",
             n - 2
         );
         assert!(page.contains(&tiles), "{page}");
@@ -415,6 +416,10 @@ mod tests {
         let small = page_of(3);
         assert!(!small.contains("are shown"));
         assert!(small.contains("<title>gameserver-exporter</title>"));
+        assert!(
+            !small.contains("alert"),
+            "nothing down, nothing highlighted"
+        );
     }
 
     fn page_of(n: usize) -> String {
@@ -454,8 +459,8 @@ mod tests {
         let page = page(&state.snapshot(), at(T0 + 125), "");
         assert!(page.contains(concat!(
             "<tr class=\"up\"><td><span class=\"pill\">up</span></td><td class=\"name\">up</td>",
-            "<td>Rust &lt;EU&gt;</td><td>Procedural</td><td class=\"num\"><span class=\"bar\" ",
-            "style=\"--fill:43%\"></span>87/200</td><td class=\"num\">31 ms</td>",
+            "<td>Rust &lt;EU&gt;</td><td>Procedural</td><td class=\"num\">87/200<span class=\"bar\" ",
+            "style=\"--fill:43%\"></span></td><td class=\"num\">31 ms</td>",
             "<td title=\"2026-01-01T00:00:00Z UTC\">2 min ago</td><td>a2s</td><td>127.0.0.1:1</td>"
         )));
         assert!(page.contains(concat!(

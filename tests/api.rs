@@ -193,7 +193,7 @@ async fn targets_from_simulators() {
     let page = page.text();
     assert!(page.contains("<tr class=\"down\"><td><span class=\"pill\">down</span></td><td class=\"name\">mc</td><td colspan=\"4\" class=\"why\">refused: "), "{page}");
     assert!(page.contains("<td class=\"name\">a2s</td><td>a&quot;b\\cd\u{2028}efg&lt;/script&gt;</td><td>dm_lockdown</td>"), "{page}");
-    assert!(page.contains("</span>3/24</td>"));
+    assert!(page.contains("<td class=\"num\">3/24<span class=\"bar\""));
     assert!(page.contains("<td class=\"name\">q&quot;uote\\ &lt;/script&gt; \u{2028}  x</td>"));
     assert_eq!(page.matches("<script").count(), 1);
     assert_eq!(page.matches("</script>").count(), 1);
