@@ -416,10 +416,8 @@ mod tests {
         let small = page_of(3);
         assert!(!small.contains("are shown"));
         assert!(small.contains("<title>gameserver-exporter</title>"));
-        assert!(
-            !small.contains("alert"),
-            "nothing down, nothing highlighted"
-        );
+        // Nothing down: no tile highlighted.
+        assert!(small.contains("<div class=\"tile down\"><b>0</b> down</div>"));
     }
 
     fn page_of(n: usize) -> String {
