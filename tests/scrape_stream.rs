@@ -1,7 +1,8 @@
 //! A `/metrics` page larger than one chunk is sent while it is rendered (chunked transfer
 //! encoding, no `Content-Length`), plain and gzipped, over a real socket on 127.0.0.1:0, and
 //! so is `/sd`: every target's series arrive once, the gzip stream inflates to the same
-//! series, and a client that hangs up half-way does not disturb the next scrape.
+//! series, and a client that hangs up half-way does not disturb the next scrape; and so is
+//! `/api/v1/targets`.
 
 use std::collections::BTreeSet;
 use std::io::Read;
@@ -136,6 +137,31 @@ async fn large_page_streams() {
         groups[1234],
         serde_json::json!({"targets": ["t1234"], "labels": {"protocol": "a2s"}})
     );
+
+    // /api/v1/targets too, for panels: every target once, whole.
+    let api = get(d.addr, "/api/v1/targets", "").await;
+    assert_eq!(
+        api.header("transfer-encoding"),
+        Some("chunked"),
+        "{}",
+        api.head
+    );
+    let (doc, chunks) = dechunk(&api.body);
+    assert!(chunks > 1, "{chunks} chunks");
+    let doc: serde_json::Value = serde_json::from_slice(&doc).unwrap();
+    assert_eq!(doc["counts"]["targets"], TARGETS);
+    assert_eq!(doc["counts"]["up"], TARGETS);
+    let listed = doc["targets"].as_array().unwrap();
+    assert_eq!(listed.len(), TARGETS as usize);
+    let t1234 = listed.iter().find(|t| t["name"] == "t1234").unwrap();
+    assert_eq!(t1234["players"], (10_000 + 1234) % 50);
+    assert_eq!(t1234["server_name"], "server on port 11234");
+
+    // The status page counts every target and shows the first 1,000 rows.
+    let page = get(d.addr, "/", "").await;
+    let page = String::from_utf8(page.body).unwrap();
+    assert!(page.contains(&format!("<b>{TARGETS}</b> targets")));
+    assert_eq!(page.matches("<tr class=\"up\">").count(), 1000);
 
     // A client hanging up after the first bytes: the next scrape is whole all the same.
     let mut s = TcpStream::connect(d.addr).await.unwrap();

@@ -9,7 +9,8 @@
 //! | `/probe`, `/probe?debug=true` | [`probe`] ([`probe::debug`] for the transcript) |
 //! | `/health?target=` | [`health`] |
 //! | `/sd` | [`router`] (Prometheus HTTP service discovery) |
-//! | `/` | [`landing`] |
+//! | `/api/v1/targets` | [`api`] (every target's last result as JSON, for game panels) |
+//! | `/` | [`landing`] (the status page) |
 //! | `/-/healthy`, `/-/ready`, `/-/reload` | [`router`] |
 //!
 //! Beneath them:
@@ -19,6 +20,7 @@
 //!   is reloaded together with the main configuration as the
 //!   [`crate::handles::Companion`] of the [`crate::handles::Daemon`].
 
+pub mod api;
 pub mod health;
 pub mod landing;
 pub mod probe;

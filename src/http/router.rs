@@ -1,8 +1,10 @@
 //! The server and the routing of the HTTP side: `/metrics`, `/probe`, `/sd`, `/health`,
-//! `/-/healthy`, `/-/ready`, `/-/reload` and a landing page, on a hyper HTTP/1 server.
+//! `/api/v1/targets`, `/-/healthy`, `/-/ready`, `/-/reload` and the status page, on a hyper
+//! HTTP/1 server.
 //!
 //! Handlers are thin: parse, delegate to [`crate::metrics`], [`crate::http::probe`],
-//! [`crate::http::health`], [`crate::http::landing`] or the [`Daemon`], respond.
+//! [`crate::http::health`], [`crate::http::landing`], [`crate::http::api`] or the [`Daemon`],
+//! respond.
 //!
 //! `/probe` answers blackbox style with one fresh poll's gauges (no counters, and the shared
 //! state is left alone); [`crate::http::probe`] says how a target is found and checked. With
@@ -24,7 +26,7 @@ use std::future::Future;
 use std::io::Write as _;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Full};
@@ -39,6 +41,7 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
 use crate::handles::Daemon;
+use crate::http::api;
 use crate::http::landing;
 use crate::http::probe;
 use crate::http::web::gzip;
@@ -220,7 +223,13 @@ async fn handle(daemon: &Daemon, req: Request<Incoming>, peer: SocketAddr) -> Re
     }
     let known = matches!(
         path,
-        "/" | "/metrics" | "/probe" | "/sd" | "/health" | "/-/healthy" | "/-/ready"
+        "/" | "/metrics"
+            | "/probe"
+            | "/sd"
+            | "/health"
+            | "/api/v1/targets"
+            | "/-/healthy"
+            | "/-/ready"
     );
     if !known {
         return text(StatusCode::NOT_FOUND, "not found\n");
@@ -248,6 +257,10 @@ async fn handle(daemon: &Daemon, req: Request<Incoming>, peer: SocketAddr) -> Re
             }
             Err(e) => text(StatusCode::BAD_REQUEST, format!("bad query string: {e}\n")),
         },
+        "/api/v1/targets" => match parse_query(req.uri().query().unwrap_or("")) {
+            Ok(q) => targets_api(daemon, &q, gzip::accepts_gzip(req.headers())).await,
+            Err(e) => text(StatusCode::BAD_REQUEST, format!("bad query string: {e}\n")),
+        },
         "/-/healthy" => text(StatusCode::OK, "healthy\n"),
         "/-/ready" => {
             if daemon.state().ready() {
@@ -260,7 +273,12 @@ async fn handle(daemon: &Daemon, req: Request<Incoming>, peer: SocketAddr) -> Re
             }
         }
         _ => {
-            let page = landing::page(&daemon.state().snapshot());
+            let filter = match parse_query(req.uri().query().unwrap_or("")) {
+                Ok(q) => q.into_iter().rev().find(|(k, _)| k == "q").map(|(_, v)| v),
+                Err(e) => return text(StatusCode::BAD_REQUEST, format!("bad query string: {e}\n")),
+            };
+            let entries = daemon.state().snapshot();
+            let page = landing::page(&entries, SystemTime::now(), filter.as_deref().unwrap_or(""));
             respond(StatusCode::OK, "text/html; charset=utf-8", page)
         }
     }
@@ -373,6 +391,27 @@ async fn probe(daemon: &Daemon, q: &[(String, String)], format: Format) -> Respo
             text(status, format!("{refused}\n"))
         }
     }
+}
+
+/// `/api/v1/targets`: the chosen targets' JSON ([`api`]), written while it is sent as `/sd`
+/// is; a name this replica does not poll is a 404 shaped like `/health`'s.
+async fn targets_api(daemon: &Daemon, q: &[(String, String)], gzip: bool) -> Response<Body> {
+    let owner = |name: &str| daemon.owner_elsewhere(name).map(|s| s.to_string());
+    let entries = match api::select(daemon.state(), q, owner) {
+        Ok(entries) => entries,
+        Err(unknown) => {
+            return respond(StatusCode::NOT_FOUND, "application/json", unknown.to_json())
+        }
+    };
+    let shard = daemon.shard();
+    let replica = api::Replica {
+        shard: (shard.count() > 1).then(|| shard.to_string()),
+    };
+    let now = SystemTime::now();
+    streamed_page("application/json", gzip, move |sink| {
+        api::write(&entries, &replica, now, sink)
+    })
+    .await
 }
 
 /// `/sd`: one group per target, written while it is sent (Prometheus's http_sd polls it

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use gameserver_exporter::config;
 use gameserver_exporter::daemon;
+use gameserver_exporter::http::web::Web;
 use gameserver_exporter::scheduler::Prober;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
@@ -50,6 +51,15 @@ pub async fn start(text: &str, prober: Arc<dyn Prober>) -> Running {
 
 /// Like [`start`], as `--shard SHARD` would (overriding any `exporter.shard` in `text`).
 pub async fn start_shard(text: &str, prober: Arc<dyn Prober>, shard: Option<&str>) -> Running {
+    start_full(text, prober, shard, Web::none()).await
+}
+
+/// Like [`start`], with a loaded `--web.config.file` (TLS, basic auth).
+pub async fn start_web(text: &str, prober: Arc<dyn Prober>, web: Web) -> Running {
+    start_full(text, prober, None, web).await
+}
+
+async fn start_full(text: &str, prober: Arc<dyn Prober>, shard: Option<&str>, web: Web) -> Running {
     static N: AtomicUsize = AtomicUsize::new(0);
     let path = std::env::temp_dir().join(format!(
         "gse-test-{}-{}.toml",
@@ -64,9 +74,10 @@ pub async fn start_shard(text: &str, prober: Arc<dyn Prober>, shard: Option<&str
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (tx, rx) = oneshot::channel();
-    let task = tokio::spawn(daemon::run(
+    let task = tokio::spawn(daemon::run_with_web(
         config,
         Some(path.clone()),
+        web,
         prober,
         listener,
         async {
