@@ -288,7 +288,9 @@ mod tests {
             .find(TABLE_BEGIN)
             .expect("docs/games.md has the begin marker")
             + TABLE_BEGIN.len();
-        let end = page.find(TABLE_END).expect("docs/games.md has the end marker");
+        let end = page
+            .find(TABLE_END)
+            .expect("docs/games.md has the end marker");
         let want = format!("\n{}", markdown());
         if std::env::var_os("GSE_BLESS").is_some() {
             let mut new = page[..begin].to_string();

@@ -401,7 +401,11 @@ mod tests {
                 Kind::Gauge => "gauge",
                 Kind::Counter => "counter",
             };
-            assert!(kind.contains(want), "{}: docs/metrics.md says {kind:?}", f.name);
+            assert!(
+                kind.contains(want),
+                "{}: docs/metrics.md says {kind:?}",
+                f.name
+            );
             let own: BTreeSet<String> = f.labels.iter().map(|l| l.to_string()).collect();
             assert_eq!(labels, &own, "{}", f.name);
             let want_table = match f.scope {
