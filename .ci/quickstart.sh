@@ -13,8 +13,8 @@
 # Where: in this checkout, so `cargo run` reuses the debug build .ci/run has just made (a
 # fresh clone's first `cargo run` is a full debug build, minutes on 2 cores). CI itself runs
 # on a fresh clone, so nothing untracked can help. QUICKSTART_CLONE=1 runs the blocks in a
-# `git clone` of HEAD instead (sharing this target/ directory; the crate itself is rebuilt,
-# its dependencies are not).
+# `git clone` of HEAD instead (sharing this target/ directory: the crate itself is rebuilt,
+# its dependencies are not, and target/debug/gameserver-exporter is then the clone's build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
