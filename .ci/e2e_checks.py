@@ -36,7 +36,7 @@ import urllib.request
 
 # The demo's protocols, one simulator each: from --protocols (e2e.sh keeps the list).
 PROTOCOLS = []
-# The metric names of the exporter's contract (README "Metrics").
+# The metric names of the exporter's contract (docs/metrics.md).
 CONTRACT_METRICS = [
     "gameserver_up",
     "gameserver_players_online",

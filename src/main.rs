@@ -66,7 +66,7 @@ enum Command {
     Query(QueryArgs),
     /// List the game presets (`game = "..."` in a target): id, name, protocol, port, notes.
     Games {
-        /// Print README's Markdown table instead.
+        /// Print the Markdown table of docs/games.md instead.
         #[arg(long)]
         markdown: bool,
     },

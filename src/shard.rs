@@ -10,8 +10,8 @@
 //! which is exactly Prometheus's `hashmod` relabel action (model/relabel/relabel.go: the MD5
 //! digest of the source value, its last 8 bytes read as a big-endian u64, modulo `modulus`). So
 //! `hashmod` on the `target` label with `modulus: N` gives the same numbers on the Prometheus
-//! side. The function is part of the contract: README lists fixed vectors and
-//! `tests::vectors` pins them, since a changed hash would move every target at an upgrade.
+//! side. The function is part of the contract: docs/operations.md lists fixed vectors
+//! and `tests::vectors` pins them, since a changed hash would move every target at an upgrade.
 //!
 //! The shard comes from `--shard`, else the [`ENV`] variable, else `exporter.shard` in the
 //! file ([`resolve`]); it is fixed for the life of the process (a reload keeps it).
@@ -258,7 +258,7 @@ mod tests {
     use crate::target::Address;
     use crate::target::Protocol;
 
-    /// The README's vectors, computed independently (Python's hashlib): hashmod must never
+    /// The documented vectors (docs/operations.md), computed independently (Python's hashlib): hashmod must never
     /// change, or every target moves to another replica at an upgrade.
     #[test]
     fn vectors() {
@@ -293,18 +293,19 @@ mod tests {
         assert_eq!(Shard::ALL.owner("survival"), 0);
     }
 
-    /// README's vector table (section "Sharding") agrees with the function, digest included.
+    /// The vector table of docs/operations.md (section "Sharding") agrees with the function,
+    /// digest included.
     #[test]
-    fn readme_vectors() {
-        let readme = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"));
-        let rows: Vec<Vec<&str>> = readme
+    fn documented_vectors() {
+        let page = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/operations.md"));
+        let rows: Vec<Vec<&str>> = page
             .lines()
             .skip_while(|l| !l.starts_with("| name | md5 |"))
             .skip(2)
             .take_while(|l| l.starts_with('|'))
             .map(|l| l.trim_matches('|').split('|').map(str::trim).collect())
             .collect();
-        assert!(rows.len() >= 5, "README has the vector table");
+        assert!(rows.len() >= 5, "docs/operations.md has the vector table");
         for r in rows {
             let name = r[0].trim_matches('`').trim_matches('"');
             let hex: String = digest(name).iter().map(|b| format!("{b:02x}")).collect();

@@ -14,7 +14,8 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-/// `games` prints a header and one line per preset; `--markdown` prints README's table.
+/// `games` prints a header and one line per preset; `--markdown` prints the table of
+/// docs/games.md.
 #[test]
 fn games_lists_every_preset() {
     let out = exe().arg("games").output().unwrap();

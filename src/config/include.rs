@@ -31,7 +31,8 @@ pub const MAX_FILES_PER_INCLUDE: usize = 50_000;
 /// Largest included file (a file of 100,000 targets is about 10 MiB).
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 /// Most targets over the main file and every included one. The exporter is measured at
-/// 10,000 targets; far beyond this, split the fleet over replicas (README).
+/// 10,000 targets; far beyond this, split the fleet over replicas (docs/operations.md,
+/// "Sharding").
 pub const MAX_TARGETS: usize = 200_000;
 
 /// One `include` pattern and what it matched.

@@ -3,7 +3,7 @@
 //! Operators think in games, not protocols. A preset supplies the protocol, the port queried
 //! when the address names none, and what the game is known to do differently (its
 //! [`Quirks`]). The table is in [`list`], one row per game, with where each fact came from;
-//! `gameserver-exporter games` prints it and README's game table is rendered from it
+//! `gameserver-exporter games` prints it and the game table of docs/games.md is rendered from it
 //! ([`markdown`]; a test keeps the two in step).
 //!
 //! # Ports
@@ -154,7 +154,8 @@ fn protocols(g: &Game) -> String {
         .join(", ")
 }
 
-/// README's game table (between its marker comments), rendered from [`list::GAMES`].
+/// The game table of docs/games.md (between its marker comments), rendered from
+/// [`list::GAMES`].
 pub fn markdown() -> String {
     use std::fmt::Write;
     let mut out = String::from(
@@ -180,9 +181,9 @@ pub fn markdown() -> String {
     out
 }
 
-/// The marker comments around the generated table in README.md.
-pub const README_BEGIN: &str = "<!-- games:begin (generated: cargo run -- games --markdown) -->";
-pub const README_END: &str = "<!-- games:end -->";
+/// The marker comments around the generated table in docs/games.md.
+pub const TABLE_BEGIN: &str = "<!-- games:begin (generated: cargo run -- games --markdown) -->";
+pub const TABLE_END: &str = "<!-- games:end -->";
 
 #[cfg(test)]
 mod tests {
@@ -277,29 +278,31 @@ mod tests {
         assert!(valheim.contains(" 2457 "), "{valheim}");
     }
 
-    /// README's game table is the one rendered from the list. To regenerate it after changing
-    /// the list: `GSE_BLESS=1 cargo test --lib games::tests::readme_table`.
+    /// The game table of docs/games.md is the one rendered from the list. To regenerate it
+    /// after changing the list: `GSE_BLESS=1 cargo test --lib games::tests::documented_table`.
     #[test]
-    fn readme_table() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
-        let readme = std::fs::read_to_string(path).expect("README.md");
-        let begin = readme
-            .find(README_BEGIN)
-            .expect("README has the begin marker")
-            + README_BEGIN.len();
-        let end = readme.find(README_END).expect("README has the end marker");
+    fn documented_table() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/games.md");
+        let page = std::fs::read_to_string(path).expect("docs/games.md");
+        let begin = page
+            .find(TABLE_BEGIN)
+            .expect("docs/games.md has the begin marker")
+            + TABLE_BEGIN.len();
+        let end = page
+            .find(TABLE_END)
+            .expect("docs/games.md has the end marker");
         let want = format!("\n{}", markdown());
         if std::env::var_os("GSE_BLESS").is_some() {
-            let mut new = readme[..begin].to_string();
+            let mut new = page[..begin].to_string();
             new.push_str(&want);
-            new.push_str(&readme[end..]);
-            std::fs::write(path, new).expect("write README.md");
+            new.push_str(&page[end..]);
+            std::fs::write(path, new).expect("write docs/games.md");
             return;
         }
         assert!(
-            readme[begin..end] == want,
-            "README's game table differs from src/games/list.rs; regenerate it with \
-             `GSE_BLESS=1 cargo test --lib games::tests::readme_table`"
+            page[begin..end] == want,
+            "the game table of docs/games.md differs from src/games/list.rs; regenerate it with \
+             `GSE_BLESS=1 cargo test --lib games::tests::documented_table`"
         );
     }
 }

@@ -1,7 +1,7 @@
 //! Every metric family the exporter writes, in one table: name, type, help and the labels
 //! its samples carry. The renderer writes each family's `# HELP`/`# TYPE` lines and sample
 //! names from here, so a name is spelled once; the tests below check the table against the
-//! label names the config refuses and against README's metric tables.
+//! label names the config refuses and against the metric tables of docs/metrics.md.
 
 use super::encode::Kind;
 
@@ -369,15 +369,16 @@ mod tests {
         }
     }
 
-    /// README's two metric tables list exactly these families, with their types and labels.
+    /// The two metric tables of docs/metrics.md (before its first `##` section) list exactly
+    /// these families, with their types and labels.
     #[test]
-    fn readme_tables_match() {
-        let readme = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"));
-        let section = readme
-            .split("\n## Metrics\n")
+    fn documented_tables_match() {
+        let page = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/metrics.md"));
+        let section = page
+            .split("# Metrics\n")
             .nth(1)
             .and_then(|s| s.split("\n## ").next())
-            .expect("README has a Metrics section");
+            .expect("docs/metrics.md starts with its Metrics tables");
         // name -> (type cell, labels cell, table index)
         let mut rows: BTreeMap<String, (String, BTreeSet<String>, usize)> = BTreeMap::new();
         let mut table = 0;
@@ -414,7 +415,11 @@ mod tests {
                 Kind::Gauge => "gauge",
                 Kind::Counter => "counter",
             };
-            assert!(kind.contains(want), "{}: README says {kind:?}", f.name);
+            assert!(
+                kind.contains(want),
+                "{}: docs/metrics.md says {kind:?}",
+                f.name
+            );
             let own: BTreeSet<String> = f.labels.iter().map(|l| l.to_string()).collect();
             assert_eq!(labels, &own, "{}", f.name);
             let want_table = match f.scope {
@@ -423,7 +428,7 @@ mod tests {
             };
             assert_eq!(
                 *table, want_table,
-                "{} is in the wrong README table",
+                "{} is in the wrong table of docs/metrics.md",
                 f.name
             );
         }
