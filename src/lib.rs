@@ -37,7 +37,8 @@
 //!    [`poller`] thread; [`shard`] picks this replica's share of the targets, Prometheus's
 //!    `hashmod` over target names), [`metrics`] (the exposition: families, labels, encoder; never
 //!    `net`, `protocol`, `query` or `scheduler`), [`handles`] (the running exporter's shared
-//!    handles), [`probe`] (`/probe`: lookup, resolution, allow-list, one poll), [`landing`]
+//!    handles), [`probe`] (`/probe`: lookup, resolution, allow-list, one poll; `config`'s modules
+//!    for the blackbox form `module=&target=`), [`landing`]
 //!    (the HTML page), [`health`] (`/health?target=` for uptime tools, from `state`),
 //!    [`web`] (`--web.config.file`: TLS, basic auth; and gzip for every answer), [`http`]
 //!    (parses, delegates, responds; never `protocol` or `net`), [`daemon`] (the entry point

@@ -65,6 +65,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "probe",
         &[
+            // `[module.NAME]` and what `module=` resolves to.
+            "config",
             "handles",
             "net",
             "query",

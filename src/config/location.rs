@@ -64,7 +64,10 @@ fn key_at(text: &str, offset: usize) -> Option<String> {
             table = Some("exporter".to_string());
         } else if let Some(inner) = l.strip_prefix("[module.") {
             // `[module.NAME]` and its subtables (`[module.NAME.players]`).
-            table = inner.split(']').next().map(|t| format!("module.{}", t.trim()));
+            table = inner
+                .split(']')
+                .next()
+                .map(|t| format!("module.{}", t.trim()));
         } else if l.starts_with('[') {
             table = None;
         }

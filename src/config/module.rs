@@ -309,7 +309,9 @@ mod tests {
             "exporter.toml:6: module.x.address: unknown field `address`, expected one of `game`, `protocol`, `timeout`, `encoding`, `max_reply_bytes`, `max_split_packets`, `labels`, `players`, `rules`"
         );
         assert_eq!(
-            err(&format!("{EX}[module.x]\nprotocol = \"a2s\"\n[module.x.players]\nmax_series = 0\n")),
+            err(&format!(
+                "{EX}[module.x]\nprotocol = \"a2s\"\n[module.x.players]\nmax_series = 0\n"
+            )),
             "exporter.toml:6: module.x.players.max_series: 0 is out of range 1..=1000"
         );
     }

@@ -607,13 +607,20 @@ mod tests {
             ),
         ] {
             let whole = parse("exporter.toml", &text).unwrap();
-            assert_eq!(whole.modules.len(), text.matches("[module.").count(), "{text}");
+            assert_eq!(
+                whole.modules.len(),
+                text.matches("[module.").count(),
+                "{text}"
+            );
             assert_eq!(in_pieces(&text, 2).unwrap(), whole, "{text}");
             assert_eq!(both(&text, 2), Some(whole), "{text}");
         }
         for (text, want) in [
             (
-                format!("{}[module.x]\ntimeout = \"0s\"\nprotocol = \"a2s\"\n", targets(6)),
+                format!(
+                    "{}[module.x]\ntimeout = \"0s\"\nprotocol = \"a2s\"\n",
+                    targets(6)
+                ),
                 "exporter.toml:32: module.x.timeout: must be greater than zero",
             ),
             (

@@ -384,15 +384,13 @@ pub(super) fn shared(
     limits: Limits,
 ) -> Result<Shared, ConfigError> {
     let encoding = match raw.encoding {
-        Some(v) => {
-            encoding_rs::Encoding::for_label(v.get_ref().as_bytes()).ok_or_else(|| {
-                ctx.err(
-                    v.span(),
-                    &key("encoding"),
-                    format!("unknown encoding {:?}", v.get_ref()),
-                )
-            })?
-        }
+        Some(v) => encoding_rs::Encoding::for_label(v.get_ref().as_bytes()).ok_or_else(|| {
+            ctx.err(
+                v.span(),
+                &key("encoding"),
+                format!("unknown encoding {:?}", v.get_ref()),
+            )
+        })?,
         None => DEFAULT_ENCODING,
     };
     let labels = match raw.labels {
@@ -412,8 +410,7 @@ pub(super) fn shared(
             int_in(ctx, v, &key("max_reply_bytes"), 1024..=MAX_REPLY_BYTES_CAP)? as u32;
     }
     if let Some(v) = raw.max_split_packets {
-        limits.max_split_packets =
-            int_in(ctx, v, &key("max_split_packets"), 1..=255)? as u8;
+        limits.max_split_packets = int_in(ctx, v, &key("max_split_packets"), 1..=255)? as u8;
     }
     let players = match raw.players {
         Some(v) => player_series(ctx, v, &key("players"))?,
