@@ -295,6 +295,24 @@ mod tests {
         }
     }
 
+    /// The commented `[module.example]` in exporter.example.toml is valid once uncommented.
+    #[test]
+    fn example_module_is_valid() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/exporter.example.toml");
+        let text = std::fs::read_to_string(path).unwrap();
+        let section: Vec<&str> = text
+            .lines()
+            .skip_while(|l| *l != "# [module.example]")
+            .take_while(|l| l.starts_with("# "))
+            .map(|l| &l[2..])
+            .collect();
+        assert!(section.len() > 2, "{section:?}");
+        let c = parse("x", &format!("{EX}{}\n", section.join("\n"))).unwrap();
+        let m = &c.modules["example"];
+        assert_eq!(m.game.map(|g| g.id), Some("valheim"));
+        assert!(m.players.is_some());
+    }
+
     /// serde's errors in a module are located like a target's: the line and `module.NAME.key`.
     /// The accepted keys are pinned here: a key naming a credential or a secret file must never
     /// join them (a module applies to any address a scraper sends).
