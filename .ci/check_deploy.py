@@ -7,7 +7,7 @@ What is checked, and with what:
   mode, i.e. the JSON schemas of the Kubernetes API with unknown fields refused, against the
   oldest release the manifests support (1.28: first with the pod-index label) and the newest
   the package bundles.
-- The PodMonitor (Prometheus Operator CRD, not in those schemas): the pydantic models of
+- The PodMonitor and the Probe (Prometheus Operator CRDs, not in those schemas): the pydantic models of
   cloudcoil-models-prometheus-operator, generated from the operator's CRDs. They ignore
   unknown fields, so the object must also survive a round trip unchanged: a field the model
   does not know is dropped and shows up as a difference.
@@ -18,17 +18,22 @@ What is checked, and with what:
 - Consistency between the objects: replicas == SHARDS, the shard variable built from the pod
   index in an order Kubernetes can expand, selectors matching the pod labels, named ports,
   the ConfigMap mounted where --config points, and the ConfigMap's exporter.toml accepted by
-  `gameserver-exporter check-config`.
+  `gameserver-exporter check-config`; the Probe aimed at the Service's port and /probe, its
+  module one the exporter knows (a [module.NAME] of the ConfigMap, a protocol or a game id from
+  `gameserver-exporter games`), its static addresses inside the ConfigMap's
+  probe_allowed_networks.
 Prints "ok    NAME" / "FAIL  NAME" lines and exits 1 if anything failed.
 """
 
 import argparse
 import copy
+import ipaddress
 import os
 import pathlib
 import subprocess
 import sys
 import tempfile
+import tomllib
 
 import yaml
 
@@ -98,12 +103,16 @@ def diff(a, b, path="$"):
     return None if a == b else f"{path}: {a!r} became {b!r}"
 
 
-def check_podmonitor(rel, obj):
+OPERATOR_KINDS = ("PodMonitor", "Probe")
+
+
+def check_operator(rel, obj):
     from cloudcoil.models.prometheus_operator import v1
 
-    name = f"{rel}: PodMonitor valid for the Prometheus Operator's monitoring.coreos.com/v1 models"
+    kind = obj["kind"]
+    name = f"{rel}: {kind} valid for the Prometheus Operator's monitoring.coreos.com/v1 models"
     try:
-        model = v1.PodMonitor.model_validate(obj)
+        model = getattr(v1, kind).model_validate(obj)
         back = model.model_dump(by_alias=True, exclude_unset=True, mode="json")
         d = diff(obj, back)
         report(d is None, name, d)
@@ -152,6 +161,7 @@ def check_consistency(objs, binary):
     svc = by_kind["Service"][0]
     cm = by_kind["ConfigMap"][0]
     pm = by_kind.get("PodMonitor", [None])[0]
+    probe = by_kind.get("Probe", [None])[0]
     spec = sts["spec"]
     pod = spec["template"]
     pod_labels = pod["metadata"]["labels"]
@@ -196,12 +206,50 @@ def check_consistency(objs, binary):
                "PodMonitor: selector matches the pod labels")
         report(all(e.get("port") in port_names for e in pm["spec"]["podMetricsEndpoints"]),
                "PodMonitor: endpoints name a container port")
+    if probe is not None:
+        check_probe(probe, svc, cm, binary)
     with tempfile.TemporaryDirectory() as d:
         p = pathlib.Path(d) / "exporter.toml"
         p.write_text(cm["data"]["exporter.toml"])
         out = subprocess.run([binary, "check-config", str(p)], capture_output=True, text=True)
         report(out.returncode == 0, "ConfigMap: exporter.toml passes gameserver-exporter check-config",
                out.stdout + out.stderr)
+
+
+def accepts(binary, text):
+    """Whether `gameserver-exporter check-config` accepts the exporter.toml `text`."""
+    with tempfile.TemporaryDirectory() as d:
+        p = pathlib.Path(d) / "exporter.toml"
+        p.write_text(text)
+        return subprocess.run([binary, "check-config", str(p)], capture_output=True).returncode == 0
+
+
+def check_probe(probe, svc, cm, binary):
+    spec = probe["spec"]
+    prober = spec.get("prober", {})
+    host, _, port = prober.get("url", "").rpartition(":")
+    svc_ports = {str(p["port"]) for p in svc["spec"]["ports"]}
+    report(host.split(".")[0] == svc["metadata"]["name"] and port in svc_ports and prober.get("path") == "/probe",
+           "Probe: prober.url is the Service's name and port, path /probe", prober)
+    toml = tomllib.loads(cm["data"]["exporter.toml"])
+    module = spec.get("module")
+    known = module in toml.get("module", {}) or any(
+        accepts(binary, f'[module.m]\n{key} = "{module}"\n') for key in ("protocol", "game"))
+    report(known,
+           "Probe: module is a [module.NAME] of the ConfigMap, a game id or a protocol id", module)
+    allowed = [ipaddress.ip_network(n) for n in toml.get("exporter", {}).get("probe_allowed_networks", [])]
+    static = [a for c in [spec.get("targets", {}).get("staticConfig", {})] for a in c.get("static", [])]
+    outside = []
+    for a in static:
+        host = a.rsplit(":", 1)[0] if a.count(":") == 1 or a.startswith("[") else a
+        try:
+            ip = ipaddress.ip_address(host.strip("[]"))
+        except ValueError:
+            continue  # a DNS name: the exporter checks the address it resolves to
+        if not any(ip in n for n in allowed):
+            outside.append(a)
+    report(bool(static) and not outside, "Probe: every static address lies in the ConfigMap's probe_allowed_networks",
+           f"outside {outside}, allowed {allowed}")
 
 
 def main():
@@ -218,8 +266,8 @@ def main():
             report(False, f"{rel}: a mapping at the top")
         elif "scrape_configs" in d:
             check_prometheus(rel, d, rel, args.promtool)
-        elif d.get("kind") == "PodMonitor":
-            check_podmonitor(rel, d)
+        elif d.get("kind") in OPERATOR_KINDS:
+            check_operator(rel, d)
             objs.append((rel, d))
         elif "apiVersion" in d and "kind" in d:
             check_core(rel, d)
@@ -227,9 +275,9 @@ def main():
         else:
             report(False, f"{rel}: neither a Kubernetes object nor a Prometheus config")
     kinds = sorted(o["kind"] for _, o in objs)
-    report(kinds == ["ConfigMap", "PodMonitor", "Service", "StatefulSet"],
-           "one ConfigMap, PodMonitor, Service and StatefulSet", kinds)
-    if kinds == ["ConfigMap", "PodMonitor", "Service", "StatefulSet"]:
+    want = ["ConfigMap", "PodMonitor", "Probe", "Service", "StatefulSet"]
+    report(kinds == want, "one ConfigMap, PodMonitor, Probe, Service and StatefulSet", kinds)
+    if kinds == want:
         check_consistency(objs, args.binary)
     print(f"check-deploy: {failures} failure(s)")
     return 1 if failures else 0

@@ -89,6 +89,7 @@ dump_logs() {
 # Static checks first: they need nothing running.
 check "promtool check config prometheus/scrape-scheduled.yml" promtool check config prometheus/scrape-scheduled.yml
 check "promtool check config prometheus/scrape-probe.yml" promtool check config prometheus/scrape-probe.yml
+check "promtool check config prometheus/scrape-blackbox.yml" promtool check config prometheus/scrape-blackbox.yml
 check "promtool test rules prometheus/alerts_test.yml" promtool test rules prometheus/alerts_test.yml
 
 # The exporter, in demo mode: simulated servers of every protocol on 127.0.0.1.
@@ -108,8 +109,8 @@ check "exporter /-/ready within 15s" wait_http "http://$exporter/-/ready" 15
 
 # A second exporter in daemon mode (--config): one target on the demo's A2S simulator with a
 # custom label, one on a closed loopback TCP port (so failure counters and a down target
-# exist) in an included target file, and probe_allowed_networks for the ad-hoc probes of the
-# sharded setup.
+# exist) in an included target file, probe_allowed_networks for the ad-hoc probes of the
+# sharded setup, and the [module.minecraft_players] that prometheus/scrape-blackbox.yml names.
 # The demo's protocols: every protocol the exporter speaks (README's protocol table).
 protos=(a2s minecraft minecraft-query minecraft-bedrock samp mumble quake3 teeworlds)
 declare -A sim
@@ -138,6 +139,11 @@ interval = "2s"
 timeout = "1s"
 probe_allowed_networks = ["127.0.0.0/8"]
 include = ["targets.d/*.toml"]
+
+[module.minecraft_players]
+game = "minecraft"
+timeout = "1s"
+players = true
 
 [[target]]
 name = "e2e-a2s"
@@ -322,6 +328,19 @@ scrape_configs:
         target_label: __address__
         replacement: $daemon
 YAML
+# prometheus/scrape-blackbox.yml's jobs as shipped, aimed at the daemon and the demo's
+# simulators: its example addresses swapped for theirs, 2s intervals for a quick run.
+blackbox_a2s_name=localhost:${sim[a2s]##*:}
+sed -n '/^scrape_configs:/,$p' prometheus/scrape-blackbox.yml | tail -n +2 | sed \
+    -e "s/127\.0\.0\.1:10765/$daemon/" \
+    -e "s/203\.0\.113\.10:27015/${sim[a2s]}/" \
+    -e "s/203\.0\.113\.11:27016/$blackbox_a2s_name/" \
+    -e "s/203\.0\.113\.20:25565/${sim[minecraft]}/" \
+    -e "s/scrape_interval: 30s/scrape_interval: 2s/" \
+    -e "s/scrape_timeout: 10s/scrape_timeout: 2s/" >"$tmp/scrape-blackbox.yml"
+check "scrape-blackbox.yml's jobs rewritten for the e2e run (no example address left)" bash -c '
+    grep -c "job_name: gameserver-blackbox-" "$1" && ! grep -nE "203\.0\.113\.|:10765|: (30|10)s" "$1"' _ "$tmp/scrape-blackbox.yml"
+cat "$tmp/scrape-blackbox.yml" >>"$tmp/prometheus.yml"
 check "promtool check config (e2e Prometheus config)" promtool check config "$tmp/prometheus.yml"
 prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/data" \
     --web.listen-address="$prom" --log.level=warn >"$tmp/prometheus.log" 2>&1 &
@@ -386,6 +405,9 @@ python3 "$root/.ci/e2e_checks.py" --prometheus "http://$prom" --exporter "http:/
     --metrics "$tmp/metrics.txt" --metrics "$tmp/daemon-metrics.txt" --sd "$tmp/sd.json" \
     --dashboard "$root/grafana/gameserver-exporter.json" --rules "$root/prometheus/alerts.yml" \
     --protocols "${protos[*]}" \
+    --blackbox "gameserver-blackbox-a2s=${sim[a2s]}" \
+    --blackbox "gameserver-blackbox-a2s=$blackbox_a2s_name" \
+    --blackbox "gameserver-blackbox-minecraft=${sim[minecraft]}" \
     | tee "$tmp/checks.out"
 set -e
 

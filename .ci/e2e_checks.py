@@ -251,6 +251,8 @@ def main():
     ap.add_argument("--dashboard", required=True)
     ap.add_argument("--rules", required=True)
     ap.add_argument("--protocols", required=True, help="the demo's protocols, space-separated")
+    ap.add_argument("--blackbox", action="append", default=[],
+                    help="JOB=INSTANCE: a scrape of prometheus/scrape-blackbox.yml's job (repeatable)")
     args = ap.parse_args()
     PROTOCOLS[:] = args.protocols.split()
     prom = Prom(args.prometheus)
@@ -312,6 +314,22 @@ def main():
     wait_until(f"ad-hoc probes: gameserver_up == 1 for all {len(PROTOCOLS)}, one per protocol",
                lambda: sorted(s["metric"].get("protocol", "") for s in
                               prom.instant('gameserver_up{job="gameserver-probe-adhoc"} == 1')) == sorted(PROTOCOLS), 45)
+
+    # blackbox form (prometheus/scrape-blackbox.yml): /probe?module=M&target=HOST:PORT, the
+    # module a protocol id or the daemon's [module.minecraft_players]; instance is the address.
+    for spec in args.blackbox:
+        job, instance = spec.split("=", 1)
+
+        def scraped(job=job, instance=instance):
+            got = prom.instant(f'gameserver_up{{job="{job}", instance="{instance}"}} == 1')
+            return len(got) == 1 and got[0]["metric"].get("target") == instance
+
+        wait_until(f'blackbox form: gameserver_up{{job="{job}", instance="{instance}"}} == 1, target="{instance}"',
+                   scraped, 45)
+    if any(s.startswith("gameserver-blackbox-minecraft=") for s in args.blackbox):
+        # The module's players = true: per-player series come through the module form.
+        wait_until('blackbox form: [module.minecraft_players] brings per-player series',
+                   lambda: prom.instant('gameserver_player_info{job="gameserver-blackbox-minecraft"}'), 45)
 
     # --- alert rules, as Prometheus loaded them from alerts.yml
     with open(args.rules, encoding="utf-8") as f:

@@ -10,6 +10,7 @@
 
 mod include;
 mod location;
+mod module;
 mod pieces;
 mod preset;
 mod reuse;
@@ -27,6 +28,7 @@ pub use crate::target::Target;
 use crate::target::{Address, Limits, Protocol};
 pub use include::Include;
 use location::Ctx;
+pub use module::Module;
 use schema::RawFile;
 
 /// Where the daemon looks for its configuration unless told otherwise.
@@ -59,6 +61,8 @@ pub struct Config {
     pub targets: Vec<Arc<Target>>,
     /// What each `[exporter] include` pattern matched.
     pub includes: Vec<Include>,
+    /// `[module.NAME]` sections: settings for `/probe?module=NAME&target=HOST:PORT`, by name.
+    pub modules: std::collections::BTreeMap<String, Module>,
 }
 
 /// The `[exporter]` table, defaults filled in.
@@ -177,6 +181,7 @@ fn parse_in(
         sources.push((ctx, targets.as_slice()));
     }
     let mut config = validate::validate(raw.exporter.unwrap_or_default(), &sources, running)?;
+    config.modules = module::validate(&Ctx { file, text }, &config.exporter, &raw.module)?;
     config.includes = includes;
     Ok(config)
 }
@@ -426,7 +431,7 @@ max_split_packets = 9
     fn unknown_table() {
         assert_eq!(
             err("[exportr]\n"),
-            "exporter.toml:1: unknown field `exportr`, expected `exporter` or `target`"
+            "exporter.toml:1: unknown field `exportr`, expected one of `exporter`, `target`, `module`"
         );
     }
 

@@ -39,8 +39,9 @@
 //!    `net`, `protocol`, `query` or `scheduler`), [`handles`] (the running exporter's shared
 //!    handles; a file reloaded with the configuration joins as a [`handles::Companion`]),
 //!    [`http`] (every endpoint in one folder: the server and routing, `/probe` (lookup,
-//!    resolution through `query`, allow-list, one poll), `/health?target=`,
-//!    `/api/v1/targets`, the status page and `--web.config.file` (TLS, basic auth; gzip for every answer); parses, delegates,
+//!    resolution through `query`, allow-list, one poll; `config`'s modules for the blackbox
+//!    form `module=&target=`), `/health?target=`, `/api/v1/targets`, the status page and
+//!    `--web.config.file` (TLS, basic auth; gzip for every answer); parses, delegates,
 //!    responds; never `protocol` or `net`), [`daemon`] (the entry point tying them together)
 //!    and [`demo`].
 //!

@@ -58,6 +58,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "http",
         &[
+            // `[module.NAME]` and what `module=` resolves to.
+            "config",
             "handles",
             "metrics",
             "query",

@@ -62,6 +62,12 @@ fn key_at(text: &str, offset: usize) -> Option<String> {
             table = Some(format!("target[{}]", targets - 1));
         } else if l.starts_with("[exporter]") {
             table = Some("exporter".to_string());
+        } else if let Some(inner) = l.strip_prefix("[module.") {
+            // `[module.NAME]` and its subtables (`[module.NAME.players]`).
+            table = inner
+                .split(']')
+                .next()
+                .map(|t| format!("module.{}", t.trim()));
         } else if l.starts_with('[') {
             table = None;
         }

@@ -26,10 +26,13 @@
 //!   `[[target]]` line could be text. Files pulled in by `include` are parsed whole: a
 //!   fleet split over several files already comes in pieces.
 
+use std::collections::BTreeMap;
+
 use toml::Spanned;
 
 use super::include::{self, Include, Origin};
 use super::location::Ctx;
+use super::module::{self, Module};
 use super::reuse::Running;
 use super::schema::{RawFile, RawTarget};
 use super::validate::{self, Targets};
@@ -58,9 +61,9 @@ pub(super) fn decode(file: &str, text: &str, per_piece: usize) -> Result<RawFile
         let Ok(mut piece) = toml::from_str::<RawFile>(&text[start..end]) else {
             return super::decode(file, text);
         };
-        if start > 0 && piece.exporter.is_some() {
-            // `[exporter]` after the targets (rare): its spans are placed by parsing the piece
-            // behind padding that keeps the whole file's offsets.
+        if start > 0 && (piece.exporter.is_some() || !piece.module.is_empty()) {
+            // `[exporter]` or a `[module.NAME]` after the targets (rare): their spans are
+            // placed by parsing the piece behind padding that keeps the whole file's offsets.
             let mut padded = String::with_capacity(end);
             padded.push('#');
             padded.extend(std::iter::repeat_n(' ', start.saturating_sub(2)));
@@ -91,6 +94,13 @@ pub(super) fn decode(file: &str, text: &str, per_piece: usize) -> Result<RawFile
                     }
                     m.exporter = piece.exporter;
                 }
+                for (name, module) in piece.module {
+                    if m.module.contains_key(&name) {
+                        // A table defined twice: toml's own message, from the whole file.
+                        return super::decode(file, text);
+                    }
+                    m.module.insert(name, module);
+                }
                 m.target.extend(piece.target);
             }
         }
@@ -110,9 +120,12 @@ pub(super) fn decode_included(
         if let Ok(RawFile {
             exporter: None,
             target,
+            module,
         }) = decode(file, text, per_piece)
         {
-            return Ok(target);
+            if module.is_empty() {
+                return Ok(target);
+            }
         }
     }
     super::decode::<super::include::RawTargets>(file, text).map(|r| r.target)
@@ -228,6 +241,8 @@ struct InPieces<'r> {
     /// `[exporter] include`, from the first piece.
     patterns: Vec<Spanned<String>>,
     includes: Vec<Include>,
+    /// `[module.NAME]` sections, from whichever pieces hold them.
+    modules: BTreeMap<String, Module>,
 }
 
 impl<'r> InPieces<'r> {
@@ -242,6 +257,7 @@ impl<'r> InPieces<'r> {
             per_piece: PIECE_TARGETS,
             patterns: Vec::new(),
             includes: Vec::new(),
+            modules: BTreeMap::new(),
         }
     }
 
@@ -274,10 +290,15 @@ impl<'r> InPieces<'r> {
             }
             shifted(piece.target, start)
         };
-        self.targets
-            .as_mut()?
-            .add(&[&ctx], 0, self.validated, &list)
-            .ok()?;
+        let targets = self.targets.as_mut()?;
+        if !piece.module.is_empty() {
+            if piece.module.keys().any(|k| self.modules.contains_key(k)) {
+                return None;
+            }
+            let modules = module::validate(&ctx, targets.exporter(), &piece.module).ok()?;
+            self.modules.extend(modules);
+        }
+        targets.add(&[&ctx], 0, self.validated, &list).ok()?;
         self.validated += list.len();
         Some(())
     }
@@ -309,7 +330,7 @@ impl<'r> InPieces<'r> {
             for (k, &start) in starts.iter().enumerate() {
                 let end = starts.get(k + 1).copied().unwrap_or(f.text.len());
                 let piece: RawFile = toml::from_str(&f.text[start..end]).ok()?;
-                if piece.exporter.is_some() {
+                if piece.exporter.is_some() || !piece.module.is_empty() {
                     return None;
                 }
                 let list = shifted(piece.target, start);
@@ -327,9 +348,10 @@ impl<'r> InPieces<'r> {
     /// path, which knows where each name was first used).
     fn finish(self) -> Option<Config> {
         let targets = self.targets?;
-        let includes = self.includes;
+        let (includes, modules) = (self.includes, self.modules);
         targets.unique().then(|| Config {
             includes,
+            modules,
             ..targets.finish()
         })
     }
@@ -369,7 +391,7 @@ mod tests {
     use super::*;
     use std::sync::Arc;
 
-    use crate::config::{parse, validate, Config};
+    use crate::config::{module, parse, validate, Config};
 
     /// Parses `text` in pieces of `n` targets the way the real parse does.
     fn in_pieces(text: &str, n: usize) -> Result<Config, ConfigError> {
@@ -378,11 +400,17 @@ mod tests {
             file: "exporter.toml",
             text,
         };
-        validate::validate(
+        let mut config = validate::validate(
             raw.exporter.unwrap_or_default(),
             &[(ctx, raw.target.as_slice())],
             &crate::config::reuse::Running::none(),
-        )
+        )?;
+        let ctx = crate::config::location::Ctx {
+            file: "exporter.toml",
+            text,
+        };
+        config.modules = module::validate(&ctx, &config.exporter, &raw.module)?;
+        Ok(config)
     }
 
     fn targets(n: usize) -> String {
@@ -558,6 +586,52 @@ mod tests {
                 whole(&bad).err(),
                 "{bad}"
             );
+        }
+    }
+
+    /// `[module.NAME]` sections before, between and after the targets: both piece paths give
+    /// the whole parse's config; a bad module or one defined twice in different pieces gets
+    /// the whole parse's error (the validating path steps aside for it).
+    #[test]
+    fn modules_in_pieces() {
+        let m = |n: &str| format!("[module.{n}]\nprotocol = \"samp\"\ntimeout = \"2s\"\n");
+        for text in [
+            format!("[exporter]\ntimeout = \"3s\"\n{}{}", m("first"), targets(6)),
+            format!("{}{}", targets(6), m("last")),
+            format!(
+                "{}{}{}{}",
+                m("a"),
+                targets(3),
+                m("b"),
+                targets(6).split_off(targets(3).len())
+            ),
+        ] {
+            let whole = parse("exporter.toml", &text).unwrap();
+            assert_eq!(
+                whole.modules.len(),
+                text.matches("[module.").count(),
+                "{text}"
+            );
+            assert_eq!(in_pieces(&text, 2).unwrap(), whole, "{text}");
+            assert_eq!(both(&text, 2), Some(whole), "{text}");
+        }
+        for (text, want) in [
+            (
+                format!(
+                    "{}[module.x]\ntimeout = \"0s\"\nprotocol = \"a2s\"\n",
+                    targets(6)
+                ),
+                "exporter.toml:32: module.x.timeout: must be greater than zero",
+            ),
+            (
+                format!("{}{}{}", m("a"), targets(6), m("a")),
+                "exporter.toml:34: module.a: duplicate key",
+            ),
+        ] {
+            let whole = parse("exporter.toml", &text).unwrap_err();
+            assert_eq!(whole.0, want);
+            assert_eq!(in_pieces(&text, 2).unwrap_err(), whole, "{text}");
+            assert_eq!(both(&text, 2), None, "{text}");
         }
     }
 

@@ -28,38 +28,14 @@ pub(super) fn resolve(
     t: &RawTarget,
 ) -> Result<Resolved, ConfigError> {
     let key = &|k: &str| format!("target[{i}].{k}");
-    let game = t.game.as_ref().map(|g| game(ctx, key, g)).transpose()?;
-    let named = t
-        .protocol
-        .as_ref()
-        .map(|p| protocol(ctx, key, p))
-        .transpose()?;
-    let protocol = match (game, named) {
-        (None, None) => {
-            return Err(ctx.err(
-                span,
-                &format!("target[{i}]"),
-                "missing field `protocol` (or a `game` that implies it)",
-            ))
-        }
-        (None, Some(p)) => p,
-        (Some(g), None) => g.protocol,
-        (Some(g), Some(p)) if g.speaks(p) => p,
-        (Some(g), Some(p)) => {
-            let speaks: Vec<&str> = g.protocols().map(Protocol::as_str).collect();
-            return Err(ctx.err(
-                t.protocol.as_ref().map_or(span, |s| s.span()),
-                &key("protocol"),
-                format!(
-                    "{:?} does not match game {:?} ({} is polled with {}); drop one of the two",
-                    p.as_str(),
-                    g.id,
-                    g.name,
-                    speaks.join(" or ")
-                ),
-            ));
-        }
-    };
+    let (protocol, game) = protocol_and_game(
+        ctx,
+        key,
+        &|| format!("target[{i}]"),
+        span,
+        t.game.as_deref(),
+        t.protocol.as_ref(),
+    )?;
     let mut address = Address::parse(t.address.get_ref()).map_err(|e| {
         ctx.err(
             t.address.span(),
@@ -75,6 +51,47 @@ pub(super) fn resolve(
         address,
         game,
     })
+}
+
+/// The protocol polled and the game preset, from a table's `game` and `protocol` keys (a
+/// `[[target]]` or a `[module.NAME]`); `table` and `span` name the table when it has neither.
+pub(super) fn protocol_and_game(
+    ctx: &Ctx,
+    key: &dyn Fn(&str) -> String,
+    table: &dyn Fn() -> String,
+    span: Range<usize>,
+    game_key: Option<&Spanned<String>>,
+    protocol_key: Option<&Spanned<String>>,
+) -> Result<(Protocol, Option<&'static Game>), ConfigError> {
+    let game = game_key.map(|g| game(ctx, key, g)).transpose()?;
+    let named = protocol_key.map(|p| protocol(ctx, key, p)).transpose()?;
+    let protocol = match (game, named) {
+        (None, None) => {
+            return Err(ctx.err(
+                span,
+                &table(),
+                "missing field `protocol` (or a `game` that implies it)",
+            ))
+        }
+        (None, Some(p)) => p,
+        (Some(g), None) => g.protocol,
+        (Some(g), Some(p)) if g.speaks(p) => p,
+        (Some(g), Some(p)) => {
+            let speaks: Vec<&str> = g.protocols().map(Protocol::as_str).collect();
+            return Err(ctx.err(
+                protocol_key.map_or(span, |s| s.span()),
+                &key("protocol"),
+                format!(
+                    "{:?} does not match game {:?} ({} is polled with {}); drop one of the two",
+                    p.as_str(),
+                    g.id,
+                    g.name,
+                    speaks.join(" or ")
+                ),
+            ));
+        }
+    };
+    Ok((protocol, game))
 }
 
 fn game(

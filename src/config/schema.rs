@@ -14,6 +14,9 @@ pub(super) struct RawFile {
     pub(super) exporter: Option<RawExporter>,
     #[serde(default)]
     pub(super) target: Vec<Spanned<RawTarget>>,
+    /// `[module.NAME]` sections (`config/module.rs`).
+    #[serde(default)]
+    pub(super) module: BTreeMap<String, Spanned<RawModule>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -50,6 +53,26 @@ pub(super) struct RawTarget {
     pub(super) game: Option<Box<Spanned<String>>>,
     pub(super) players: Option<Box<Spanned<toml::Value>>>,
     pub(super) rules: Option<Box<Spanned<Vec<Spanned<String>>>>>,
+}
+
+/// A `[module.NAME]` section: what `/probe?module=NAME&target=HOST:PORT` polls with. The
+/// keys a target has, less those that make no sense for one probe of an address given in
+/// the request (`name`, `address`, `interval`). Never add a key that names a credential or a
+/// file (a password, an RCON secret, a key file): a module is applied to any address a
+/// scraper sends inside `exporter.probe_allowed_networks`, so whatever it carried would be
+/// handed to hosts the operator did not name. `config::module`'s tests pin this key list.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawModule {
+    pub(super) game: Option<Spanned<String>>,
+    pub(super) protocol: Option<Spanned<String>>,
+    pub(super) timeout: Option<Spanned<String>>,
+    pub(super) encoding: Option<Spanned<String>>,
+    pub(super) max_reply_bytes: Option<Spanned<i64>>,
+    pub(super) max_split_packets: Option<Spanned<i64>>,
+    pub(super) labels: Option<Spanned<BTreeMap<String, String>>>,
+    pub(super) players: Option<Spanned<toml::Value>>,
+    pub(super) rules: Option<Spanned<Vec<Spanned<String>>>>,
 }
 
 impl RawTarget {

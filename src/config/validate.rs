@@ -31,7 +31,7 @@ const MAX_PLAYER_SERIES_CAP: i64 = 1000;
 const MAX_RULES: usize = 32;
 const MAX_RULE_NAME_CHARS: usize = 64;
 
-fn duration(ctx: &Ctx, v: &Spanned<String>, key: &str) -> Result<Duration, ConfigError> {
+pub(super) fn duration(ctx: &Ctx, v: &Spanned<String>, key: &str) -> Result<Duration, ConfigError> {
     let d = humantime::parse_duration(v.get_ref()).map_err(|e| {
         ctx.err(
             v.span(),
@@ -304,62 +304,25 @@ impl<'r> Targets<'r> {
                     ),
                 ));
             }
-            let encoding = match &t.encoding {
-                Some(v) => {
-                    encoding_rs::Encoding::for_label(v.get_ref().as_bytes()).ok_or_else(|| {
-                        ctx.err(
-                            v.span(),
-                            &key("encoding"),
-                            format!("unknown encoding {:?}", v.get_ref()),
-                        )
-                    })?
-                }
-                None => DEFAULT_ENCODING,
-            };
-            let labels = match &t.labels {
-                Some(v) => {
-                    for name in v.get_ref().keys() {
-                        if let Err(why) = check_label_name(name) {
-                            return Err(ctx.err(v.span(), &key(&format!("labels.{name}")), why));
-                        }
-                    }
-                    v.get_ref().clone()
-                }
-                None => BTreeMap::new(),
-            };
-            let mut t_limits = limits;
-            if let Some(v) = &t.max_reply_bytes {
-                t_limits.max_reply_bytes =
-                    int_in(ctx, v, &key("max_reply_bytes"), 1024..=MAX_REPLY_BYTES_CAP)? as u32;
-            }
-            if let Some(v) = &t.max_split_packets {
-                t_limits.max_split_packets =
-                    int_in(ctx, v, &key("max_split_packets"), 1..=255)? as u8;
-            }
-            let players = match &t.players {
-                Some(v) => player_series(ctx, v, &key("players"))?,
-                None => None,
-            };
-            let rules = match &t.rules {
-                Some(v) => rule_names(ctx, v, &key("rules"))?,
-                None => Vec::new(),
-            };
-            let taken = PLAYER_LABELS
-                .iter()
-                .filter(|_| players.is_some())
-                .chain(RULE_LABELS.iter().filter(|_| !rules.is_empty()))
-                .find(|l| labels.contains_key(**l));
-            if let (Some(l), Some(v)) = (taken, &t.labels) {
-                let why = format!(
-                    "label name {l:?} is reserved on a target with {}",
-                    if PLAYER_LABELS.contains(l) {
-                        "players"
-                    } else {
-                        "rules"
-                    }
-                );
-                return Err(ctx.err(v.span(), &key(&format!("labels.{l}")), why));
-            }
+            let Shared {
+                encoding,
+                labels,
+                limits: t_limits,
+                players,
+                rules,
+            } = shared(
+                ctx,
+                &key,
+                RawShared {
+                    encoding: t.encoding.as_deref(),
+                    labels: t.labels.as_deref(),
+                    max_reply_bytes: t.max_reply_bytes.as_deref(),
+                    max_split_packets: t.max_split_packets.as_deref(),
+                    players: t.players.as_deref(),
+                    rules: t.rules.as_deref(),
+                },
+                limits,
+            )?;
             let target = running.share(Target {
                 interval: t_interval,
                 timeout: t_timeout,
@@ -379,13 +342,107 @@ impl<'r> Targets<'r> {
         Ok(())
     }
 
+    /// The `[exporter]` the targets are validated under.
+    pub(super) fn exporter(&self) -> &Exporter {
+        &self.exporter
+    }
+
     pub(super) fn finish(self) -> Config {
         Config {
             exporter: self.exporter,
             targets: self.targets,
             includes: Vec::new(),
+            modules: BTreeMap::new(),
         }
     }
+}
+
+/// The keys a `[[target]]` and a `[module.NAME]` share, as read.
+pub(super) struct RawShared<'a> {
+    pub(super) encoding: Option<&'a Spanned<String>>,
+    pub(super) labels: Option<&'a Spanned<BTreeMap<String, String>>>,
+    pub(super) max_reply_bytes: Option<&'a Spanned<i64>>,
+    pub(super) max_split_packets: Option<&'a Spanned<i64>>,
+    pub(super) players: Option<&'a Spanned<toml::Value>>,
+    pub(super) rules: Option<&'a Spanned<Vec<Spanned<String>>>>,
+}
+
+/// Those keys, checked, with the defaults for absent ones (`limits`: the `[exporter]`'s).
+pub(super) struct Shared {
+    pub(super) encoding: &'static encoding_rs::Encoding,
+    pub(super) labels: BTreeMap<String, String>,
+    pub(super) limits: Limits,
+    pub(super) players: Option<PlayerSeries>,
+    pub(super) rules: Vec<String>,
+}
+
+/// Checks the shared keys; `key` names one in error messages (`target[3].labels`).
+pub(super) fn shared(
+    ctx: &Ctx,
+    key: &dyn Fn(&str) -> String,
+    raw: RawShared,
+    limits: Limits,
+) -> Result<Shared, ConfigError> {
+    let encoding = match raw.encoding {
+        Some(v) => encoding_rs::Encoding::for_label(v.get_ref().as_bytes()).ok_or_else(|| {
+            ctx.err(
+                v.span(),
+                &key("encoding"),
+                format!("unknown encoding {:?}", v.get_ref()),
+            )
+        })?,
+        None => DEFAULT_ENCODING,
+    };
+    let labels = match raw.labels {
+        Some(v) => {
+            for name in v.get_ref().keys() {
+                if let Err(why) = check_label_name(name) {
+                    return Err(ctx.err(v.span(), &key(&format!("labels.{name}")), why));
+                }
+            }
+            v.get_ref().clone()
+        }
+        None => BTreeMap::new(),
+    };
+    let mut limits = limits;
+    if let Some(v) = raw.max_reply_bytes {
+        limits.max_reply_bytes =
+            int_in(ctx, v, &key("max_reply_bytes"), 1024..=MAX_REPLY_BYTES_CAP)? as u32;
+    }
+    if let Some(v) = raw.max_split_packets {
+        limits.max_split_packets = int_in(ctx, v, &key("max_split_packets"), 1..=255)? as u8;
+    }
+    let players = match raw.players {
+        Some(v) => player_series(ctx, v, &key("players"))?,
+        None => None,
+    };
+    let rules = match raw.rules {
+        Some(v) => rule_names(ctx, v, &key("rules"))?,
+        None => Vec::new(),
+    };
+    let taken = PLAYER_LABELS
+        .iter()
+        .filter(|_| players.is_some())
+        .chain(RULE_LABELS.iter().filter(|_| !rules.is_empty()))
+        .find(|l| labels.contains_key(**l));
+    if let (Some(l), Some(v)) = (taken, raw.labels) {
+        let why = format!(
+            "label name {l:?} is reserved on a target with {}",
+            if PLAYER_LABELS.contains(l) {
+                "players"
+            } else {
+                "rules"
+            }
+        );
+        return Err(ctx.err(v.span(), &key(&format!("labels.{l}")), why));
+    }
+    Ok(Shared {
+        encoding,
+        labels,
+        limits,
+        players,
+        rules,
+    })
 }
 
 /// A validated target as a key by its name (`seen`).

@@ -2,7 +2,9 @@
 //!
 //! The flow, in order: refuse ambiguous parameters; find the configured target (reusing its
 //! pre-encoded labels when the running state has them) or build an ad-hoc one from
-//! `protocol` and `address`; for an ad-hoc target, resolve the name once (A/AAAA, no
+//! `protocol` and `address`, or from `module` and `target` (blackbox_exporter's own form:
+//! `target` is then an address, and `module` a `[module.NAME]`, a protocol id or a game id,
+//! see [`crate::config::Module`]); for an ad-hoc target, resolve the name once (A/AAAA, no
 //! Minecraft SRV) and allow the resulting IP only if it lies in
 //! `exporter.probe_allowed_networks`, then poll that checked IP, so that a second lookup
 //! cannot swap in an address outside the allowed networks; poll through the scheduler's
@@ -23,6 +25,7 @@ mod text;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
+use crate::config::Module;
 use crate::handles::Daemon;
 use crate::query::Observer;
 use crate::query::{Request, Session};
@@ -32,14 +35,14 @@ use crate::status::Failure;
 use crate::target::{Address, Protocol};
 
 /// The parameters `/probe` reads; each may be given at most once.
-const PARAMETERS: [&str; 4] = ["target", "protocol", "address", "debug"];
+const PARAMETERS: [&str; 5] = ["target", "protocol", "address", "module", "debug"];
 
 /// Why a probe was not run. The message is what the client is told.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Refused {
     #[error("parameter {0:?} given more than once")]
     Repeated(&'static str),
-    #[error("want ?target=NAME or ?protocol=P&address=A")]
+    #[error("want ?target=NAME, ?protocol=P&address=A or ?module=M&target=HOST:PORT")]
     Usage,
     #[error("unknown target {0:?}")]
     UnknownTarget(String),
@@ -54,6 +57,10 @@ pub enum Refused {
     BadDebug(String),
     #[error("unknown protocol {0:?}")]
     UnknownProtocol(String),
+    #[error(
+        "unknown module {0:?}: not a [module.{0}] section of the configuration, a protocol id or a game id"
+    )]
+    UnknownModule(String),
     #[error("bad address {0:?}: {1}")]
     BadAddress(String, crate::target::AddressError),
     #[error("ad-hoc probes are disabled (exporter.probe_allowed_networks is empty)")]
@@ -82,6 +89,7 @@ impl Refused {
             | Refused::Usage
             | Refused::BadDebug(_)
             | Refused::UnknownProtocol(_)
+            | Refused::UnknownModule(_)
             | Refused::BadAddress(..) => Kind::BadRequest,
         }
     }
@@ -102,13 +110,26 @@ async fn probe_with(
     if let Some(key) = repeated(q) {
         return Err(Refused::Repeated(key));
     }
-    let meta = match (get(q, "target"), get(q, "protocol"), get(q, "address")) {
-        (Some(name), None, None) => configured(daemon, name)?,
-        (None, Some(p), Some(a)) => match ad_hoc(daemon, p, a, transcript.as_deref_mut()).await? {
+    let params = (get(q, "target"), get(q, "protocol"), get(q, "address"));
+    let (module, address) = match (params, get(q, "module")) {
+        ((Some(name), None, None), None) => (None, name),
+        ((None, Some(p), Some(a)), None) => {
+            let protocol =
+                Protocol::from_name(p).ok_or_else(|| Refused::UnknownProtocol(p.to_string()))?;
+            let config = daemon.config();
+            (Some(Module::defaults(&config.exporter, protocol, None)), a)
+        }
+        ((Some(a), None, None), Some(m)) => {
+            (Some(module(daemon, m, transcript.as_deref_mut())?), a)
+        }
+        _ => return Err(Refused::Usage),
+    };
+    let meta = match module {
+        None => configured(daemon, address)?,
+        Some(module) => match ad_hoc(daemon, module, address, transcript.as_deref_mut()).await? {
             AdHoc::Poll(meta) => meta,
             AdHoc::Unresolved(entry) => return Ok(entry),
         },
-        _ => return Err(Refused::Usage),
     };
     let req = Request::from(&*meta.target);
     let prober = daemon.prober();
@@ -151,22 +172,54 @@ enum AdHoc {
     Unresolved(Entry),
 }
 
+/// What `module=NAME` means ([`crate::config::Config::probe_module`]), told to the transcript.
+fn module(
+    daemon: &Daemon,
+    name: &str,
+    transcript: Option<&mut debug::Transcript>,
+) -> Result<Module, Refused> {
+    let config = daemon.config();
+    let module = config
+        .probe_module(name)
+        .ok_or_else(|| Refused::UnknownModule(name.to_string()))?;
+    if let Some(t) = transcript {
+        let from = if config.modules.contains_key(name) {
+            format!("the configuration's [module.{name}]")
+        } else if module.game.is_some() {
+            "a game preset".to_string()
+        } else {
+            "a protocol id".to_string()
+        };
+        let game = module
+            .game
+            .map_or(String::new(), |g| format!(", game {}", g.id));
+        let what = format!(
+            "module {name:?} is {from}: protocol {}{game}",
+            module.protocol
+        );
+        t.note(tokio::time::Instant::now(), &what);
+    }
+    Ok(module)
+}
+
+/// An ad-hoc probe of the address `a` with `module`'s settings (the `[exporter]` defaults
+/// for `protocol=P`).
 async fn ad_hoc(
     daemon: &Daemon,
-    p: &str,
+    module: Module,
     a: &str,
     transcript: Option<&mut debug::Transcript>,
 ) -> Result<AdHoc, Refused> {
-    let protocol = Protocol::from_name(p).ok_or_else(|| Refused::UnknownProtocol(p.to_string()))?;
     let address = Address::parse(a).map_err(|e| Refused::BadAddress(a.to_string(), e))?;
     let config = daemon.config();
     let allowed = &config.exporter.probe_allowed_networks;
     if allowed.is_empty() {
         return Err(Refused::AdHocDisabled);
     }
-    let mut target = config.exporter.target(a, protocol, address.clone());
+    let protocol = module.protocol;
+    let mut target = module.target(&config.exporter, a, address);
     let deadline = tokio::time::Instant::now() + target.timeout;
-    let ip = match crate::query::resolve(&address, protocol.default_port(), deadline).await {
+    let ip = match crate::query::resolve(&target.address, protocol.default_port(), deadline).await {
         Ok(ip) => ip,
         Err(e) => {
             if let Some(t) = transcript {
