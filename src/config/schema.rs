@@ -50,6 +50,7 @@ pub(super) struct RawTarget {
     pub(super) game: Option<Box<Spanned<String>>>,
     pub(super) players: Option<Box<Spanned<toml::Value>>>,
     pub(super) rules: Option<Box<Spanned<Vec<Spanned<String>>>>>,
+    pub(super) proxy_protocol: Option<Box<Spanned<String>>>,
 }
 
 impl RawTarget {
@@ -76,6 +77,7 @@ impl RawTarget {
                 let list = b.into_inner().into_iter().map(|s| shift(s, by)).collect();
                 Box::new(Spanned::new(outer.start + by..outer.end + by, list))
             }),
+            proxy_protocol: boxed(self.proxy_protocol),
         }
     }
 }
