@@ -108,6 +108,8 @@ impl Protocol {
 
     /// Whether the protocol talks over a TCP stream (only these can carry a PROXY protocol
     /// header). The query registry's `Link::Tcp` entries; a test there keeps the two in step.
+    /// A new TCP protocol answers true here and opens its link with
+    /// `TcpLink::new(addr).with_proxy_header(req.proxy_protocol)`.
     pub fn over_tcp(self) -> bool {
         match self {
             Protocol::Minecraft => true,

@@ -131,7 +131,7 @@ TOML
 pids+=($!)
 for t in mc-v1 mc-v2; do
     sel="{target=\"$t\",protocol=\"minecraft\"}"
-    python3 .ci/interop/await_series.py "$NAME" "$listen" "$t" minecraft 15 \
+    python3 .ci/interop/await_series.py "$NAME $t" "$listen" "$t" minecraft 15 \
         "gameserver_up$sel 1" "gameserver_players_max$sel 20" ||
         interop_fail "daemon gauges of $t"
 done

@@ -151,8 +151,8 @@ impl Transport for TcpLink {
         if self.header_state != HeaderState::Due {
             return tcp::write_all(self.stream()?, bytes, until).await;
         }
-        // One write, header and request together: the spec asks that the header arrive
-        // whole, and a receiver then has both in its first read (HAProxy sends it this way too).
+        // One write, header and request together: the spec asks that the header be sent at
+        // once, and one segment gives the receiver the whole header in its first read.
         let mut first = Vec::with_capacity(self.header.len() + bytes.len());
         first.extend_from_slice(&self.header);
         first.extend_from_slice(bytes);
