@@ -327,7 +327,7 @@ max_split_packets = 9
     fn unknown_target_key() {
         assert_eq!(
             err(&format!("{T}{T}port = 1\n").replacen("\"a\"", "\"b\"", 1)),
-            "exporter.toml:9: target[1].port: unknown field `port`, expected one of `name`, `protocol`, `address`, `interval`, `timeout`, `encoding`, `max_reply_bytes`, `max_split_packets`, `labels`, `game`, `players`, `rules`"
+            "exporter.toml:9: target[1].port: unknown field `port`, expected one of `name`, `protocol`, `address`, `interval`, `timeout`, `encoding`, `max_reply_bytes`, `max_split_packets`, `labels`, `game`, `players`, `rules`, `proxy_protocol`"
         );
     }
 
@@ -529,6 +529,42 @@ max_split_packets = 9
         assert_eq!(
             err(&format!("{T}labels = {{ __x = \"v\" }}\n")),
             "exporter.toml:5: target[0].labels.__x: label name \"__x\" is reserved (starts with __)"
+        );
+    }
+
+    /// `proxy_protocol` on a TCP target is read; unset, there is none; with a game preset
+    /// of a TCP protocol it is accepted too.
+    #[test]
+    fn proxy_protocol() {
+        use crate::target::ProxyProtocol;
+        let mc = T.replace("a2s", "minecraft");
+        assert_eq!(parse("x", &mc).unwrap().targets[0].proxy_protocol, None);
+        for (v, want) in [("v1", ProxyProtocol::V1), ("v2", ProxyProtocol::V2)] {
+            let c = parse("x", &format!("{mc}proxy_protocol = \"{v}\"\n")).unwrap();
+            assert_eq!(c.targets[0].proxy_protocol, Some(want));
+        }
+        let game = "[[target]]\nname = \"g\"\ngame = \"minecraft\"\naddress = \"127.0.0.1\"\nproxy_protocol = \"v2\"\n";
+        let c = parse("x", game).unwrap();
+        assert_eq!(c.targets[0].proxy_protocol, Some(ProxyProtocol::V2));
+    }
+
+    /// An unknown version, a UDP protocol and a value that is not a string are refused at
+    /// the key's line.
+    #[test]
+    fn bad_proxy_protocol() {
+        let mc = T.replace("a2s", "minecraft");
+        assert_eq!(
+            err(&format!("{mc}proxy_protocol = \"v3\"\n")),
+            "exporter.toml:5: target[0].proxy_protocol: unknown version \"v3\" (want \"v1\" or \"v2\")"
+        );
+        assert_eq!(
+            err(&format!("{T}\nproxy_protocol = \"v2\"\n")),
+            "exporter.toml:6: target[0].proxy_protocol: only TCP protocols (minecraft) can send a \
+             PROXY header; a2s runs over UDP"
+        );
+        assert_eq!(
+            err(&format!("{mc}proxy_protocol = true\n")),
+            "exporter.toml:5: target[0].proxy_protocol: invalid type: boolean `true`, expected a string"
         );
     }
 

@@ -17,7 +17,7 @@ use gameserver_exporter::query::{self, Request};
 use gameserver_exporter::scheduler::QueryProber;
 use gameserver_exporter::status::Status;
 use gameserver_exporter::target::Address;
-use gameserver_exporter::target::Protocol;
+use gameserver_exporter::target::{Protocol, ProxyProtocol};
 
 /// mimalloc instead of glibc's malloc: at 100,000 targets glibc kept the start-up peak
 /// resident (see the `mimalloc` entry in Cargo.toml). The load bench counts through the same
@@ -324,6 +324,14 @@ struct QueryArgs {
     /// Also fetch the server's rules.
     #[arg(long)]
     rules: bool,
+    /// Start the connection with a PROXY protocol header, v1 or v2, for a server behind
+    /// HAProxy, Velocity or BungeeCord with proxy protocol on (TCP protocols only).
+    #[arg(long, value_name = "v1|v2", value_parser = proxy_version)]
+    proxy_protocol: Option<ProxyProtocol>,
+}
+
+fn proxy_version(s: &str) -> Result<ProxyProtocol, String> {
+    ProxyProtocol::from_name(s).ok_or_else(|| format!("{s:?} is not a version (want v1 or v2)"))
 }
 
 fn fail(msg: impl std::fmt::Display) -> ExitCode {
@@ -353,8 +361,16 @@ async fn run_query(a: QueryArgs) -> ExitCode {
     if let (Some(g), None) = (game, address.port) {
         address.port = g.port_for(protocol);
     }
+    if a.proxy_protocol.is_some() && !protocol.over_tcp() {
+        return fail(format!(
+            "--proxy-protocol: only TCP protocols ({}) can send a PROXY header; {protocol} runs \
+             over UDP",
+            Protocol::tcp_names()
+        ));
+    }
     let mut req = Request::new(protocol, address);
     req.timeout = a.timeout;
+    req.proxy_protocol = a.proxy_protocol;
     req.players = a.players;
     req.rules = a.rules;
     if let Some(g) = game {

@@ -105,9 +105,69 @@ impl Protocol {
     pub fn names() -> String {
         Protocol::ALL.map(Protocol::as_str).join(", ")
     }
+
+    /// Whether the protocol talks over a TCP stream (only these can carry a PROXY protocol
+    /// header). The query registry's `Link::Tcp` entries; a test there keeps the two in step.
+    /// A new TCP protocol answers true here and opens its link with
+    /// `TcpLink::new(addr).with_proxy_header(req.proxy_protocol)`.
+    pub fn over_tcp(self) -> bool {
+        match self {
+            Protocol::Minecraft => true,
+            Protocol::A2s
+            | Protocol::MinecraftQuery
+            | Protocol::MinecraftBedrock
+            | Protocol::Samp
+            | Protocol::Mumble
+            | Protocol::Quake3
+            | Protocol::Teeworlds => false,
+        }
+    }
+
+    /// The TCP protocols' ids, comma-separated, for error messages.
+    pub fn tcp_names() -> String {
+        let tcp: Vec<&str> = Protocol::ALL
+            .into_iter()
+            .filter(|p| p.over_tcp())
+            .map(Protocol::as_str)
+            .collect();
+        tcp.join(", ")
+    }
 }
 
 impl fmt::Display for Protocol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The PROXY protocol version a TCP target's server (or the proxy in front of it) expects
+/// before the query's first byte (`proxy_protocol = "v1" | "v2"`). What each sends:
+/// `protocol::proxy_header` and docs/proxy-protocol.md.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ProxyProtocol {
+    /// The text header: `PROXY TCP4|TCP6 <our address> <server address> <ports>\r\n`.
+    V1,
+    /// The binary header with the LOCAL command: "a health check, use the real addresses".
+    V2,
+}
+
+impl ProxyProtocol {
+    pub const ALL: [ProxyProtocol; 2] = [ProxyProtocol::V1, ProxyProtocol::V2];
+
+    /// The id in the config and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProxyProtocol::V1 => "v1",
+            ProxyProtocol::V2 => "v2",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<ProxyProtocol> {
+        ProxyProtocol::ALL.into_iter().find(|p| p.as_str() == name)
+    }
+}
+
+impl fmt::Display for ProxyProtocol {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
@@ -184,11 +244,15 @@ pub struct Target {
     /// Rules (server variables) to publish, by name, in config order (`rules = [...]`);
     /// empty: rules are not fetched.
     pub rules: Box<[String]>,
+    /// Send a PROXY protocol header first on every connection (TCP protocols only; the
+    /// config refuses it elsewhere); `None`: no header.
+    pub proxy_protocol: Option<ProxyProtocol>,
 }
 
 impl Target {
     /// A target with every default: [`DEFAULT_INTERVAL`], [`DEFAULT_TIMEOUT`],
-    /// [`DEFAULT_ENCODING`], no extra labels, [`Limits::default`], no player series, no rules. Callers override fields
+    /// [`DEFAULT_ENCODING`], no extra labels, [`Limits::default`], no player series, no rules,
+    /// no PROXY protocol header. Callers override fields
     /// with struct update syntax (`Target { timeout, ..Target::new(..) }`).
     pub fn new(name: impl Into<String>, protocol: Protocol, address: Address) -> Target {
         Target {
@@ -203,6 +267,7 @@ impl Target {
             game: None,
             players: None,
             rules: Box::default(),
+            proxy_protocol: None,
         }
     }
 }

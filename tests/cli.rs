@@ -90,6 +90,32 @@ fn query_bad_names() {
     assert_eq!(text(&out.stderr), "error: unknown encoding \"klingon\"\n");
 }
 
+/// `--proxy-protocol` takes v1 or v2, and only for a TCP protocol (refused before any
+/// traffic).
+#[test]
+fn query_bad_proxy_protocol() {
+    let out = exe()
+        .args(["query", "samp", "127.0.0.1", "--proxy-protocol", "v2"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        "error: --proxy-protocol: only TCP protocols (minecraft) can send a PROXY header; samp \
+         runs over UDP\n"
+    );
+    let out = exe()
+        .args(["query", "minecraft", "127.0.0.1", "--proxy-protocol", "v3"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("\"v3\" is not a version (want v1 or v2)"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
 fn world() -> WorldState {
     WorldState {
         name: "CLI Test".into(),

@@ -424,13 +424,16 @@ mod tests {
             .collect()
     }
 
+    /// A target with every optional key set: what each path reads of it must agree.
+    const EVERY_KEY: &str = "[[target]]\nname = \"mc\"\nprotocol = \"minecraft\"\naddress = \"127.0.0.3\"\ninterval = \"20s\"\ntimeout = \"2s\"\nencoding = \"windows-1251\"\nmax_reply_bytes = 4096\nmax_split_packets = 4\nplayers = true\nrules = [\"x\"]\nproxy_protocol = \"v2\"\n[target.labels]\nregion = \"eu\"\n";
+
     /// Pieces of 2 give the same config as one parse, with `[exporter]` before the targets,
     /// after them, or with labels tables inside a piece.
     #[test]
     fn same_config_as_whole() {
         let labelled = "[[target]]\nname = \"l\"\nprotocol = \"a2s\"\naddress = \"127.0.0.2\"\n[target.labels]\nregion = \"eu\"\n";
         for text in [
-            format!("[exporter]\ninterval = \"30s\"\n{}", targets(7)),
+            format!("[exporter]\ninterval = \"30s\"\n{}{EVERY_KEY}", targets(7)),
             format!("{}{labelled}[exporter]\ntimeout = \"3s\"\n", targets(5)),
             format!("# a comment\n{}{labelled}{}", targets(3), targets(0)),
         ] {
@@ -448,6 +451,10 @@ mod tests {
         let base = targets(6);
         for text in [
             base.replace("address = \"127.0.0.1:1004\"", "address = \"\""),
+            base.replace(
+                "address = \"127.0.0.1:1004\"",
+                "address = \"127.0.0.1:1004\"\nproxy_protocol = \"v2\"",
+            ),
             format!(
                 "{base}[[target]]\nname = \"t1\"\nprotocol = \"a2s\"\naddress = \"127.0.0.3\"\n"
             ),
@@ -466,7 +473,7 @@ mod tests {
     fn validated_in_pieces_same_as_whole() {
         let labelled = "[[target]]\nname = \"l\"\nprotocol = \"a2s\"\naddress = \"127.0.0.2\"\n[target.labels]\nregion = \"eu\"\n";
         for text in [
-            format!("[exporter]\ninterval = \"30s\"\n{}", targets(7)),
+            format!("[exporter]\ninterval = \"30s\"\n{}{EVERY_KEY}", targets(7)),
             format!("# a comment\n{}{labelled}", targets(5)),
         ] {
             let whole = parse("exporter.toml", &text).unwrap();

@@ -53,6 +53,7 @@ pub(super) struct RawTarget {
     pub(super) game: Option<Box<Spanned<String>>>,
     pub(super) players: Option<Box<Spanned<toml::Value>>>,
     pub(super) rules: Option<Box<Spanned<Vec<Spanned<String>>>>>,
+    pub(super) proxy_protocol: Option<Box<Spanned<String>>>,
 }
 
 /// A `[module.NAME]` section: what `/probe?module=NAME&target=HOST:PORT` polls with. The
@@ -99,6 +100,7 @@ impl RawTarget {
                 let list = b.into_inner().into_iter().map(|s| shift(s, by)).collect();
                 Box::new(Spanned::new(outer.start + by..outer.end + by, list))
             }),
+            proxy_protocol: boxed(self.proxy_protocol),
         }
     }
 }

@@ -19,7 +19,8 @@ use super::{
 };
 use crate::cidr::IpNet;
 use crate::target::{
-    Limits, PlayerSeries, Target, DEFAULT_ENCODING, DEFAULT_INTERVAL, DEFAULT_TIMEOUT,
+    Limits, PlayerSeries, Protocol, ProxyProtocol, Target, DEFAULT_ENCODING, DEFAULT_INTERVAL,
+    DEFAULT_TIMEOUT,
 };
 
 /// Highest `max_reply_bytes` accepted: one poll never holds more than this.
@@ -323,6 +324,10 @@ impl<'r> Targets<'r> {
                 },
                 limits,
             )?;
+            let proxy_protocol = match &t.proxy_protocol {
+                Some(v) => Some(proxy_protocol(ctx, v, protocol, &key("proxy_protocol"))?),
+                None => None,
+            };
             let target = running.share(Target {
                 interval: t_interval,
                 timeout: t_timeout,
@@ -332,6 +337,7 @@ impl<'r> Targets<'r> {
                 game: game.map(|g| g.id),
                 players,
                 rules: rules.into(),
+                proxy_protocol,
                 ..Target::new(name, protocol, address)
             });
             if let Some(seen) = seen.as_mut() {
@@ -510,6 +516,33 @@ fn player_series(
         }
     }
     Ok(Some(series))
+}
+
+/// `proxy_protocol = "v1" | "v2"`, on a target whose protocol runs over TCP.
+fn proxy_protocol(
+    ctx: &Ctx,
+    v: &Spanned<String>,
+    protocol: Protocol,
+    key: &str,
+) -> Result<ProxyProtocol, ConfigError> {
+    let version = ProxyProtocol::from_name(v.get_ref()).ok_or_else(|| {
+        ctx.err(
+            v.span(),
+            key,
+            format!("unknown version {:?} (want \"v1\" or \"v2\")", v.get_ref()),
+        )
+    })?;
+    if !protocol.over_tcp() {
+        return Err(ctx.err(
+            v.span(),
+            key,
+            format!(
+                "only TCP protocols ({}) can send a PROXY header; {protocol} runs over UDP",
+                Protocol::tcp_names()
+            ),
+        ));
+    }
+    Ok(version)
 }
 
 /// `rules = ["name", ...]`: a bounded list of distinct, printable names.

@@ -14,6 +14,7 @@ pub mod bedrock;
 mod error;
 pub mod minecraft;
 pub mod mumble;
+pub mod proxy_header;
 pub mod quake3;
 mod reader;
 pub mod samp;

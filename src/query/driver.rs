@@ -157,6 +157,9 @@ pub async fn drive<X: Exchange, T: Transport>(
                             sent_at: Some(at),
                             resends_left: if T::DATAGRAMS { pacing.resends } else { 0 },
                         };
+                        if let Some((what, bytes)) = transport.sent_preamble() {
+                            seen(Some(at), Event::Sent { bytes, what });
+                        }
                         seen(Some(at), Event::Sent { bytes: &out, what });
                         fresh = Some(at);
                     }

@@ -56,7 +56,7 @@ pub(super) async fn poll(
 ) -> Result<Status, Error> {
     let addr =
         srv::resolve_minecraft(&req.address, Protocol::Minecraft.default_port(), deadline).await?;
-    let mut link = TcpLink::new(addr);
+    let mut link = TcpLink::new(addr).with_proxy_header(req.proxy_protocol);
     // Proxies route by the name the user typed, so it goes into the handshake, not the SRV
     // target; the port is the one we actually connect to.
     let mut exchange = Slp::new(req, &req.address.host, addr.port(), deadline);

@@ -42,7 +42,7 @@ use tokio::time::Instant;
 
 use crate::net::udp::UdpMux;
 use crate::status::{Failure, Status};
-use crate::target::{self, Address, Limits, Protocol, Target};
+use crate::target::{self, Address, Limits, Protocol, ProxyProtocol, Target};
 
 /// Name resolution (A/AAAA, no SRV) under a deadline, for callers above `query` that must
 /// check an address before polling it (`/probe`'s allow-list) without reaching `net`.
@@ -67,6 +67,9 @@ pub struct Request {
     /// not for the daemon, which holds one Status per target.
     pub detail: bool,
     pub limits: Limits,
+    /// Send a PROXY protocol header first on every TCP connection (ignored by UDP
+    /// protocols; the config and the CLI refuse it for them).
+    pub proxy_protocol: Option<ProxyProtocol>,
     /// Shared UDP sockets for A2S and SA:MP polls of targets that answered last time (the
     /// daemon's; `None` for one-off polls): no socket per poll in steady state.
     pub mux: Option<Arc<UdpMux>>,
@@ -105,6 +108,7 @@ impl Request {
             rules: false,
             detail: false,
             limits: Limits::default(),
+            proxy_protocol: None,
             mux: None,
         }
     }
@@ -117,6 +121,7 @@ impl From<&Target> for Request {
         req.timeout = t.timeout;
         req.encoding = t.encoding;
         req.limits = t.limits;
+        req.proxy_protocol = t.proxy_protocol;
         // Lists only for targets that publish them; a game that never answers a request is
         // not sent it (it would only burn its share of the deadline).
         let quirks = t.game.and_then(crate::games::Game::find).map(|g| g.quirks);

@@ -163,4 +163,13 @@ mod tests {
         }
         assert_eq!(entry(Protocol::Minecraft).link, Link::Tcp);
     }
+
+    /// The vocabulary's `over_tcp` (which the config checks `proxy_protocol` against) says
+    /// what the registry says.
+    #[test]
+    fn over_tcp_matches_links() {
+        for p in Protocol::ALL {
+            assert_eq!(p.over_tcp(), entry(p).link == Link::Tcp, "{p}");
+        }
+    }
 }

@@ -10,6 +10,8 @@ use tokio::time::Instant;
 
 use crate::net::udp::UdpChannel;
 use crate::net::{tcp, NetError};
+use crate::protocol::proxy_header;
+use crate::target::ProxyProtocol;
 
 /// What one receive produced.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,6 +46,13 @@ pub trait Transport {
     fn peer(&self) -> Option<SocketAddr> {
         None
     }
+
+    /// Bytes the transport put on the wire itself, ahead of the request the last
+    /// [`Transport::send`] wrote (a PROXY protocol header on a new connection), with a label:
+    /// once, right after that send, so observers show them as sent. `None` otherwise.
+    fn sent_preamble(&mut self) -> Option<(&'static str, &[u8])> {
+        None
+    }
 }
 
 /// A UDP channel: a registration on the shared mux or a connected socket of its own.
@@ -72,16 +81,44 @@ impl Transport for UdpChannel {
 }
 
 /// TCP to one address; each [`Transport::connect`] opens a new connection (the legacy
-/// Minecraft pings each need their own).
+/// Minecraft pings each need their own), and with a PROXY protocol version set, each
+/// connection's first write starts with the header.
 #[derive(Debug)]
 pub struct TcpLink {
     addr: SocketAddr,
     stream: Option<TcpStream>,
+    proxy: Option<ProxyProtocol>,
+    /// The current connection's PROXY header (empty without one).
+    header: Vec<u8>,
+    header_state: HeaderState,
+}
+
+/// Where the current connection's PROXY header is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HeaderState {
+    /// None to send, or already shown to the observer.
+    Done,
+    /// Goes out with the connection's first request.
+    Due,
+    /// Went out with the last request; the driver has not asked for it yet.
+    Sent,
 }
 
 impl TcpLink {
     pub fn new(addr: SocketAddr) -> TcpLink {
-        TcpLink { addr, stream: None }
+        TcpLink {
+            addr,
+            stream: None,
+            proxy: None,
+            header: Vec::new(),
+            header_state: HeaderState::Done,
+        }
+    }
+
+    /// Starts every connection with a PROXY protocol header of `version` (`None`: no header).
+    pub fn with_proxy_header(mut self, version: Option<ProxyProtocol>) -> TcpLink {
+        self.proxy = version;
+        self
     }
 
     fn stream(&mut self) -> Result<&mut TcpStream, NetError> {
@@ -98,12 +135,42 @@ impl Transport for TcpLink {
 
     async fn connect(&mut self, until: Instant) -> Result<(), NetError> {
         self.stream = None;
-        self.stream = Some(tcp::connect(self.addr, until).await?);
+        self.header_state = HeaderState::Done;
+        let stream = tcp::connect(self.addr, until).await?;
+        if let Some(version) = self.proxy {
+            // v1 names our end of this very connection, so the header is made per connection.
+            self.header.clear();
+            proxy_header::encode(version, stream.local_addr()?, self.addr, &mut self.header);
+            self.header_state = HeaderState::Due;
+        }
+        self.stream = Some(stream);
         Ok(())
     }
 
     async fn send(&mut self, bytes: &[u8], until: Instant) -> Result<(), NetError> {
-        tcp::write_all(self.stream()?, bytes, until).await
+        if self.header_state != HeaderState::Due {
+            return tcp::write_all(self.stream()?, bytes, until).await;
+        }
+        // One write, header and request together: the spec asks that the header be sent at
+        // once, and one segment gives the receiver the whole header in its first read.
+        let mut first = Vec::with_capacity(self.header.len() + bytes.len());
+        first.extend_from_slice(&self.header);
+        first.extend_from_slice(bytes);
+        tcp::write_all(self.stream()?, &first, until).await?;
+        self.header_state = HeaderState::Sent;
+        Ok(())
+    }
+
+    fn sent_preamble(&mut self) -> Option<(&'static str, &[u8])> {
+        if self.header_state != HeaderState::Sent {
+            return None;
+        }
+        self.header_state = HeaderState::Done;
+        let what = match self.proxy? {
+            ProxyProtocol::V1 => "PROXY protocol v1 header",
+            ProxyProtocol::V2 => "PROXY protocol v2 header (LOCAL)",
+        };
+        Some((what, &self.header))
     }
 
     async fn recv(&mut self, until: Instant) -> Result<Recv, NetError> {

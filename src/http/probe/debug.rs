@@ -170,6 +170,9 @@ impl Transcript {
             "  address   {}",
             safe_line(&format!("{:?}", t.address.to_string()))
         );
+        if let Some(v) = t.proxy_protocol {
+            let _ = writeln!(out, "  proxy     PROXY protocol {v} header first");
+        }
         let _ = writeln!(out, "  timeout   {:?}", t.timeout);
         let _ = writeln!(out, "  limits    {}", safe_line(&format!("{:?}", t.limits)));
         let _ = writeln!(out, "\nTranscript (times from the start of the probe):");
