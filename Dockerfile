@@ -2,8 +2,8 @@
 # configuration, nothing else (no shell, no C library, no /etc/passwd). The binary is built
 # outside the image, so no Rust base image has to be pulled; docs/container.md explains it:
 #
-#   RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --locked \
-#       --target x86_64-unknown-linux-gnu --bin gameserver-exporter
+#   RUSTFLAGS="-C target-feature=+crt-static" CARGO_PROFILE_RELEASE_STRIP=debuginfo \
+#       cargo build --release --locked --target x86_64-unknown-linux-gnu --bin gameserver-exporter
 #   docker build -t gameserver-exporter:0.1.0 .
 #
 # .dockerignore keeps the build context down to these files. CI (.ci/image.sh) builds the

