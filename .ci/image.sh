@@ -16,8 +16,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 NAME=image
-# shellcheck source=interop/lib.sh
-source .ci/interop/lib.sh
+# shellcheck source=.ci/interop/lib.sh
+. .ci/interop/lib.sh
 exe=/usr/local/bin/gameserver-exporter
 
 # Run by this script under `unshare --net`: a network namespace of our own, whose
@@ -42,9 +42,11 @@ names_in_netns() {
     [[ -n $port ]] || { echo "image: FAIL: the fixture did not start" >&2; return 1; }
     local in_image=(chroot --userspec=65534:65534 "$root" "$exe")
     for host in localhost game.image.test; do
-        out=$("${in_image[@]}" query --timeout 2s mumble "$host:$port" 2>&1) &&
-            grep -q '^players:  3/10$' <<<"$out" ||
-            { echo "image: FAIL: query mumble $host:$port in the image said: $out" >&2; return 1; }
+        if ! out=$("${in_image[@]}" query --timeout 2s mumble "$host:$port" 2>&1) ||
+            ! grep -q '^players:  3/10$' <<<"$out"; then
+            echo "image: FAIL: query mumble $host:$port in the image said: $out" >&2
+            return 1
+        fi
         echo "image: query mumble $host:$port in the image: players 3/10"
     done
     if out=$("${in_image[@]}" query --timeout 2s mumble "nowhere.image.test:$port" 2>&1); then
@@ -125,6 +127,7 @@ expect() { # what, got, want
     echo "image: $1: $2"
 }
 expect user "$(inspect '{{.OCIv1.Config.User}}')" "65534:65534"
+# shellcheck disable=SC2016 # a Go template, not shell
 expect ports "$(inspect '{{range $p, $_ := .OCIv1.Config.ExposedPorts}}{{$p}} {{end}}')" "10765/tcp "
 expect entrypoint "$(inspect '{{.OCIv1.Config.Entrypoint}}')" "[/usr/local/bin/gameserver-exporter]"
 expect cmd "$(inspect '{{.OCIv1.Config.Cmd}}')" \
