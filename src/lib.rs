@@ -45,7 +45,10 @@
 //!    responds; never `protocol` or `net`), [`daemon`] (the entry point tying them together)
 //!    and [`demo`].
 //!
-//! No two top-level modules import each other, directly or through others.
+//! No two top-level modules import each other, directly or through others; nor do two
+//! sibling submodules inside one (`metrics::encode` and `metrics::families`, or a file under
+//! `protocol::a2s::split` and `protocol::a2s::info`). A module and its own children may use
+//! each other (a `mod.rs` re-exports and calls its children, they use its shared items).
 
 #![forbid(unsafe_code)]
 

@@ -3,7 +3,8 @@
 //! Reads every `crate::` path in `src/` (and every `super::` path that climbs out of its
 //! top-level module), with comments, string literals and `#[cfg(test)]` items left out, and
 //! fails on an edge the [`ALLOWED`] table does not list, on a circle between top-level
-//! modules, and on tokio inside `protocol/`. The layering it enforces is written out in
+//! modules, on a circle between sibling submodules inside one ([`no_circle_inside_a_module`],
+//! issue 20), and on tokio inside `protocol/`. The layering it enforces is written out in
 //! `src/lib.rs` ("# Layout"); this file is the one place that lists it edge by edge.
 //!
 //! Adding an edge means adding it to [`ALLOWED`]; the table itself is checked against the
@@ -253,6 +254,277 @@ fn checker_catches_forbidden_use() {
     assert!(circle(&looped).is_some());
 }
 
+/// Circles between sibling submodules, each waiting for a named piece of work, as the
+/// members of one strongly connected part (see [`circles`]). Checked both ways like
+/// [`KNOWN_VIOLATIONS`]: a circle not listed fails, and so does a listed one that is gone or
+/// has changed, so this list only shrinks.
+const KNOWN_CIRCLES: &[&[&str]] = &[
+    // registry.rs lists the pollers and each poller names registry's types: removed by the
+    // template work (issue 20).
+    &[
+        "query::a2s",
+        "query::bedrock",
+        "query::mcquery",
+        "query::minecraft",
+        "query::mumble",
+        "query::quake3",
+        "query::registry",
+        "query::samp",
+        "query::teeworlds",
+    ],
+];
+
+/// No circle between the submodules of one module, at any depth (issue 20): if
+/// `metrics::encode` names `metrics::families`, `metrics::families` may not name
+/// `metrics::encode`, directly or through a sibling. See [`sibling_edges`] for what counts.
+#[test]
+fn no_circle_inside_a_module() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = BTreeMap::new();
+    for file in rust_files(&src) {
+        let rel = file.strip_prefix(&src).unwrap();
+        if let Some(path) = module_path(rel) {
+            let text = std::fs::read_to_string(&file).unwrap();
+            files.insert(path, (format!("src/{}", rel.display()), text));
+        }
+    }
+    let report = check_circles(&sibling_edges(&files), KNOWN_CIRCLES);
+    assert!(report.is_empty(), "{}", report.join("\n"));
+}
+
+/// The checker itself: a circle between siblings is found and named, at any depth and in any
+/// path form; test code, a module and its own children, and a listed circle are not reported.
+#[test]
+fn checker_catches_circle_between_siblings() {
+    let files = |list: &[(&str, &str)]| -> BTreeMap<Vec<String>, (String, String)> {
+        list.iter()
+            .map(|(file, text)| {
+                let path = module_path(Path::new(file)).unwrap();
+                (path, (format!("src/{file}"), text.to_string()))
+            })
+            .collect()
+    };
+    // metrics::a -> metrics::b through super::, back through crate:: in an expression.
+    let looped = files(&[
+        ("metrics/mod.rs", "mod a;\nmod b;\npub use a::X;\n"),
+        ("metrics/a.rs", "use super::{b::Y, Kind};\npub struct X;\n"),
+        (
+            "metrics/b.rs",
+            "pub struct Y;\nfn f() { let _ = crate::metrics::a::X; }\n",
+        ),
+    ]);
+    let edges = sibling_edges(&looped);
+    let report = check_circles(&edges, &[]);
+    assert_eq!(report.len(), 1, "{report:?}");
+    assert!(
+        report[0].contains("metrics::a -> metrics::b -> metrics::a")
+            && report[0].contains("src/metrics/a.rs -> src/metrics/b.rs")
+            && report[0].contains("src/metrics/b.rs -> src/metrics/a.rs"),
+        "{report:?}"
+    );
+    // Listed, it passes; listed and gone, it fails.
+    assert!(check_circles(&edges, &[&["metrics::a", "metrics::b"]]).is_empty());
+    let gone = check_circles(&BTreeMap::new(), &[&["metrics::a", "metrics::b"]]);
+    assert_eq!(gone.len(), 1, "{gone:?}");
+    // Deeper files count for the sibling they are in: protocol::x::inner -> protocol::y
+    // closes a circle with protocol::y -> protocol::x.
+    let deep = files(&[
+        ("protocol/x.rs", "mod inner;\n"),
+        ("protocol/x/inner.rs", "use super::super::y::Y;\n"),
+        ("protocol/y.rs", "use super::x::X;\n"),
+    ]);
+    let report = check_circles(&sibling_edges(&deep), &[]);
+    assert_eq!(report.len(), 1, "{report:?}");
+    assert!(report[0].contains("protocol::x -> protocol::y -> protocol::x"));
+    // Not a circle: one way only, test code (an item or a whole test file), a module and its
+    // children both ways, and paths from another top-level module.
+    let quiet = files(&[
+        (
+            "metrics/mod.rs",
+            "mod a;\nmod b;\n#[cfg(test)]\nmod tests;\nfn f() { a::g(); }\n",
+        ),
+        ("metrics/a.rs", "use super::b::Y;\nuse super::Kind;\n"),
+        (
+            "metrics/b.rs",
+            "#[cfg(test)]\nmod tests {\n    use super::super::a::X;\n}\n// crate::metrics::a\n",
+        ),
+        ("metrics/tests.rs", "use super::a::X;\nuse super::b::Y;\n"),
+        ("net/mod.rs", "use crate::metrics::a::X;\n"),
+    ]);
+    let edges = sibling_edges(&quiet);
+    assert_eq!(
+        edges.keys().collect::<Vec<_>>(),
+        [&("metrics::a".to_string(), "metrics::b".to_string())]
+    );
+    assert!(check_circles(&edges, &[]).is_empty());
+}
+
+/// Each circle among `edges` that `known` does not list, and each listed one that is not
+/// there any more, as a line to print.
+fn check_circles(edges: &BTreeMap<(String, String), String>, known: &[&[&str]]) -> Vec<String> {
+    let graph: BTreeSet<(String, String)> = edges.keys().cloned().collect();
+    let found = circles(&graph);
+    let mut out = Vec::new();
+    for part in &found {
+        if known.iter().any(|k| k.iter().eq(part.iter())) {
+            continue;
+        }
+        // One concrete circle through the part, each step with the file edge behind it.
+        let inside: BTreeSet<(String, String)> = graph
+            .iter()
+            .filter(|(a, b)| part.contains(a) && part.contains(b))
+            .cloned()
+            .collect();
+        let c = circle(&inside).unwrap_or_default();
+        let steps: Vec<String> = c
+            .windows(2)
+            .map(|w| format!("\n    {}", edges[&(w[0].clone(), w[1].clone())]))
+            .collect();
+        out.push(format!(
+            "circle: {} (all of {}); move what they share into the lower one or a new file{}",
+            c.join(" -> "),
+            part.join(", "),
+            steps.concat()
+        ));
+    }
+    for k in known {
+        if !found.iter().any(|part| k.iter().eq(part.iter())) {
+            out.push(format!(
+                "known circle gone or changed: {}; update KNOWN_CIRCLES",
+                k.join(", ")
+            ));
+        }
+    }
+    out
+}
+
+/// The edges between sibling submodules: `(a, b)` when a file in or under the submodule `a`
+/// names an item of a file in or under its sibling `b` (`metrics::encode` and
+/// `metrics::families`; `protocol::a2s::split::encode` naming `protocol::a2s::info` is
+/// `protocol::a2s::split -> protocol::a2s::info`), with the first such file edge seen.
+/// `files` maps each file's module path to its `src/…` name and its text.
+///
+/// Edges between a module and its own descendants are left out: a `mod.rs` re-exporting and
+/// calling its children while they use its shared items is the usual shape in `src/` (a
+/// dozen modules), not a tangle. Edges between top-level modules are [`layering`]'s
+/// business. Files declared under `#[cfg(test)]` are left out with everything under them.
+fn sibling_edges(
+    files: &BTreeMap<Vec<String>, (String, String)>,
+) -> BTreeMap<(String, String), String> {
+    let mut tests: Vec<Vec<String>> = Vec::new();
+    for (path, (_, text)) in files {
+        for name in test_children(text) {
+            let mut child = path.clone();
+            child.push(name);
+            tests.push(child);
+        }
+    }
+    let mut edges = BTreeMap::new();
+    for (path, (shown, text)) in files {
+        if tests.iter().any(|t| path.starts_with(t)) {
+            continue;
+        }
+        for p in scan(text, path).paths {
+            let Some((to, (to_shown, _))) = node_of(&p, files) else {
+                continue;
+            };
+            if let Some(pair) = siblings(path, to) {
+                edges
+                    .entry(pair)
+                    .or_insert(format!("{shown} -> {to_shown}"));
+            }
+        }
+    }
+    edges
+}
+
+/// The names of the child modules a file declares under `#[cfg(test)]` (`mod tests;`).
+fn test_children(text: &str) -> Vec<String> {
+    let toks = tokens(&blank_non_code(text));
+    let cfg_test = [
+        Tok::Punct('#'),
+        Tok::Punct('['),
+        Tok::Ident("cfg".into()),
+        Tok::Punct('('),
+        Tok::Ident("test".into()),
+        Tok::Punct(')'),
+        Tok::Punct(']'),
+    ];
+    let mut out = Vec::new();
+    for (i, w) in toks.windows(cfg_test.len()).enumerate() {
+        if w != cfg_test {
+            continue;
+        }
+        let mut j = i + cfg_test.len();
+        if toks.get(j) == Some(&Tok::Ident("pub".into())) {
+            j += 1;
+        }
+        if let (Some(Tok::Ident(m)), Some(Tok::Ident(name)), Some(Tok::Punct(';'))) =
+            (toks.get(j), toks.get(j + 1), toks.get(j + 2))
+        {
+            if m == "mod" {
+                out.push(name.clone());
+            }
+        }
+    }
+    out
+}
+
+/// The two sibling submodules an edge between the modules `from` and `to` runs between,
+/// `None` when one is inside the other or they share no top-level module.
+fn siblings(from: &[String], to: &[String]) -> Option<(String, String)> {
+    let common = from.iter().zip(to).take_while(|(a, b)| a == b).count();
+    if common == 0 || common == from.len() || common == to.len() {
+        return None;
+    }
+    Some((from[..=common].join("::"), to[..=common].join("::")))
+}
+
+/// The file a path from the crate root lands in: the longest prefix of it that is a file's
+/// module path (`[metrics, families, Family]` -> `[metrics, families]`).
+fn node_of<'a, V>(
+    path: &[String],
+    files: &'a BTreeMap<Vec<String>, V>,
+) -> Option<(&'a Vec<String>, &'a V)> {
+    (1..=path.len())
+        .rev()
+        .find_map(|n| files.get_key_value(&path[..n]))
+}
+
+/// The strongly connected parts of a directed graph with more than one node: every set of
+/// nodes each of which reaches every other. Sorted, each sorted.
+fn circles(edges: &BTreeSet<(String, String)>) -> Vec<Vec<String>> {
+    let mut next: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (a, b) in edges {
+        next.entry(a).or_default().push(b);
+    }
+    let reach = |from: &str| {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![from];
+        while let Some(n) = todo.pop() {
+            for &m in next.get(n).into_iter().flatten() {
+                if seen.insert(m) {
+                    todo.push(m);
+                }
+            }
+        }
+        seen
+    };
+    let reaches: BTreeMap<&str, BTreeSet<&str>> = next.keys().map(|&n| (n, reach(n))).collect();
+    let mut out: BTreeSet<Vec<String>> = BTreeSet::new();
+    for (&n, r) in &reaches {
+        let part: Vec<String> = r
+            .iter()
+            .filter(|&&m| m == n || reaches.get(m).is_some_and(|rm| rm.contains(n)))
+            .map(|m| m.to_string())
+            .collect();
+        if part.len() > 1 {
+            out.insert(part);
+        }
+    }
+    out.into_iter().collect()
+}
+
 #[derive(Debug, PartialEq, Eq)]
 enum Problem {
     /// An edge the table does not allow.
@@ -385,6 +657,12 @@ struct Scan {
     edges: BTreeSet<String>,
     /// Whether `tokio::` appears.
     tokio: bool,
+    /// Every path through `crate::` or `super::`, from the crate root (a `use` group expanded
+    /// into one path per leaf): `use super::families::Family;` in `metrics/encode.rs` is
+    /// `[metrics, families, Family]`. [`node_of`] finds the file each one lands in. (`self::`
+    /// and prefix-less paths stay inside the file or go down to its children, so they never
+    /// reach a sibling.)
+    paths: BTreeSet<Vec<String>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -399,7 +677,13 @@ fn scan(text: &str, path: &[String]) -> Scan {
     let toks = without_test_items(tokens(&blank_non_code(text)));
     let mut out = Scan::default();
     // Inline modules: (name, brace depth inside them).
-    let mut inline: Vec<usize> = Vec::new();
+    let mut inline: Vec<(String, usize)> = Vec::new();
+    // The module the code at hand is in: the file's path and the inline modules around it.
+    let here = |inline: &[(String, usize)]| -> Vec<String> {
+        let mut m = path.to_vec();
+        m.extend(inline.iter().map(|(name, _)| name.clone()));
+        m
+    };
     let mut depth = 0usize;
     let ident = |i: usize| match toks.get(i) {
         Some(Tok::Ident(s)) => Some(s.as_str()),
@@ -411,7 +695,7 @@ fn scan(text: &str, path: &[String]) -> Scan {
         match &toks[i] {
             Tok::Punct('{') => depth += 1,
             Tok::Punct('}') => {
-                if inline.last() == Some(&depth) {
+                if inline.last().map(|(_, d)| *d) == Some(depth) {
                     inline.pop();
                 }
                 depth = depth.saturating_sub(1);
@@ -419,7 +703,8 @@ fn scan(text: &str, path: &[String]) -> Scan {
             Tok::Ident(w)
                 if w == "mod" && ident(i + 1).is_some() && is(i + 2, &Tok::Punct('{')) =>
             {
-                inline.push(depth + 1);
+                let name = ident(i + 1).unwrap_or_default().to_string();
+                inline.push((name, depth + 1));
             }
             Tok::Ident(w)
                 if w == "tokio"
@@ -434,6 +719,8 @@ fn scan(text: &str, path: &[String]) -> Scan {
                     && !is(i.wrapping_sub(1), &Tok::PathSep) =>
             {
                 heads(&toks, i + 2, &mut out.edges);
+                i = use_tree(&toks, i + 2, Vec::new(), &mut out.paths);
+                continue;
             }
             Tok::Ident(w) if w == "super" && !is(i.wrapping_sub(1), &Tok::PathSep) => {
                 let mut up = 0;
@@ -445,6 +732,11 @@ fn scan(text: &str, path: &[String]) -> Scan {
                 if up > 0 && up >= path.len() + inline.len() {
                     heads(&toks, j, &mut out.edges);
                 }
+                if up > 0 {
+                    let mut base = here(&inline);
+                    base.truncate(base.len().saturating_sub(up));
+                    j = use_tree(&toks, j, base, &mut out.paths);
+                }
                 i = j.max(i + 1);
                 continue;
             }
@@ -453,6 +745,59 @@ fn scan(text: &str, path: &[String]) -> Scan {
         i += 1;
     }
     out
+}
+
+/// Expands the path (or `use` tree) starting at `i` into one path per leaf, each after
+/// `prefix`: `a::{b, c::{self, d}}` is `a::b`, `a::c` and `a::c::d`. A path ends at the first
+/// token that is not a segment (`::<`, `(`, `as`, `;`). Returns the index after it.
+fn use_tree(
+    toks: &[Tok],
+    mut i: usize,
+    mut prefix: Vec<String>,
+    out: &mut BTreeSet<Vec<String>>,
+) -> usize {
+    loop {
+        match toks.get(i) {
+            Some(Tok::Ident(s)) => {
+                if s != "self" {
+                    prefix.push(s.clone());
+                }
+                i += 1;
+                if toks.get(i) == Some(&Tok::PathSep) {
+                    i += 1;
+                    continue;
+                }
+                out.insert(prefix);
+                return i;
+            }
+            Some(Tok::Punct('{')) => {
+                i += 1;
+                while let Some(t) = toks.get(i) {
+                    match t {
+                        Tok::Punct('}') => return i + 1,
+                        Tok::Punct(',') => i += 1,
+                        _ => {
+                            let end = use_tree(toks, i, prefix.clone(), out);
+                            // Past an `as name` or anything else up to the next leaf.
+                            i = end.max(i + 1);
+                            while let Some(t) = toks.get(i) {
+                                if matches!(t, Tok::Punct(',') | Tok::Punct('}')) {
+                                    break;
+                                }
+                                i += 1;
+                            }
+                        }
+                    }
+                }
+                return i;
+            }
+            _ => {
+                // `*`, `::<`, or the path ended at `::` (`use super::*`): what was named so far.
+                out.insert(prefix);
+                return i;
+            }
+        }
+    }
 }
 
 /// The first segment of the path at `i`, or of each path in a `{a::b, c}` group.

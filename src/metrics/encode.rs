@@ -9,6 +9,8 @@
 use std::fmt::Write;
 
 use super::families::Family;
+// Kind lives in the table (families.rs); still reachable here, where it used to be.
+pub use super::families::Kind;
 use crate::text::hidden;
 
 /// Characters a server-supplied string keeps in a label value; longer ones are cut at a char
@@ -40,12 +42,6 @@ impl Format {
             Format::OpenMetrics => "application/openmetrics-text; version=1.0.0; charset=utf-8",
         }
     }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    Gauge,
-    Counter,
 }
 
 /// Appends `v` escaped as a label value: `\`, `"` and newline escaped, nothing else touched.
