@@ -111,8 +111,11 @@ check "exporter /-/ready within 15s" wait_http "http://$exporter/-/ready" 15
 # custom label, one on a closed loopback TCP port (so failure counters and a down target
 # exist) in an included target file, probe_allowed_networks for the ad-hoc probes of the
 # sharded setup, and the [module.minecraft_players] that prometheus/scrape-blackbox.yml names.
-# The demo's protocols: every protocol the exporter speaks (README's protocol table).
-protos=(a2s minecraft minecraft-query minecraft-bedrock samp mumble quake3 teeworlds)
+# The demo's protocols: every protocol the exporter speaks, read from README's protocol table
+# (its first column after the header; tests/protocol_checklist.rs keeps it equal to
+# Protocol::ALL).
+mapfile -t protos < <(sed -n '/^## Supported protocols/,/^## /p' README.md |
+    grep -oP '^\| `\K[a-z0-9-]+(?=` \|)' | sed 1d)
 declare -A sim
 for _ in $(seq 20); do # the lines may trail the listener by a moment
     (($(grep -cE '^ *[a-z0-9-]+ simulator on ' "$tmp/exporter.log") >= ${#protos[@]})) && break

@@ -493,7 +493,10 @@ max_split_packets = 9
     fn unknown_protocol() {
         assert_eq!(
             err(&T.replace("a2s", "quake9")),
-            "exporter.toml:3: target[0].protocol: unknown protocol \"quake9\" (one of: a2s, minecraft, minecraft-query, minecraft-bedrock, samp, mumble, quake3, teeworlds)"
+            format!(
+                "exporter.toml:3: target[0].protocol: unknown protocol \"quake9\" (one of: {})",
+                Protocol::names()
+            )
         );
     }
 

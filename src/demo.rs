@@ -21,41 +21,14 @@ pub struct Demo {
     pub servers: Vec<(Protocol, World, SimServer)>,
 }
 
-/// The world a simulator starts from; most `spawn_demo`s dress their own, the Minecraft one
-/// serves whatever it is given.
-fn demo_world(protocol: Protocol) -> WorldState {
-    match protocol {
-        Protocol::Minecraft => WorldState {
-            name: "A Demo Minecraft Server".into(),
-            map: "world".into(),
-            game: "Minecraft".into(),
-            version: "1.21.4".into(),
-            max: 20,
-            rules: Vec::new(),
-            ..WorldState::default()
-        },
-        _ => WorldState::default(),
-    }
-}
-
-/// Starts one simulator per protocol, each with its own world (each simulator's
-/// `spawn_demo` dresses its world as a typical server of its kind). A simulator that cannot
-/// start is reported and left out, so the others still demo.
+/// Starts one simulator per protocol (each simulator's `spawn_demo` dresses its world as a
+/// typical server of its kind). A simulator that cannot start is reported and left out, so
+/// the others still demo.
 pub async fn spawn_all() -> std::io::Result<Demo> {
     let mut servers = Vec::new();
     for p in Protocol::ALL {
-        let world = World::new(demo_world(p));
-        let server = match p {
-            Protocol::A2s => simulate::a2s::spawn_demo(world.clone()).await,
-            Protocol::Minecraft => simulate::minecraft::spawn_demo(world.clone()).await,
-            Protocol::MinecraftQuery => simulate::mcquery::spawn_demo(world.clone()).await,
-            Protocol::MinecraftBedrock => simulate::bedrock::spawn_demo(world.clone()).await,
-            Protocol::Samp => simulate::samp::spawn_demo(world.clone()).await,
-            Protocol::Mumble => simulate::mumble::spawn_demo(world.clone()).await,
-            Protocol::Quake3 => simulate::quake3::spawn_demo(world.clone()).await,
-            Protocol::Teeworlds => simulate::teeworlds::spawn_demo(world.clone()).await,
-        };
-        match server {
+        let world = World::default();
+        match (simulate::simulator(p).spawn_demo)(world.clone()).await {
             Ok(server) => servers.push((p, world, server)),
             Err(e) => {
                 tracing::warn!(protocol = %p, error = %e, "simulator did not start; left out")
@@ -80,18 +53,8 @@ impl Demo {
                 host: server.addr.ip().to_string().into(),
                 port: Some(server.addr.port()),
             };
-            // Every opt-in series on, so the dashboard's player panels have data.
-            let rules: &[&str] = match p {
-                Protocol::A2s => &["mp_friendlyfire"],
-                Protocol::Samp => &["weather", "weburl"],
-                Protocol::MinecraftQuery => &["gametype"],
-                // No rule series in the demo for these.
-                Protocol::Minecraft
-                | Protocol::MinecraftBedrock
-                | Protocol::Mumble
-                | Protocol::Quake3
-                | Protocol::Teeworlds => &[],
-            };
+            // Every opt-in series on, so the dashboard's player and rule panels have data.
+            let rules = simulate::simulator(*p).demo_rules;
             c.targets.push(std::sync::Arc::new(Target {
                 labels: [("env".to_string(), "demo".to_string())].into(),
                 players: Some(PlayerSeries::default()),

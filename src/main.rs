@@ -304,8 +304,8 @@ async fn run_daemon(
 
 #[derive(clap::Args)]
 struct QueryArgs {
-    /// a2s, minecraft, minecraft-query, minecraft-bedrock, samp, mumble, quake3 or teeworlds;
-    /// or a game id from `games` (its protocol, default port and quirks).
+    // The protocol ids come from `Protocol::ALL`, so the help cannot miss one.
+    #[arg(help = protocol_help())]
     protocol: String,
     /// host[:port]
     address: String,
@@ -332,6 +332,14 @@ struct QueryArgs {
 
 fn proxy_version(s: &str) -> Result<ProxyProtocol, String> {
     ProxyProtocol::from_name(s).ok_or_else(|| format!("{s:?} is not a version (want v1 or v2)"))
+}
+
+/// The help of `query`'s first argument: every protocol id, or a game id.
+fn protocol_help() -> String {
+    format!(
+        "{}; or a game id from `games` (its protocol, default port and quirks)",
+        Protocol::names()
+    )
 }
 
 fn fail(msg: impl std::fmt::Display) -> ExitCode {

@@ -3,6 +3,7 @@
 use std::time::{Duration, Instant};
 
 use gameserver_exporter::demo;
+use gameserver_exporter::target::Protocol;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -26,23 +27,19 @@ async fn demo_up_within_ten_seconds() {
     let task = tokio::spawn(demo::run_on(listener, async {
         let _ = rx.await;
     }));
-    // Which simulators exist is visible from the configured target counts.
-    let expected = loop {
+    // Every protocol's simulator starts and is configured: one target per protocol.
+    loop {
         let body = metrics(addr).await;
         if body.contains("gameserver_targets") {
-            let n: u32 = body
-                .lines()
-                .filter(|l| l.starts_with("gameserver_targets{"))
-                .map(|l| l.rsplit(' ').next().unwrap().parse::<u32>().unwrap())
-                .sum();
-            break n;
+            for p in Protocol::ALL {
+                let line = format!("gameserver_targets{{protocol=\"{p}\"}} 1");
+                assert!(body.contains(&line), "no demo target for {p}:\n{body}");
+            }
+            break;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
-    };
-    assert!(
-        expected >= 3,
-        "at least the landed simulators run: {expected}"
-    );
+    }
+    let expected = Protocol::ALL.len() as u32;
     loop {
         let body = metrics(addr).await;
         let up = body

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use expo::{Format, Sample};
 use gameserver_exporter::metrics::encode::MAX_SERVER_STRING_CHARS;
 use gameserver_exporter::simulate::{self, SimServer, World, WorldState};
+use gameserver_exporter::target::Protocol;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -918,6 +919,19 @@ async fn hostile_fleet_on(
     let t0 = Instant::now();
     let fleet = fleet(hostile_rt, heavy_rt).await;
     eprintln!("simulators up in {:?}", t0.elapsed());
+    // Every protocol is in the fleet, healthy and hostile: a new one lands with its cases.
+    for p in Protocol::ALL {
+        let of_p = || fleet.targets.iter().filter(|t| t.protocol == p.as_str());
+        let down = |t: &&Target| matches!(t.expect, Expect::Down(_));
+        assert!(
+            of_p().any(|t| !down(&t)),
+            "no healthy {p} target in the fleet"
+        );
+        assert!(
+            of_p().any(|t| down(&t)),
+            "no hostile {p} target in the fleet"
+        );
+    }
     let path = std::env::temp_dir().join(format!("gse-hostile-{}.toml", std::process::id()));
     std::fs::write(&path, config(&fleet.targets)).unwrap();
     let daemon = start_daemon(&path);

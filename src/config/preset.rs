@@ -222,7 +222,10 @@ mod tests {
         // An unknown protocol keeps its message when a game is named too.
         assert_eq!(
             err("game = \"rust\"\nprotocol = \"quake9\"\naddress = \"q\"\n"),
-            "exporter.toml:4: target[0].protocol: unknown protocol \"quake9\" (one of: a2s, minecraft, minecraft-query, minecraft-bedrock, samp, mumble, quake3, teeworlds)"
+            format!(
+                "exporter.toml:4: target[0].protocol: unknown protocol \"quake9\" (one of: {})",
+                Protocol::names()
+            )
         );
     }
 }

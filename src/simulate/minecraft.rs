@@ -160,6 +160,23 @@ pub async fn spawn(world: World, config: McConfig) -> io::Result<SimServer> {
     Ok(SimServer::new(addr, vec![task]))
 }
 
+/// [`spawn_demo`] on a world dressed as a small survival server, as the other simulators'
+/// `spawn_demo`s dress theirs (this one serves whatever world it is given).
+pub async fn spawn_dressed_demo(world: World) -> io::Result<SimServer> {
+    world.update(|w| {
+        *w = WorldState {
+            name: "A Demo Minecraft Server".into(),
+            map: "world".into(),
+            game: "Minecraft".into(),
+            version: "1.21.4".into(),
+            max: 20,
+            rules: Vec::new(),
+            ..WorldState::default()
+        }
+    });
+    spawn_demo(world).await
+}
+
 /// A well-behaved 1.20 server for `demo`: component MOTD, player sample, a small favicon.
 pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
     spawn(

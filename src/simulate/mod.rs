@@ -1,8 +1,10 @@
 //! In-process servers for every protocol, on real sockets bound to 127.0.0.1 port 0. They
 //! serve `demo` (with players that come and go) and the tests (with knobs for misbehaviour).
 //!
-//! Each protocol module offers `spawn(world, config) -> io::Result<SimServer>`; the server runs
-//! until its [`SimServer`] is dropped.
+//! Each protocol module offers `spawn(world, config) -> io::Result<SimServer>` and
+//! `spawn_demo(world)`; the server runs until its [`SimServer`] is dropped. [`simulator`] is
+//! the one table from a [`Protocol`] to its simulator, so `demo` and the tests that cover every
+//! protocol dispatch through it instead of naming each one.
 
 pub mod a2s;
 pub mod bedrock;
@@ -15,10 +17,87 @@ pub mod quake3;
 pub mod samp;
 pub mod teeworlds;
 
+use std::future::Future;
+use std::io;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio::task::JoinHandle;
+
+use crate::target::Protocol;
+
+/// A simulator starting up.
+pub type Spawning = Pin<Box<dyn Future<Output = io::Result<SimServer>> + Send>>;
+
+/// How a simulator is started on a world.
+pub type SpawnFn = fn(World) -> Spawning;
+
+/// One protocol's simulator, as `demo` and the every-protocol tests use it.
+#[derive(Clone, Copy)]
+pub struct Simulator {
+    pub protocol: Protocol,
+    /// The simulator with its default configuration, serving the world as given.
+    pub spawn: SpawnFn,
+    /// The simulator dressed as a typical server of its kind (it rewrites the world), with
+    /// players that come and go: what `demo` runs.
+    pub spawn_demo: SpawnFn,
+    /// Rules of the demo world that `demo` publishes as series, so the dashboard's rule
+    /// panels have data.
+    pub demo_rules: &'static [&'static str],
+}
+
+/// The simulator of `protocol`. A new protocol adds its arm here (the compiler asks for it).
+pub fn simulator(protocol: Protocol) -> Simulator {
+    let (spawn, spawn_demo, demo_rules): (SpawnFn, SpawnFn, _) = match protocol {
+        Protocol::A2s => (
+            |w| Box::pin(a2s::spawn(w, Default::default())),
+            |w| Box::pin(a2s::spawn_demo(w)),
+            &["mp_friendlyfire"][..],
+        ),
+        Protocol::Minecraft => (
+            |w| Box::pin(minecraft::spawn(w, Default::default())),
+            |w| Box::pin(minecraft::spawn_dressed_demo(w)),
+            &[][..],
+        ),
+        Protocol::MinecraftQuery => (
+            |w| Box::pin(mcquery::spawn(w, Default::default())),
+            |w| Box::pin(mcquery::spawn_demo(w)),
+            &["gametype"][..],
+        ),
+        Protocol::MinecraftBedrock => (
+            |w| Box::pin(bedrock::spawn(w, Default::default())),
+            |w| Box::pin(bedrock::spawn_demo(w)),
+            &[][..],
+        ),
+        Protocol::Samp => (
+            |w| Box::pin(samp::spawn(w, Default::default())),
+            |w| Box::pin(samp::spawn_demo(w)),
+            &["weather", "weburl"][..],
+        ),
+        Protocol::Mumble => (
+            |w| Box::pin(mumble::spawn(w, Default::default())),
+            |w| Box::pin(mumble::spawn_demo(w)),
+            &[][..],
+        ),
+        Protocol::Quake3 => (
+            |w| Box::pin(quake3::spawn(w, Default::default())),
+            |w| Box::pin(quake3::spawn_demo(w)),
+            &[][..],
+        ),
+        Protocol::Teeworlds => (
+            |w| Box::pin(teeworlds::spawn(w, Default::default())),
+            |w| Box::pin(teeworlds::spawn_demo(w)),
+            &[][..],
+        ),
+    };
+    Simulator {
+        protocol,
+        spawn,
+        spawn_demo,
+        demo_rules,
+    }
+}
 
 /// A running simulated server. Dropping it stops the server.
 #[derive(Debug)]
