@@ -57,24 +57,33 @@ fn has_row(rows: &[String], id: &str) -> bool {
 /// targets) and the `[[bin]]` targets (name -> path).
 struct Fuzz {
     by_protocol: Vec<(String, Vec<String>)>,
+    /// `[package.metadata.protocols_in_progress]`: protocols whose codec has landed ahead of
+    /// their registry entry (issue 20 lands codecs first, then wires them into the template).
+    /// An id here must not be a protocol yet: once wired, it moves to `protocols` and faces
+    /// every check above.
+    in_progress: Vec<(String, Vec<String>)>,
     bins: Vec<(String, String)>,
 }
 
 fn fuzz() -> Fuzz {
     let manifest: toml::Table = toml::from_str(&read("fuzz/Cargo.toml")).unwrap();
-    let by_protocol = manifest["package"]["metadata"]
-        .get("protocols")
-        .and_then(|p| p.as_table())
-        .map(|t| {
-            t.iter()
-                .map(|(id, names)| {
-                    let names = names.as_array().map(Vec::as_slice).unwrap_or_default();
-                    let names = names.iter().filter_map(|n| n.as_str()).map(String::from);
-                    (id.clone(), names.collect())
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    let table = |key: &str| -> Vec<(String, Vec<String>)> {
+        manifest["package"]["metadata"]
+            .get(key)
+            .and_then(|p| p.as_table())
+            .map(|t| {
+                t.iter()
+                    .map(|(id, names)| {
+                        let names = names.as_array().map(Vec::as_slice).unwrap_or_default();
+                        let names = names.iter().filter_map(|n| n.as_str()).map(String::from);
+                        (id.clone(), names.collect())
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let by_protocol = table("protocols");
+    let in_progress = table("protocols_in_progress");
     let bins = manifest["bin"]
         .as_array()
         .unwrap()
@@ -84,7 +93,11 @@ fn fuzz() -> Fuzz {
             (field("name"), field("path"))
         })
         .collect();
-    Fuzz { by_protocol, bins }
+    Fuzz {
+        by_protocol,
+        in_progress,
+        bins,
+    }
 }
 
 /// The protocols the example configuration shows: its targets' `protocol`, or the protocol
@@ -189,8 +202,24 @@ fn every_protocol_is_complete() {
             ));
         }
     }
+    for (id, names) in &fuzz.in_progress {
+        if Protocol::from_name(id).is_some() {
+            missing.push(format!(
+                "fuzz/Cargo.toml: {id:?} is a protocol now: move it from \
+                 [package.metadata.protocols_in_progress] to [package.metadata.protocols]"
+            ));
+        }
+        for name in names {
+            if !fuzz.bins.iter().any(|(bin, _)| bin == name) {
+                missing.push(format!(
+                    "fuzz/Cargo.toml: {id}'s fuzz target {name} is no [[bin]]"
+                ));
+            }
+        }
+    }
     for (name, _) in &fuzz.bins {
-        if !fuzz.by_protocol.iter().any(|(_, v)| v.contains(name)) {
+        let owned = |list: &[(String, Vec<String>)]| list.iter().any(|(_, v)| v.contains(name));
+        if !owned(&fuzz.by_protocol) && !owned(&fuzz.in_progress) {
             missing.push(format!(
                 "fuzz/Cargo.toml: [[bin]] {name} belongs to no protocol in [package.metadata.protocols]"
             ));
