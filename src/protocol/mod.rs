@@ -12,6 +12,7 @@
 pub mod a2s;
 pub mod bedrock;
 mod error;
+pub mod exchange;
 pub mod minecraft;
 pub mod mumble;
 pub mod quake3;

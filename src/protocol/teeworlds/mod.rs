@@ -12,6 +12,8 @@
 //! The dialogue (which dialect first, the handshake, reassembly under caps) is the exchange
 //! in `query/teeworlds/`; [`to_status`] maps an [`Info`] onto the shared [`Status`].
 
+pub mod exchange;
+pub mod machine;
 pub mod packed;
 pub mod seven;
 pub mod six;

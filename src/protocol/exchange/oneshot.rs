@@ -5,12 +5,11 @@
 
 use std::time::Duration;
 
-use tokio::time::Instant;
+use std::time::Instant;
 
 use super::ask::{Ask, Next};
-use super::exchange::{Exchange, Input, Step};
-use super::Error;
-use crate::net::NetError;
+use super::error::{Error, LinkError};
+use super::step::{Exchange, Input, Step};
 use crate::protocol::DecodeError;
 use crate::status::Status;
 
@@ -84,7 +83,7 @@ impl<C: Codec> Exchange for OneShot<C> {
                 }
                 Err(e) => Some(Err(e.into())),
             },
-            Input::Closed => Some(Err(NetError::Closed { received: 0 }.into())),
+            Input::Closed => Some(Err(LinkError::Closed { received: 0 }.into())),
             Input::Failed(e) => Some(Err(e.into())),
         };
     }

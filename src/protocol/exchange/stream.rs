@@ -2,7 +2,7 @@
 //! dialogue shares: decode what is buffered; if a frame is complete, take it; if not and the
 //! cap is reached, the reply is too large; else wait for more.
 
-use crate::net::NetError;
+use super::error::LinkError;
 use crate::protocol::DecodeError;
 
 #[derive(Debug, Default)]
@@ -52,20 +52,20 @@ impl StreamBuf {
     pub fn frame<T>(
         &mut self,
         decode: impl FnOnce(&[u8]) -> Result<Option<(T, usize)>, DecodeError>,
-    ) -> Result<Option<T>, NetError> {
+    ) -> Result<Option<T>, LinkError> {
         if let Some((value, used)) = decode(&self.buf)? {
             self.buf.drain(..used.min(self.buf.len()));
             return Ok(Some(value));
         }
         if self.buf.len() >= self.cap {
-            return Err(NetError::TooLarge { limit: self.cap });
+            return Err(LinkError::TooLarge { limit: self.cap });
         }
         Ok(None)
     }
 
     /// Why the stream ended early: it closed after this many bytes.
-    pub fn closed(&self) -> NetError {
-        NetError::Closed {
+    pub fn closed(&self) -> LinkError {
+        LinkError::Closed {
             received: self.buf.len(),
         }
     }
@@ -94,7 +94,7 @@ mod tests {
         s.push(b"xyz");
         assert!(matches!(
             s.frame(two_byte_frames),
-            Err(NetError::TooLarge { limit: 1 })
+            Err(LinkError::TooLarge { limit: 1 })
         ));
     }
 }

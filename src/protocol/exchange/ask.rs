@@ -2,11 +2,10 @@
 //! made of. Exchanges keep one [`Ask`] per step and tell it what each datagram was; it says
 //! when to send, how long to wait, and why the step failed if nothing usable came.
 
-use tokio::time::Instant;
+use std::time::Instant;
 
-use super::exchange::Step;
-use super::Error;
-use crate::net::NetError;
+use super::error::{Error, LinkError};
+use super::step::Step;
 use crate::protocol::DecodeError;
 
 /// The state of one request/reply step.
@@ -79,7 +78,7 @@ impl Ask {
                 count: self.foreign,
             }
         } else {
-            NetError::Timeout.into()
+            LinkError::Timeout.into()
         }
     }
 }

@@ -5,22 +5,17 @@
 //! poll fails with `mismatch` if nothing else comes. Any other undecodable pong fails it at
 //! once (`malformed`, or `too_large` for an ID string above the cap).
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use tokio::time::Instant;
-
-use super::driver::{drive, Observer};
-use super::exchange::random_u32;
-use super::oneshot::{Codec, OneShot};
-use super::{registry, Error, Request, Session};
-use crate::net::resolve::resolve;
+use crate::protocol::exchange::oneshot::{Codec, OneShot};
+use crate::protocol::exchange::tools::random_u32;
+use crate::protocol::exchange::Params;
 use crate::protocol::{bedrock, DecodeError};
 use crate::status::Status;
-use crate::target::Protocol;
 
 /// One unconnected ping.
 #[derive(Debug)]
-pub(super) struct Ping {
+pub struct Ping {
     /// The "client time" the pong must echo. Clients send milliseconds since they started;
     /// servers only echo it, so a random non-negative value serves as the match key.
     pub time: i64,
@@ -55,20 +50,7 @@ impl Codec for Ping {
     }
 }
 
-pub(super) async fn poll(
-    req: &Request,
-    session: &mut Session,
-    deadline: Instant,
-    observer: Option<&mut dyn Observer>,
-) -> Result<Status, Error> {
-    let addr = resolve(
-        &req.address,
-        Protocol::MinecraftBedrock.default_port(),
-        deadline,
-    )
-    .await?;
-    let mut chan = registry::udp(Protocol::MinecraftBedrock, addr, req, session).await?;
-    let mut exchange = OneShot::new(Ping::new(req.detail), deadline);
-    let pacing = registry::entry(Protocol::MinecraftBedrock).pacing();
-    drive(&mut exchange, &mut chan, deadline, pacing, observer).await
+/// A poll's exchange: one unconnected ping, answered until `deadline`.
+pub fn new(params: &Params, deadline: Instant) -> OneShot<Ping> {
+    OneShot::new(Ping::new(params.detail), deadline)
 }

@@ -5,11 +5,17 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::*;
+use serde_json::json;
+
+use super::driver::drive;
+use super::fake::{Answer, Fake};
+use super::registry::entry;
+use super::{Error, Request, Session};
+use crate::protocol::teeworlds::exchange::Teeworlds;
+use crate::protocol::teeworlds::machine::Tokens;
 use crate::protocol::teeworlds::{seven, six, Flavour};
-use crate::query::fake::{Answer, Fake};
-use crate::status::Reason;
-use crate::target::Address;
+use crate::status::{Reason, Status};
+use crate::target::{Address, Protocol};
 
 /// The tokens the captures were made with.
 const TOKENS: Tokens = Tokens {
@@ -65,8 +71,24 @@ async fn run(
     budget: Duration,
 ) -> Result<Status, Error> {
     let deadline = Instant::now() + budget;
-    let mut x = Teeworlds::new(req, session, TOKENS, deadline);
-    drive(&mut x, fake, deadline, PACING, None).await
+    let mut x = exchange(req, session, TOKENS, deadline);
+    let result = drive(
+        &mut x,
+        fake,
+        deadline,
+        entry(Protocol::Teeworlds).pacing(),
+        None,
+    )
+    .await;
+    session.teeworlds_flavour = x.flavour();
+    result
+}
+
+/// The exchange as the registry builds it, with the given tokens.
+fn exchange(req: &Request, session: &Session, tokens: Tokens, deadline: Instant) -> Teeworlds {
+    let min_gap = entry(Protocol::Teeworlds).min_gap;
+    let hint = session.teeworlds_flavour;
+    Teeworlds::new(req.params(), hint, tokens, min_gap, deadline.into_std())
 }
 
 /// DDNet answers the first request, the extended one, with its real `iext`: one datagram
@@ -148,7 +170,7 @@ async fn silence_times_out_with_spaced_resends() {
             (Kind::Six, ms(2000)),
         ]
     );
-    assert!(registry::entry(Protocol::Teeworlds).min_gap <= ms(1000));
+    assert!(entry(Protocol::Teeworlds).min_gap <= ms(1000));
     assert_eq!(session.teeworlds_flavour, None);
 }
 
@@ -156,17 +178,23 @@ async fn silence_times_out_with_spaced_resends() {
 #[tokio::test(start_paused = true)]
 async fn foreign_only_is_mismatch() {
     let req = request();
-    let mut session = Session::default();
+    let session = Session::default();
     let other = Tokens {
         six: 0x00ab_cdef,
         ..TOKENS
     };
     let mut fake = Fake::<true>::new(|_, _, _| vec![Answer::Bytes(fixture("ddnet_two_ext.0"))]);
     let deadline = Instant::now() + Duration::from_secs(1);
-    let mut x = Teeworlds::new(&req, &mut session, other, deadline);
-    let err = drive(&mut x, &mut fake, deadline, PACING, None)
-        .await
-        .unwrap_err();
+    let mut x = exchange(&req, &session, other, deadline);
+    let err = drive(
+        &mut x,
+        &mut fake,
+        deadline,
+        entry(Protocol::Teeworlds).pacing(),
+        None,
+    )
+    .await
+    .unwrap_err();
     assert!(matches!(err, Error::Unanswered { .. }), "{err:?}");
     assert_eq!(err.reason(), Reason::Mismatch);
 }

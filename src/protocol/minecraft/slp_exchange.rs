@@ -25,44 +25,25 @@
 
 use std::time::Duration;
 
-use serde_json::{json, Value};
-use tokio::time::Instant;
+use std::time::Instant;
 
-use super::driver::{drive, Observer};
-use super::exchange::{share, Exchange, Input, Step};
-use super::stream::StreamBuf;
-use super::transport::TcpLink;
-use super::{registry, Error, Request, Session};
-use crate::net::{srv, NetError};
+use serde_json::{json, Value};
+
+use crate::protocol::exchange::stream::StreamBuf;
+use crate::protocol::exchange::tools::{random_u32, share};
+use crate::protocol::exchange::{debug, Error, Exchange, Input, LinkError, Params, Step};
 use crate::protocol::minecraft::legacy::{self, LegacyStatus, Variant};
 use crate::protocol::minecraft::motd::{plain_text, strip_codes};
 use crate::protocol::minecraft::slp::{self, ServerStatus};
 use crate::protocol::minecraft::varint::{decode_frame, MAX_VARINT_LEN};
 use crate::protocol::DecodeError;
 use crate::status::{Player, Status};
-use crate::target::Protocol;
 
 /// The longest we wait for a pong, as a cap on a quarter of the remaining time.
 const PONG_WAIT_MAX: Duration = Duration::from_millis(500);
 
 /// The largest pong frame read.
 const PONG_MAX: usize = 64;
-
-pub(super) async fn poll(
-    req: &Request,
-    _session: &mut Session,
-    deadline: Instant,
-    observer: Option<&mut dyn Observer>,
-) -> Result<Status, Error> {
-    let addr =
-        srv::resolve_minecraft(&req.address, Protocol::Minecraft.default_port(), deadline).await?;
-    let mut link = TcpLink::new(addr);
-    // Proxies route by the name the user typed, so it goes into the handshake, not the SRV
-    // target; the port is the one we actually connect to.
-    let mut exchange = Slp::new(req, &req.address.host, addr.port(), deadline);
-    let pacing = registry::entry(Protocol::Minecraft).pacing();
-    drive(&mut exchange, &mut link, deadline, pacing, observer).await
-}
 
 /// Which request an attempt makes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,9 +72,10 @@ enum Stage {
 
 /// The server list ping and its fallback chain as a state machine.
 #[derive(Debug)]
-pub(super) struct Slp<'a> {
-    req: &'a Request,
-    host: &'a str,
+pub struct Slp {
+    params: Params,
+    /// The name the user typed (proxies route by it), not the SRV target.
+    host: String,
     port: u16,
     deadline: Instant,
     phase: Phase,
@@ -111,17 +93,19 @@ pub(super) struct Slp<'a> {
     result: Option<Result<Status, Error>>,
 }
 
-impl<'a> Slp<'a> {
-    pub(super) fn new(req: &'a Request, host: &'a str, port: u16, deadline: Instant) -> Slp<'a> {
+impl Slp {
+    /// A poll until `deadline`; `host` and `port` go into the handshake: the name the user
+    /// typed (proxies route by it, not by the SRV target) and the port actually connected to.
+    pub fn new(params: Params, host: &str, port: u16, deadline: Instant) -> Slp {
         Slp {
-            req,
-            host,
+            params,
+            host: host.to_string(),
             port,
             deadline,
             phase: Phase::Modern,
             stage: Stage::Connect,
             until: deadline,
-            buf: StreamBuf::new(req.limits.reply_cap() + MAX_VARINT_LEN),
+            buf: StreamBuf::new(params.limits.reply_cap() + MAX_VARINT_LEN),
             modern: None,
             ping_payload: 0,
             modern_failure: None,
@@ -134,12 +118,12 @@ impl<'a> Slp<'a> {
         out.clear();
         match self.phase {
             Phase::Modern => {
-                slp::encode_status_query(self.host, self.port, out);
+                slp::encode_status_query(&self.host, self.port, out);
                 "handshake + status request"
             }
             Phase::ModernRetry => {
                 let version = slp::PROTOCOL_VERSION_RETRY;
-                slp::encode_status_query_as(version, self.host, self.port, out);
+                slp::encode_status_query_as(version, &self.host, self.port, out);
                 "handshake (protocol 47) + status request"
             }
             Phase::Ping => {
@@ -148,7 +132,7 @@ impl<'a> Slp<'a> {
             }
             Phase::Legacy(i) => {
                 let variant = Variant::FALLBACK_ORDER[i];
-                legacy::encode_ping(variant, self.host, self.port, out);
+                legacy::encode_ping(variant, &self.host, self.port, out);
                 variant.as_str()
             }
         }
@@ -158,10 +142,7 @@ impl<'a> Slp<'a> {
     fn start_ping(&mut self, now: Instant) {
         self.until = share(now, self.deadline, 4).min(now + PONG_WAIT_MAX);
         // Any value works; a varying one makes a stale or canned pong show up as a mismatch.
-        self.ping_payload = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos() as i64)
-            .unwrap_or(0x4d43_5049_4e47);
+        self.ping_payload = i64::from(random_u32()) << 32 | i64::from(random_u32());
         self.buf.set_cap(PONG_MAX);
         self.phase = Phase::Ping;
         self.stage = Stage::Send;
@@ -174,12 +155,12 @@ impl<'a> Slp<'a> {
         let order = Variant::FALLBACK_ORDER;
         if i >= order.len() || now >= self.deadline {
             let e = self.informative.take().or(self.modern_failure.take());
-            self.result = Some(Err(e.unwrap_or(NetError::Timeout.into())));
+            self.result = Some(Err(e.unwrap_or(LinkError::Timeout.into())));
             return;
         }
         self.until = share(now, self.deadline, order.len() - i);
         self.buf.clear();
-        self.buf.set_cap(self.req.limits.reply_cap());
+        self.buf.set_cap(self.params.limits.reply_cap());
         self.phase = Phase::Legacy(i);
         self.stage = Stage::Connect;
     }
@@ -188,13 +169,13 @@ impl<'a> Slp<'a> {
     fn finish_modern(&mut self, pong_rtt: Option<Duration>) {
         if let Some((status, status_rtt)) = self.modern.take() {
             let latency = pong_rtt.unwrap_or(status_rtt);
-            self.result = Some(Ok(modern_status(self.req, status, latency)));
+            self.result = Some(Ok(modern_status(&self.params, status, latency)));
         }
     }
 
     /// Looks for a complete frame in what has arrived.
     fn frame(&mut self, now: Instant, rtt: Duration) {
-        let max_frame = self.req.limits.reply_cap();
+        let max_frame = self.params.limits.reply_cap();
         match self.phase {
             Phase::Modern | Phase::ModernRetry => {
                 match self.buf.frame(|b| slp::decode_reply_frame(b, max_frame)) {
@@ -221,7 +202,7 @@ impl<'a> Slp<'a> {
                 Ok(None) => {}
                 Ok(Some(s)) => {
                     let variant = Variant::FALLBACK_ORDER[i];
-                    self.result = Some(Ok(legacy_status(self.req, s, variant, rtt)));
+                    self.result = Some(Ok(legacy_status(&self.params, s, variant, rtt)));
                 }
                 Err(e) => self.legacy_failed(e.into(), now),
             },
@@ -234,17 +215,17 @@ impl<'a> Slp<'a> {
     /// too-large frame or a reset after part of a reply are failures of a 1.7+ server; except
     /// that the retry only had a share of the time, so its timeout moves on to the legacy
     /// pings as well.
-    fn modern_failed(&mut self, e: NetError, now: Instant) {
+    fn modern_failed(&mut self, e: LinkError, now: Instant) {
         let silent_close =
-            matches!(e, NetError::Closed { .. } | NetError::Io(_)) && self.buf.is_empty();
+            matches!(e, LinkError::Closed { .. } | LinkError::Io(_)) && self.buf.is_empty();
         let not_modern = match &e {
-            NetError::Closed { .. } | NetError::Io(_) => self.buf.is_empty(),
-            NetError::Decode(d) => speaks_other_protocol(d),
-            NetError::Timeout => self.phase == Phase::ModernRetry,
+            LinkError::Closed { .. } | LinkError::Io(_) => self.buf.is_empty(),
+            LinkError::Decode(d) => speaks_other_protocol(d),
+            LinkError::Timeout => self.phase == Phase::ModernRetry,
             _ => false,
         };
         if silent_close && self.phase == Phase::Modern && now < self.deadline {
-            tracing::debug!(target = %self.req.address, error = %e, "closed on protocol -1, retrying with 47");
+            debug!(error = %e, "closed on protocol -1, retrying with 47");
             self.modern_failure = Some(e.into());
             // The retry and each legacy ping get equal shares of the time left.
             self.until = share(now, self.deadline, Variant::FALLBACK_ORDER.len() + 1);
@@ -252,7 +233,7 @@ impl<'a> Slp<'a> {
             self.phase = Phase::ModernRetry;
             self.stage = Stage::Connect;
         } else if not_modern {
-            tracing::debug!(target = %self.req.address, error = %e, "no 1.7+ status, trying legacy pings");
+            debug!(error = %e, "no 1.7+ status, trying legacy pings");
             self.modern_failure = Some(e.into());
             self.start_legacy(0, now);
         } else {
@@ -261,13 +242,14 @@ impl<'a> Slp<'a> {
     }
 
     fn ping_failed(&mut self, e: Error) {
-        tracing::debug!(error = %e, "no usable pong; latency is the status round trip");
+        debug!(error = %e, "no usable pong; latency is the status round trip");
+        let _ = e; // only logged
         self.finish_modern(None);
     }
 
     fn legacy_failed(&mut self, e: Error, now: Instant) {
         let Phase::Legacy(i) = self.phase else { return };
-        tracing::debug!(variant = Variant::FALLBACK_ORDER[i].as_str(), error = %e, "legacy ping failed");
+        debug!(variant = Variant::FALLBACK_ORDER[i].as_str(), error = %e, "legacy ping failed");
         if self.informative.is_none() && says_something(&e) {
             self.informative = Some(e);
         }
@@ -275,7 +257,7 @@ impl<'a> Slp<'a> {
     }
 
     /// The attempt's transport failed, or its time ran out.
-    fn attempt_failed(&mut self, e: NetError, now: Instant) {
+    fn attempt_failed(&mut self, e: LinkError, now: Instant) {
         match self.phase {
             // Connecting or writing the 1.7+ request failed: nothing was heard from the
             // server, so nothing says it speaks another protocol.
@@ -291,7 +273,7 @@ impl<'a> Slp<'a> {
     }
 }
 
-impl Exchange for Slp<'_> {
+impl Exchange for Slp {
     fn poll(&mut self, now: Instant, out: &mut Vec<u8>) -> Step {
         loop {
             match self.result.take() {
@@ -318,13 +300,13 @@ impl Exchange for Slp<'_> {
                     self.frame(now, Duration::ZERO);
                     if self.result.is_none() && self.buf.len() == before {
                         if now >= self.until {
-                            self.attempt_failed(NetError::Timeout, now);
+                            self.attempt_failed(LinkError::Timeout, now);
                             continue;
                         }
                         return Step::Wait(self.until);
                     }
                 }
-                Stage::Wait if now >= self.until => self.attempt_failed(NetError::Timeout, now),
+                Stage::Wait if now >= self.until => self.attempt_failed(LinkError::Timeout, now),
                 Stage::Wait => return Step::Wait(self.until),
             }
         }
@@ -355,13 +337,13 @@ fn speaks_other_protocol(d: &DecodeError) -> bool {
 /// than one that met silence or a closed door.
 fn says_something(f: &Error) -> bool {
     match f {
-        Error::Net(NetError::TooLarge { .. }) => true,
-        Error::Net(NetError::Decode(d)) => !matches!(d, DecodeError::Mismatch(_)),
+        Error::Net(LinkError::TooLarge { .. }) => true,
+        Error::Net(LinkError::Decode(d)) => !matches!(d, DecodeError::Mismatch(_)),
         _ => false,
     }
 }
 
-fn modern_status(req: &Request, s: ServerStatus, latency: Duration) -> Status {
+fn modern_status(req: &Params, s: ServerStatus, latency: Duration) -> Status {
     let mut extras = serde_json::Map::new();
     if let Some(p) = s.version_protocol {
         extras.insert("protocol_version".into(), json!(p));
@@ -402,7 +384,7 @@ fn modern_status(req: &Request, s: ServerStatus, latency: Duration) -> Status {
     }
 }
 
-fn legacy_status(req: &Request, s: LegacyStatus, variant: Variant, latency: Duration) -> Status {
+fn legacy_status(req: &Params, s: LegacyStatus, variant: Variant, latency: Duration) -> Status {
     let mut extras = serde_json::Map::new();
     if let Some(p) = s.protocol {
         extras.insert("protocol_version".into(), json!(p));

@@ -17,6 +17,8 @@
 
 use std::time::Duration;
 
+pub mod exchange;
+
 use serde_json::{json, Map};
 
 use super::{DecodeError, Reader};

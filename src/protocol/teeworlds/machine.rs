@@ -15,7 +15,7 @@
 //! server sent none), another reason to ask it the 0.6 way.
 //!
 //! # Driving it
-//! [`super::Teeworlds`] runs it inside the generic driver: call [`Machine::poll`] until it
+//! [`super::exchange::Teeworlds`] runs it inside the generic driver: call [`Machine::poll`] until it
 //! returns [`Poll::Wait`] (send every [`Poll::Transmit`]); feed each received datagram to
 //! [`Machine::handle_datagram`], then poll again; on the wake-up time poll again.
 //! [`Poll::Done`] ends the exchange. The overall deadline is the caller's; when it passes,
@@ -33,9 +33,7 @@
 //! that), so a server that drops fast repeats never sees one from us.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
-
-use tokio::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::protocol::teeworlds::{seven, six, Client, Flavour, Info, MAX_CLIENTS, MAX_PACKETS};
 use crate::protocol::DecodeError;

@@ -6,61 +6,42 @@
 //! Unlike the one-request dialogues, two dialects can be in flight at once (after the
 //! fallback both the 0.6 request and the 0.7 handshake wait for an answer), so the machine
 //! resends each request kind itself, never two of one kind closer than the registry's
-//! `min_gap`, and the driver's own resends are off ([`PACING`]).
+//! `min_gap`, and the driver's own resends are off (the registry marks it self-paced).
 //!
 //! Latency is the answered info request's round trip (from its last copy to the first reply
-//! packet), never the 0.7 handshake's. The dialect that answered is remembered in the
-//! [`Session`], so a 0.7 server pays the fallback wait on its first poll only.
+//! packet), never the 0.7 handshake's. The dialect that answered is remembered between
+//! polls ([`Teeworlds::flavour`], kept by the caller), so a 0.7 server pays the fallback wait
+//! on its first poll only.
 
-mod machine;
-
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::json;
-use tokio::time::Instant;
 
-use self::machine::{ExchangeConfig, Machine, Outcome, Poll};
-use super::driver::{drive, Observer, Pacing};
-use super::exchange::{random_u32, Exchange, Input, Step};
-use super::{registry, Error, Request, Session};
-use crate::net::{self, NetError};
+use super::machine::{ExchangeConfig, Machine, Outcome, Poll, Tokens};
+use crate::protocol::exchange::tools::random_u32;
+use crate::protocol::exchange::{Error, Exchange, Input, LinkError, Params, Step};
+use crate::protocol::teeworlds::Flavour;
 use crate::protocol::{teeworlds, DecodeError};
-use crate::status::Status;
-use crate::target::Protocol;
 
-pub(super) use self::machine::Tokens;
-
-/// The machine resends per request kind; the driver only does the I/O.
-const PACING: Pacing = Pacing {
-    resends: 0,
-    min_gap: Duration::ZERO,
-};
-
-pub(super) async fn poll(
-    req: &Request,
-    session: &mut Session,
-    deadline: Instant,
-    observer: Option<&mut dyn Observer>,
-) -> Result<Status, Error> {
-    let addr =
-        net::resolve::resolve(&req.address, Protocol::Teeworlds.default_port(), deadline).await?;
-    let mut chan = registry::udp(Protocol::Teeworlds, addr, req, session).await?;
-    let tokens = Tokens {
-        six: random_u32(),
-        seven: random_u32(),
-        // Kept positive: servers echo it as a packed int, and nothing needs the sign bit.
-        browse: (random_u32() & 0x7fff_ffff) as i32,
-    };
-    let mut exchange = Teeworlds::new(req, session, tokens, deadline);
-    drive(&mut exchange, &mut chan, deadline, PACING, observer).await
+impl Tokens {
+    /// Fresh random tokens for one poll.
+    pub fn random() -> Tokens {
+        Tokens {
+            six: random_u32(),
+            seven: random_u32(),
+            // Kept positive: servers echo it as a packed int, and nothing needs the sign bit.
+            browse: (random_u32() & 0x7fff_ffff) as i32,
+        }
+    }
 }
 
 /// The Teeworlds dialogue as an [`Exchange`]: the machine, started at the first poll's
 /// `now`, plus the deadline, the failure reasons and the normalization.
 #[derive(Debug)]
-pub(super) struct Teeworlds<'a> {
-    req: &'a Request,
-    session: &'a mut Session,
+pub struct Teeworlds {
+    params: Params,
+    /// The dialect that answered: given by the caller from the last poll, read back after.
+    flavour: Option<Flavour>,
     tokens: Tokens,
     config: ExchangeConfig,
     deadline: Instant,
@@ -69,22 +50,25 @@ pub(super) struct Teeworlds<'a> {
     failed: Option<Error>,
 }
 
-impl<'a> Teeworlds<'a> {
-    pub(super) fn new(
-        req: &'a Request,
-        session: &'a mut Session,
+impl Teeworlds {
+    /// A poll until `deadline` that asks `hint` (the dialect that answered last time) first
+    /// and never sends two requests of one kind closer than `min_gap`.
+    pub fn new(
+        params: Params,
+        hint: Option<Flavour>,
         tokens: Tokens,
+        min_gap: Duration,
         deadline: Instant,
-    ) -> Teeworlds<'a> {
+    ) -> Teeworlds {
         let config = ExchangeConfig {
-            min_gap: registry::entry(Protocol::Teeworlds).min_gap,
-            want_clients: req.players || req.detail,
-            hint: session.teeworlds_flavour,
+            min_gap,
+            want_clients: params.players || params.detail,
+            hint,
             ..ExchangeConfig::default()
         };
         Teeworlds {
-            req,
-            session,
+            params,
+            flavour: hint,
             tokens,
             config,
             deadline,
@@ -93,15 +77,20 @@ impl<'a> Teeworlds<'a> {
         }
     }
 
+    /// The dialect to ask first next time.
+    pub fn flavour(&self) -> Option<Flavour> {
+        self.flavour
+    }
+
     fn finish(&mut self, done: Result<Outcome, DecodeError>) -> Step {
         let o = match done {
             Ok(o) => o,
             Err(e) => return Step::Failed(e.into()),
         };
-        self.session.teeworlds_flavour = Some(o.info.flavour);
-        let mut status = teeworlds::to_status(o.info, self.req.players, self.req.detail);
+        self.flavour = Some(o.info.flavour);
+        let mut status = teeworlds::to_status(o.info, self.params.players, self.params.detail);
         status.latency = o.rtt;
-        if self.req.detail {
+        if self.params.detail {
             // False when fewer clients came than the server counted (a lost DDNet packet).
             status.extras.insert("complete".into(), json!(o.complete));
         }
@@ -113,6 +102,7 @@ impl<'a> Teeworlds<'a> {
 /// its first packet (`incomplete`), only datagrams answering something else (`mismatch`), or
 /// nothing (`timeout`).
 fn expired(m: &Machine) -> Error {
+    #[cfg(feature = "daemon")]
     if let Some(e) = m.last_ignored() {
         tracing::debug!(ignored = m.ignored(), last = %e, "no Teeworlds answer of ours came");
     }
@@ -121,11 +111,11 @@ fn expired(m: &Machine) -> Error {
     } else if m.ignored() > 0 {
         Error::Unanswered { count: m.ignored() }
     } else {
-        NetError::Timeout.into()
+        LinkError::Timeout.into()
     }
 }
 
-impl Exchange for Teeworlds<'_> {
+impl Exchange for Teeworlds {
     fn poll(&mut self, now: Instant, out: &mut Vec<u8>) -> Step {
         if let Some(e) = self.failed.take() {
             return Step::Failed(e);
@@ -157,11 +147,8 @@ impl Exchange for Teeworlds<'_> {
         };
         match input {
             Input::Received { bytes, .. } => m.handle_datagram(now, bytes),
-            Input::Closed => self.failed = Some(NetError::Closed { received: 0 }.into()),
+            Input::Closed => self.failed = Some(LinkError::Closed { received: 0 }.into()),
             Input::Failed(e) => self.failed = Some(e.into()),
         }
     }
 }
-
-#[cfg(test)]
-mod tests;

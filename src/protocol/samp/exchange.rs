@@ -9,47 +9,19 @@
 //! fails otherwise is noted in extras (`open_mp_error`, `rules_error`, `players_error`,
 //! `ping_error`).
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
-use tokio::time::Instant;
 
-use super::ask::{Ask, Next};
-use super::driver::{drive, Observer};
-use super::exchange::{note, random_u32, share, Exchange, Input, Step};
-use super::{registry, Error, Request, Session};
-use crate::net::{self, NetError};
+use crate::protocol::exchange::ask::{Ask, Next};
+use crate::protocol::exchange::tools::{note, random_u32, share};
+use crate::protocol::exchange::{Error, Exchange, Input, LinkError, Params, Step};
 use crate::protocol::samp::{self, Header, Opcode};
 use crate::protocol::DecodeError;
 use crate::status::{Player, Status};
-use crate::target::Protocol;
 
 /// Servers send no player list (`c` or `d`) at all above 100 players (docs/protocols/samp.md).
 const MAX_LISTED_PLAYERS: u32 = 100;
-
-pub(super) async fn poll(
-    req: &Request,
-    session: &mut Session,
-    deadline: Instant,
-    observer: Option<&mut dyn Observer>,
-) -> Result<Status, Error> {
-    // The header carries the server's IPv4 address: resolve the name first.
-    let addr = net::resolve::resolve(&req.address, Protocol::Samp.default_port(), deadline).await?;
-    let ip = ipv4_of(addr.ip()).ok_or_else(|| Error::NotIpv4 {
-        name: req.address.to_string(),
-        ip: addr.ip(),
-    })?;
-    let addr = SocketAddr::new(IpAddr::V4(ip), addr.port());
-    let header = Header {
-        ip,
-        port: addr.port(),
-    };
-    let mut chan = registry::udp(Protocol::Samp, addr, req, session).await?;
-    let pacing = registry::entry(Protocol::Samp).pacing();
-    let mut exchange = Samp::new(req, header, deadline);
-    drive(&mut exchange, &mut chan, deadline, pacing, observer).await
-}
 
 /// The steps of a poll, in order; those not wanted are skipped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,8 +39,8 @@ enum Phase {
 
 /// The SA:MP dialogue as a state machine.
 #[derive(Debug)]
-pub(super) struct Samp<'a> {
-    req: &'a Request,
+pub struct Samp {
+    params: Params,
     header: Header,
     deadline: Instant,
     phase: Phase,
@@ -82,10 +54,12 @@ pub(super) struct Samp<'a> {
     failed: Option<Error>,
 }
 
-impl<'a> Samp<'a> {
-    pub(super) fn new(req: &'a Request, header: Header, deadline: Instant) -> Samp<'a> {
+impl Samp {
+    /// A poll until `deadline` of the server the header names (its IPv4 address and port:
+    /// SA:MP carries them in every request).
+    pub fn new(params: Params, header: Header, deadline: Instant) -> Samp {
         Samp {
-            req,
+            params,
             header,
             deadline,
             phase: Phase::Info,
@@ -101,11 +75,11 @@ impl<'a> Samp<'a> {
 
     /// `o` and the ping are probes: asked with `detail` (the `query` command) or rules.
     fn probe(&self) -> bool {
-        self.req.detail || self.req.rules
+        self.params.detail || self.params.rules
     }
 
     fn list(&self) -> bool {
-        self.req.players && self.status.online <= MAX_LISTED_PLAYERS
+        self.params.players && self.status.online <= MAX_LISTED_PLAYERS
     }
 
     /// Whether the current phase is wanted; an unwanted one is passed over.
@@ -113,9 +87,9 @@ impl<'a> Samp<'a> {
         match self.phase {
             Phase::Info | Phase::Finished => true,
             Phase::OpenMp | Phase::Ping => self.probe(),
-            Phase::Rules => self.req.rules,
+            Phase::Rules => self.params.rules,
             Phase::Detailed => {
-                if self.req.players && !self.list() {
+                if self.params.players && !self.list() {
                     self.extras.insert(
                         "players_note".into(),
                         json!("the server sends no player list above 100 players"),
@@ -173,12 +147,12 @@ impl<'a> Samp<'a> {
 
     /// The reply to the current step arrived, decoded.
     fn answered(&mut self, rtt: Duration, bytes: &[u8]) -> Result<(), DecodeError> {
-        let (h, enc) = (&self.header, self.req.encoding);
+        let (h, enc) = (&self.header, self.params.encoding);
         match self.phase {
             Phase::Info => {
                 let info = samp::decode_info(bytes, h, enc)?;
                 // Daemon polls publish no extras; building them cost allocations on every poll.
-                if self.req.detail {
+                if self.params.detail {
                     self.extras.insert("language".into(), json!(info.language));
                 }
                 self.status = Status {
@@ -191,7 +165,8 @@ impl<'a> Samp<'a> {
                     ..Status::default()
                 };
                 let list = usize::from(self.list());
-                self.steps = usize::from(self.probe()) * 2 + usize::from(self.req.rules) + list * 2;
+                self.steps =
+                    usize::from(self.probe()) * 2 + usize::from(self.params.rules) + list * 2;
             }
             Phase::OpenMp => {
                 let o = samp::decode_open_mp(bytes, h, enc)?;
@@ -286,7 +261,7 @@ impl<'a> Samp<'a> {
     }
 }
 
-impl Exchange for Samp<'_> {
+impl Exchange for Samp {
     fn poll(&mut self, now: Instant, out: &mut Vec<u8>) -> Step {
         loop {
             if let Some(e) = self.failed.take() {
@@ -326,7 +301,7 @@ impl Exchange for Samp<'_> {
                 }
                 Err(e) => self.end(Err(e.into())),
             },
-            Input::Closed => self.end(Err(NetError::Closed { received: 0 }.into())),
+            Input::Closed => self.end(Err(LinkError::Closed { received: 0 }.into())),
             Input::Failed(e) => self.end(Err(e.into())),
         }
     }
@@ -346,11 +321,4 @@ fn apply_rules(status: &mut Status, extras: &mut Map<String, Value>, rules: Vec<
         }
     }
     status.rules = Some(rules);
-}
-
-fn ipv4_of(ip: IpAddr) -> Option<Ipv4Addr> {
-    match ip {
-        IpAddr::V4(v4) => Some(v4),
-        IpAddr::V6(v6) => v6.to_ipv4_mapped(),
-    }
 }

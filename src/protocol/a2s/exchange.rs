@@ -5,8 +5,9 @@
 //! - One connected UDP socket per poll, or in steady state a registration on the daemon's
 //!   shared socket ([`crate::net::udp::UdpMux`]): either way only datagrams from the server's
 //!   exact address and port reach the decoders, so a decoy from a wrong port is ignored.
-//! - Steady state is one round trip: the challenge the server last issued is remembered in
-//!   [`Session`] and appended to the first A2S_INFO.
+//! - Steady state is one round trip: the challenge the server last issued is remembered
+//!   between polls ([`A2s::challenge`], kept by the caller) and appended to the first
+//!   A2S_INFO.
 //! - `latency` is the round trip of the final A2S_INFO (the one the info reply answered,
 //!   reassembly included), counted from its last copy when the channel had to resend it;
 //!   DNS and challenge rounds are not counted.
@@ -18,36 +19,21 @@
 //! - Players and rules are best effort (Rust, CS:GO and Conan Exiles never answer them): each
 //!   gets an equal share of the time left, and a failure is noted in extras
 //!   (`players_error`, `rules_error`) instead of failing the poll.
-//! - With `Request::detail`, an A2A_PING is tried too (most Source servers ignore it); its
+//! - With `Params::detail`, an A2A_PING is tried too (most Source servers ignore it); its
 //!   outcome only lands in extras.
 
 use std::time::Duration;
 
-use serde_json::{json, Map, Value};
-use tokio::time::Instant;
+use std::time::Instant;
 
-use super::ask::{Ask, Next};
-use super::driver::{drive, Observer};
-use super::exchange::{note, share, Challenges, Exchange, Input, Step};
-use super::{registry, Error, Request, Session};
-use crate::net::resolve::resolve;
+use serde_json::{json, Map, Value};
+
 use crate::protocol::a2s::{self, split, Info, Reply, NO_CHALLENGE};
+use crate::protocol::exchange::ask::{Ask, Next};
+use crate::protocol::exchange::tools::{note, share, Challenges};
+use crate::protocol::exchange::{debug, Error, Exchange, Input, LinkError, Params, Step};
 use crate::protocol::DecodeError;
 use crate::status::{Player, Status};
-use crate::target::Protocol;
-
-pub(super) async fn poll(
-    req: &Request,
-    session: &mut Session,
-    deadline: Instant,
-    observer: Option<&mut dyn Observer>,
-) -> Result<Status, Error> {
-    let addr = resolve(&req.address, Protocol::A2s.default_port(), deadline).await?;
-    let mut chan = registry::udp(Protocol::A2s, addr, req, session).await?;
-    let pacing = registry::entry(Protocol::A2s).pacing();
-    let mut exchange = A2s::new(req, session, deadline);
-    drive(&mut exchange, &mut chan, deadline, pacing, observer).await
-}
 
 /// The steps of an A2S poll, in order; the optional ones are skipped when not asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,9 +47,11 @@ enum Phase {
 
 /// The A2S dialogue as a state machine.
 #[derive(Debug)]
-pub(super) struct A2s<'a> {
-    req: &'a Request,
-    session: &'a mut Session,
+pub struct A2s {
+    params: Params,
+    /// The challenge the server last issued for A2S_INFO: given by the caller, kept up to
+    /// date here, read back after the poll.
+    challenge: Option<[u8; 4]>,
     deadline: Instant,
     phase: Phase,
     /// The current step's request and wait; `None` until the phase starts.
@@ -77,19 +65,21 @@ pub(super) struct A2s<'a> {
     failed: Option<Error>,
 }
 
-impl<'a> A2s<'a> {
-    pub(super) fn new(req: &'a Request, session: &'a mut Session, deadline: Instant) -> A2s<'a> {
+impl A2s {
+    /// A poll until `deadline`, starting with the challenge remembered from the last one.
+    pub fn new(params: Params, challenge: Option<[u8; 4]>, deadline: Instant) -> A2s {
+        let limits = params.limits;
         A2s {
-            req,
-            session,
+            params,
+            challenge,
             deadline,
             phase: Phase::Info,
             ask: None,
-            challenges: Challenges::new(req.limits.max_challenges),
+            challenges: Challenges::new(limits.max_challenges),
             list_challenge: NO_CHALLENGE,
             reassembler: split::Reassembler::new(split::Limits {
-                max_packets: req.limits.max_split_packets,
-                max_bytes: req.limits.reply_cap(),
+                max_packets: limits.max_split_packets,
+                max_bytes: limits.reply_cap(),
             }),
             status: Status::default(),
             latency: Duration::ZERO,
@@ -97,15 +87,20 @@ impl<'a> A2s<'a> {
         }
     }
 
+    /// The challenge to remember for the next poll.
+    pub fn challenge(&self) -> Option<[u8; 4]> {
+        self.challenge
+    }
+
     /// Starts the current phase at `now`, or moves past it when it is not wanted.
     fn start(&mut self, now: Instant) {
         let until = match self.phase {
             Phase::Info => self.deadline,
-            Phase::Players if !self.req.players => return self.phase = Phase::Rules,
-            Phase::Rules if !self.req.rules => return self.phase = Phase::Ping,
-            Phase::Ping if !self.req.detail => return self.phase = Phase::Finished,
+            Phase::Players if !self.params.players => return self.phase = Phase::Rules,
+            Phase::Rules if !self.params.rules => return self.phase = Phase::Ping,
+            Phase::Ping if !self.params.detail => return self.phase = Phase::Finished,
             // Players and rules are best effort: each gets an equal share of the time left.
-            Phase::Players => share(now, self.deadline, 1 + usize::from(self.req.rules)),
+            Phase::Players => share(now, self.deadline, 1 + usize::from(self.params.rules)),
             Phase::Rules => share(now, self.deadline, 1),
             // A short slice: a server that ignores pings must not make `query` wait long.
             Phase::Ping => self
@@ -116,8 +111,8 @@ impl<'a> A2s<'a> {
         if self.phase != Phase::Info {
             // A new exchange: what went wrong in the previous one is not this one's failure.
             self.reassembler.discard_pending();
-            self.challenges = Challenges::new(self.req.limits.max_challenges);
-            self.list_challenge = self.session.a2s_challenge.unwrap_or(NO_CHALLENGE);
+            self.challenges = Challenges::new(self.params.limits.max_challenges);
+            self.list_challenge = self.challenge.unwrap_or(NO_CHALLENGE);
         }
         self.ask = Some(Ask::new(until));
     }
@@ -146,7 +141,7 @@ impl<'a> A2s<'a> {
         let rechallenged = self.challenges.seen() > 0;
         match self.phase {
             Phase::Info => {
-                a2s::encode_info_request(self.session.a2s_challenge, out);
+                a2s::encode_info_request(self.challenge, out);
                 if rechallenged {
                     "A2S_INFO with the new challenge"
                 } else {
@@ -182,7 +177,7 @@ impl<'a> A2s<'a> {
             return self.end(Err(e));
         }
         if self.phase == Phase::Info {
-            self.session.a2s_challenge = Some(c);
+            self.challenge = Some(c);
         } else {
             self.list_challenge = c;
         }
@@ -195,7 +190,7 @@ impl<'a> A2s<'a> {
         match (self.phase, reply) {
             (Phase::Info, Reply::Info(info)) => {
                 self.latency = rtt;
-                self.status = to_status(info, rtt, self.req.detail);
+                self.status = to_status(info, rtt, self.params.detail);
                 self.end(Ok(()));
             }
             (Phase::Players, Reply::Players(ps)) => {
@@ -226,14 +221,14 @@ impl<'a> A2s<'a> {
 
     /// Garbage is skipped while waiting, because a real reply may still follow.
     fn garbage(&mut self, e: DecodeError) {
-        tracing::debug!(error = %e, "a2s: ignoring datagram");
+        debug!(error = %e, "a2s: ignoring datagram");
         if let Some(ask) = &mut self.ask {
             ask.garbage(e);
         }
     }
 }
 
-impl Exchange for A2s<'_> {
+impl Exchange for A2s {
     fn poll(&mut self, now: Instant, out: &mut Vec<u8>) -> Step {
         loop {
             if let Some(e) = self.failed.take() {
@@ -277,7 +272,7 @@ impl Exchange for A2s<'_> {
                 Err(e @ DecodeError::TooLarge { .. }) => self.end(Err(e.into())),
                 Err(e) => self.garbage(e),
             },
-            Input::Closed => self.end(Err(crate::net::NetError::Closed { received: 0 }.into())),
+            Input::Closed => self.end(Err(LinkError::Closed { received: 0 }.into())),
             Input::Failed(e) => self.end(Err(e.into())),
         }
     }

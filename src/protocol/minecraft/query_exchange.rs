@@ -6,43 +6,19 @@
 //! Latency is the stat round trip: the handshake is skipped in steady state, so timing it
 //! would make latency jump whenever the token is refreshed.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Map};
-use tokio::time::Instant;
 
-use super::ask::{Ask, Next};
-use super::driver::{drive, Observer};
-use super::exchange::{random_u32, share, Exchange, Input, Step};
-use super::{registry, Error, Request, Session};
-use crate::net::{self, NetError};
+use crate::protocol::exchange::ask::{Ask, Next};
+use crate::protocol::exchange::tools::{random_u32, share};
+use crate::protocol::exchange::{Error, Exchange, Input, LinkError, Params, Step};
 use crate::protocol::minecraft::query::{self as mcq, FullStat};
 use crate::protocol::DecodeError;
 use crate::status::{Player, Status};
-use crate::target::Protocol;
 
 /// Servers drop tokens 30 to 60 s after issuing them; an older one is not worth a try.
 const TOKEN_TRUST: Duration = Duration::from_secs(30);
-
-pub(super) async fn poll(
-    req: &Request,
-    session: &mut Session,
-    deadline: Instant,
-    observer: Option<&mut dyn Observer>,
-) -> Result<Status, Error> {
-    let addr = net::resolve::resolve(
-        &req.address,
-        Protocol::MinecraftQuery.default_port(),
-        deadline,
-    )
-    .await?;
-    // Tokens are tied to our address and port: ask for the port the token was issued to.
-    let mut chan = registry::udp(Protocol::MinecraftQuery, addr, req, session).await?;
-    let local_port = chan.local_port();
-    let pacing = registry::entry(Protocol::MinecraftQuery).pacing();
-    let mut exchange = McQuery::new(req, session, local_port, deadline);
-    drive(&mut exchange, &mut chan, deadline, pacing, observer).await
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -54,11 +30,23 @@ enum Phase {
     Stat,
 }
 
+/// What one poll leaves for the next, so that steady-state polls skip the handshake.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Memory {
+    /// (session id, token) from the last handshake.
+    pub token: Option<(i32, i32)>,
+    /// When that token was issued. Servers forget tokens after 30-60 s.
+    pub token_at: Option<Instant>,
+    /// Our local UDP port when the token was issued; servers tie tokens to the client's
+    /// address and port, so the next poll binds the same port again.
+    pub local_port: Option<u16>,
+}
+
 /// The Minecraft Query dialogue as a state machine.
 #[derive(Debug)]
-pub(super) struct McQuery<'a> {
-    req: &'a Request,
-    session: &'a mut Session,
+pub struct McQuery {
+    params: Params,
+    memory: Memory,
     /// Our local port on this poll's socket.
     local_port: Option<u16>,
     deadline: Instant,
@@ -69,16 +57,17 @@ pub(super) struct McQuery<'a> {
     result: Option<Result<Status, Error>>,
 }
 
-impl<'a> McQuery<'a> {
-    pub(super) fn new(
-        req: &'a Request,
-        session: &'a mut Session,
+impl McQuery {
+    /// A poll until `deadline` from local port `local_port`, with what the last poll left.
+    pub fn new(
+        params: Params,
+        memory: Memory,
         local_port: Option<u16>,
         deadline: Instant,
-    ) -> McQuery<'a> {
+    ) -> McQuery {
         McQuery {
-            req,
-            session,
+            params,
+            memory,
             local_port,
             deadline,
             phase: Phase::Start,
@@ -89,17 +78,22 @@ impl<'a> McQuery<'a> {
         }
     }
 
+    /// What to remember for the next poll.
+    pub fn memory(&self) -> Memory {
+        self.memory
+    }
+
     fn start(&mut self, now: Instant) {
         let until = match self.phase {
             Phase::Start => {
-                let s = &*self.session;
-                let remembered = s.query_token.filter(|_| {
-                    s.query_local_port == self.local_port
-                        && s.query_token_at
+                let s = &self.memory;
+                let remembered = s.token.filter(|_| {
+                    s.local_port == self.local_port
+                        && s.token_at
                             .is_some_and(|at| now.saturating_duration_since(at) < TOKEN_TRUST)
                 });
                 let Some((id, token)) = remembered else {
-                    self.session.query_token = None;
+                    self.memory.token = None;
                     self.phase = Phase::Handshake;
                     return;
                 };
@@ -135,15 +129,15 @@ impl<'a> McQuery<'a> {
     fn answered(&mut self, now: Instant, rtt: Duration, bytes: &[u8]) -> Result<(), Error> {
         if self.phase == Phase::Handshake {
             self.token = mcq::decode_handshake(bytes, self.session_id)?;
-            self.session.query_token = Some((self.session_id, self.token));
-            self.session.query_token_at = Some(now);
-            self.session.query_local_port = self.local_port;
+            self.memory.token = Some((self.session_id, self.token));
+            self.memory.token_at = Some(now);
+            self.memory.local_port = self.local_port;
             self.ask = None;
             self.phase = Phase::Stat;
             return Ok(());
         }
         let f = mcq::decode_full_stat(bytes, self.session_id)?;
-        self.result = Some(to_status(self.req, &f, rtt));
+        self.result = Some(to_status(&self.params, &f, rtt));
         Ok(())
     }
 
@@ -152,7 +146,7 @@ impl<'a> McQuery<'a> {
     fn failed(&mut self, e: Error) {
         self.ask = None;
         if self.phase == Phase::Remembered && e.unanswered() {
-            self.session.query_token = None;
+            self.memory.token = None;
             self.phase = Phase::Handshake;
         } else {
             self.result = Some(Err(e));
@@ -160,7 +154,7 @@ impl<'a> McQuery<'a> {
     }
 }
 
-impl Exchange for McQuery<'_> {
+impl Exchange for McQuery {
     fn poll(&mut self, now: Instant, out: &mut Vec<u8>) -> Step {
         loop {
             match self.result.take() {
@@ -195,14 +189,14 @@ impl Exchange for McQuery<'_> {
                 }
                 Err(e) => self.failed(e),
             },
-            Input::Closed => self.failed(NetError::Closed { received: 0 }.into()),
+            Input::Closed => self.failed(LinkError::Closed { received: 0 }.into()),
             Input::Failed(e) => self.failed(e.into()),
         }
     }
 }
 
 /// Normalizes a full stat reply.
-fn to_status(req: &Request, f: &FullStat, latency: Duration) -> Result<Status, Error> {
+fn to_status(req: &Params, f: &FullStat, latency: Duration) -> Result<Status, Error> {
     let mut extras = Map::new();
     let count = |key: &'static str| -> Result<u32, Error> {
         f.get(key)

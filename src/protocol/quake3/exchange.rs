@@ -6,21 +6,18 @@
 //! flood protection would make the poll wait the registry's minimum gap (1.1 s) before it.
 //! That gap also spaces the driver's resends. Latency is the `getstatus` round trip.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use tokio::time::Instant;
-
-use super::driver::{drive, Observer};
-use super::exchange::random_u32;
-use super::oneshot::{Codec, OneShot};
-use super::{registry, Error, Request, Session};
-use crate::net::resolve::resolve;
+use crate::protocol::exchange::oneshot::{Codec, OneShot};
+use crate::protocol::exchange::tools::random_u32;
+use crate::protocol::exchange::Params;
 use crate::protocol::quake3::{self, Command, Reply, Want};
 use crate::protocol::DecodeError;
 use crate::status::Status;
-use crate::target::Protocol;
 
-struct GetStatus {
+/// One `getstatus` and what its reply must echo.
+#[derive(Debug)]
+pub struct GetStatus {
     challenge: String,
     want: Want,
 }
@@ -44,23 +41,15 @@ impl Codec for GetStatus {
     }
 }
 
-pub(super) async fn poll(
-    req: &Request,
-    session: &mut Session,
-    deadline: Instant,
-    observer: Option<&mut dyn Observer>,
-) -> Result<Status, Error> {
-    let addr = resolve(&req.address, Protocol::Quake3.default_port(), deadline).await?;
-    let mut chan = registry::udp(Protocol::Quake3, addr, req, session).await?;
+/// A poll's exchange: one `getstatus` with a fresh challenge, answered until `deadline`.
+pub fn new(params: &Params, deadline: Instant) -> OneShot<GetStatus> {
     let codec = GetStatus {
         challenge: quake3::challenge(random_u32()),
         want: Want {
-            detail: req.detail,
-            players: req.players,
-            rules: req.rules,
+            detail: params.detail,
+            players: params.players,
+            rules: params.rules,
         },
     };
-    let mut exchange = OneShot::new(codec, deadline);
-    let pacing = registry::entry(Protocol::Quake3).pacing();
-    drive(&mut exchange, &mut chan, deadline, pacing, observer).await
+    OneShot::new(codec, deadline)
 }

@@ -1,6 +1,4 @@
-use std::time::Duration;
-
-use tokio::time::Instant;
+use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
 

@@ -1,23 +1,60 @@
 //! Why a poll failed, structured, and the one place where that becomes a label.
 //!
 //! Below the dialogues, errors are structured values: [`DecodeError`] (what was wrong with
-//! the bytes), wrapped by [`NetError`] (what the network did). The dialogues add what only
+//! the bytes), wrapped by [`LinkError`] (what the link did; the daemon's `net` names it
+//! `LinkError`). The dialogues add what only
 //! they can tell (a challenge loop, replies that never matched, a split reply cut off).
 //! Fallback decisions read these values; [`Error::reason`] alone maps them onto the closed
 //! [`Reason`] set that the metrics publish.
 
+use std::io;
 use std::net::IpAddr;
+use std::sync::Arc;
 
-use crate::net::NetError;
 use crate::protocol::DecodeError;
 use crate::status::{Failure, Reason};
+
+/// Why talking to a server failed below the dialogue: the link (socket, DNS), or bytes that
+/// did not decode (wrapped, as hickory's `LinkError` wraps its proto errors). Defined here,
+/// runtime-free, so exchanges can react to it; `net` produces it (as `LinkError`). `Clone`
+/// (the io error is shared) so results can be cached. Structured, never a label:
+/// [`Error::reason`] is the one place that turns it into a failure reason.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum LinkError {
+    #[error("timed out")]
+    Timeout,
+    #[error("connection refused")]
+    Refused,
+    #[error("name resolution failed for {name}: {detail}")]
+    Dns { name: String, detail: String },
+    #[error("connection closed after {received} byte(s), before the reply was complete")]
+    Closed { received: usize },
+    /// More bytes than the configured cap on a reply.
+    #[error("reply exceeds {limit} bytes")]
+    TooLarge { limit: usize },
+    #[error("{0}")]
+    Io(Arc<io::Error>),
+    /// The bytes arrived but did not decode.
+    #[error(transparent)]
+    Decode(#[from] DecodeError),
+}
+
+impl From<io::Error> for LinkError {
+    fn from(e: io::Error) -> Self {
+        match e.kind() {
+            io::ErrorKind::ConnectionRefused => LinkError::Refused,
+            io::ErrorKind::TimedOut => LinkError::Timeout,
+            _ => LinkError::Io(Arc::new(e)),
+        }
+    }
+}
 
 /// Why a poll (or one best-effort step of it) failed.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum Error {
     /// The network failed, or a reply that was ours did not decode.
     #[error(transparent)]
-    Net(#[from] NetError),
+    Net(#[from] LinkError),
     /// The server kept issuing new challenges past the configured bound.
     #[error("server issued more than {limit} challenges in a row")]
     Challenge { limit: u8 },
@@ -41,7 +78,7 @@ pub enum Error {
 
 impl From<DecodeError> for Error {
     fn from(e: DecodeError) -> Self {
-        Error::Net(NetError::Decode(e))
+        Error::Net(LinkError::Decode(e))
     }
 }
 
@@ -50,13 +87,13 @@ impl Error {
     pub fn reason(&self) -> Reason {
         match self {
             Error::Net(e) => match e {
-                NetError::Timeout => Reason::Timeout,
-                NetError::Refused => Reason::Refused,
-                NetError::Dns { .. } => Reason::Dns,
-                NetError::Closed { .. } => Reason::Incomplete,
-                NetError::TooLarge { .. } => Reason::TooLarge,
-                NetError::Io(_) => Reason::Network,
-                NetError::Decode(d) => match d {
+                LinkError::Timeout => Reason::Timeout,
+                LinkError::Refused => Reason::Refused,
+                LinkError::Dns { .. } => Reason::Dns,
+                LinkError::Closed { .. } => Reason::Incomplete,
+                LinkError::TooLarge { .. } => Reason::TooLarge,
+                LinkError::Io(_) => Reason::Network,
+                LinkError::Decode(d) => match d {
                     DecodeError::TooLarge { .. } => Reason::TooLarge,
                     DecodeError::Mismatch(_) => Reason::Mismatch,
                     _ => Reason::Malformed,
@@ -73,7 +110,7 @@ impl Error {
     /// The decode error inside, if the bytes were what failed.
     pub fn decode(&self) -> Option<&DecodeError> {
         match self {
-            Error::Net(NetError::Decode(d)) => Some(d),
+            Error::Net(LinkError::Decode(d)) => Some(d),
             _ => None,
         }
     }
@@ -83,9 +120,9 @@ impl Error {
     pub fn unanswered(&self) -> bool {
         matches!(
             self,
-            Error::Net(NetError::Timeout)
+            Error::Net(LinkError::Timeout)
                 | Error::Unanswered { .. }
-                | Error::Net(NetError::Decode(DecodeError::Mismatch(_)))
+                | Error::Net(LinkError::Decode(DecodeError::Mismatch(_)))
         )
     }
 }
@@ -116,7 +153,7 @@ mod tests {
         });
         assert_eq!(cap.reason(), Reason::TooLarge);
         assert_eq!(
-            Error::Net(NetError::TooLarge { limit: 10 }).reason(),
+            Error::Net(LinkError::TooLarge { limit: 10 }).reason(),
             Reason::TooLarge
         );
     }
@@ -125,19 +162,19 @@ mod tests {
     #[test]
     fn every_reason_reachable() {
         let errors = [
-            Error::Net(NetError::Timeout),
-            Error::Net(NetError::Refused),
-            Error::Net(NetError::Dns {
+            Error::Net(LinkError::Timeout),
+            Error::Net(LinkError::Refused),
+            Error::Net(LinkError::Dns {
                 name: "x".into(),
                 detail: "y".into(),
             }),
-            Error::Net(NetError::Io(std::sync::Arc::new(std::io::Error::other(
+            Error::Net(LinkError::Io(std::sync::Arc::new(std::io::Error::other(
                 "z",
             )))),
             Error::from(DecodeError::Invalid("x")),
             Error::Unanswered { count: 1 },
             Error::Challenge { limit: 3 },
-            Error::Net(NetError::TooLarge { limit: 1 }),
+            Error::Net(LinkError::TooLarge { limit: 1 }),
             Error::SplitIncomplete,
         ];
         let reasons: Vec<Reason> = errors.iter().map(Error::reason).collect();
