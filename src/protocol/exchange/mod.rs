@@ -12,6 +12,8 @@
 //! - [`oneshot`]: the whole exchange of a one-request/one-reply protocol.
 //! - [`stream`]: a capped stream buffer and its framing loop.
 //! - [`tools`]: time shares, best-effort notes, challenge bounds, match keys.
+//! - [`replay`]: drives an exchange through a scripted input sequence on a virtual clock
+//!   (the fuzz targets' driver).
 //!
 //! Each protocol's own exchange lives in its folder (`protocol/<p>/exchange.rs`).
 
@@ -27,6 +29,7 @@ pub(crate) use debug;
 pub mod ask;
 pub mod error;
 pub mod oneshot;
+pub mod replay;
 pub mod step;
 pub mod stream;
 pub mod tools;

@@ -18,8 +18,9 @@ use crate::status::Status;
 /// One `getstatus` and what its reply must echo.
 #[derive(Debug)]
 pub struct GetStatus {
-    challenge: String,
-    want: Want,
+    /// The challenge the reply must echo.
+    pub challenge: String,
+    pub want: Want,
 }
 
 impl Codec for GetStatus {

@@ -10,7 +10,7 @@
 //!   server's token), with the reply's numbers as [`packed`] integers.
 //!
 //! The dialogue (which dialect first, the handshake, reassembly under caps) is the exchange
-//! in `query/teeworlds/`; [`to_status`] maps an [`Info`] onto the shared [`Status`].
+//! in [`exchange`] (the detecting [`machine`] inside); [`to_status`] maps an [`Info`] onto the shared [`Status`].
 
 pub mod exchange;
 pub mod machine;
