@@ -225,7 +225,7 @@ impl Slp {
             _ => false,
         };
         if silent_close && self.phase == Phase::Modern && now < self.deadline {
-            debug!(error = %e, "closed on protocol -1, retrying with 47");
+            debug!(host = %self.host, error = %e, "closed on protocol -1, retrying with 47");
             self.modern_failure = Some(e.into());
             // The retry and each legacy ping get equal shares of the time left.
             self.until = share(now, self.deadline, Variant::FALLBACK_ORDER.len() + 1);
@@ -233,7 +233,7 @@ impl Slp {
             self.phase = Phase::ModernRetry;
             self.stage = Stage::Connect;
         } else if not_modern {
-            debug!(error = %e, "no 1.7+ status, trying legacy pings");
+            debug!(host = %self.host, error = %e, "no 1.7+ status, trying legacy pings");
             self.modern_failure = Some(e.into());
             self.start_legacy(0, now);
         } else {
