@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! config ──> scheduler ──(one task per target)──> query ──> net (sockets, DNS, deadlines)
-//!                                                   └─────> protocol (pure codecs: bytes <-> values)
+//!                                                   └─────> protocol (codecs and exchanges, runtime-free)
 //! http /metrics <── metrics (renders a snapshot at scrape time) <── state (latest result per target)
 //! ```
 //!
@@ -19,16 +19,22 @@
 //!    (what a poll found: the normalized status, the failure and its closed set of reasons).
 //!    [`games`] (game presets: which protocol and default port a game id means) sits on
 //!    the vocabulary and is used by `config` and `query`.
-//! 2. [`protocol`]: sans-IO codecs, one module per protocol. Only the vocabulary; no tokio,
-//!    no sockets, no clock (it builds without the `daemon` feature). A bad input is a
-//!    structured `DecodeError`, never a label.
+//! 2. [`protocol`]: one folder per protocol with its sans-IO codec and its exchange (the
+//!    dialogue as a state machine: challenges, splits, tokens, fallbacks), and the parts
+//!    every exchange shares (`protocol::exchange`). Only the vocabulary; no tokio, no
+//!    sockets, no clock of its own: an exchange is told `now` (it builds without the
+//!    `daemon` feature, and the fuzz targets drive exchanges through input sequences). A
+//!    bad input is a structured `DecodeError`, a failed exchange an `exchange::Error`,
+//!    never a label.
 //! 3. [`net`]: the transports: the shared UDP socket (mux), connected UDP, TCP, name and SRV
-//!    resolution, every wait with a deadline. Errors are `NetError` (wrapping `DecodeError`).
-//! 4. [`query`]: per protocol a sans-IO exchange (challenges, splits, tokens, fallbacks) that
-//!    one generic driver runs over a transport with resends and pacing; a registry entry per
-//!    protocol. It produces one normalized [`status::Status`] or a [`status::Failure`]: the
-//!    one place where errors become a closed [`status::Reason`] is `query::Error::reason`.
-//!    `docs/adding-a-protocol.md` shows what a new protocol fills in.
+//!    resolution, every wait with a deadline. Errors are `NetError` (the runtime-free
+//!    `protocol::exchange::LinkError`, wrapping `DecodeError`).
+//! 4. [`query`]: the registry (one entry per protocol: how its address resolves, which link,
+//!    the minimum gap, its exchange's constructor) and the one generic poll and driver that
+//!    run any exchange over any transport with resends and pacing, on tokio's clock. It
+//!    produces one normalized [`status::Status`] or a [`status::Failure`]: the one place
+//!    where errors become a closed [`status::Reason`] is `query::Error::reason` (the
+//!    exchanges' error). `docs/adding-a-protocol.md` shows what a new protocol fills in.
 //! 5. [`simulate`]: in-process servers for every protocol, used by `demo` and by the tests;
 //!    it reaches `protocol` and the vocabulary only, never the client side.
 //! 6. The daemon: [`config`] (schema and validation; [`cidr`] for the allow-list),

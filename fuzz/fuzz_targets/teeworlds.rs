@@ -1,12 +1,46 @@
 //! Every Teeworlds decoder on arbitrary bytes: no panic, client lists within the cap and
 //! within what arrived. Tokens are taken from the input itself (so the fuzzer reaches the
-//! bodies) and, once more, fixed (so mismatches are exercised). The exchange machine needs
-//! the daemon half, so its arbitrary-bytes property lives in `query/teeworlds/machine/`.
+//! bodies) and, once more, fixed (so mismatches are exercised). Then the whole exchange
+//! (dialect detection, resends, the 0.7 handshake, DDNet's multi-packet lists) is driven with
+//! the same bytes as its input sequence (`protocol::exchange::replay`): it must finish by its
+//! deadline without panicking, whichever dialect it asks first.
 #![no_main]
 
-use gameserver_exporter::protocol::teeworlds::{seven, six, MAX_CLIENTS};
+use std::time::{Duration, Instant};
+
+use gameserver_exporter::protocol::exchange::replay::replay;
+use gameserver_exporter::protocol::exchange::Params;
+use gameserver_exporter::protocol::teeworlds::exchange::Teeworlds;
+use gameserver_exporter::protocol::teeworlds::machine::Tokens;
+use gameserver_exporter::protocol::teeworlds::{seven, six, Flavour, MAX_CLIENTS};
 use gameserver_exporter::protocol::Reader;
 use libfuzzer_sys::fuzz_target;
+
+/// The tokens the captures in tests/fixtures/teeworlds were made with.
+const TOKENS: Tokens = Tokens {
+    six: 0x12342a,
+    seven: 0x1122_3344,
+    browse: 1000,
+};
+
+/// The exchange through `script`, asking `hint`'s dialect first.
+fn exchange(script: &[u8], hint: Option<Flavour>) {
+    let params = Params {
+        players: true,
+        detail: script.len() % 2 == 0,
+        ..Params::default()
+    };
+    let start = Instant::now();
+    let deadline = start + Duration::from_secs(5);
+    let min_gap = Duration::from_millis(500);
+    let mut x = Teeworlds::new(params, hint, TOKENS, min_gap, deadline);
+    let r = replay(&mut x, start, deadline, script);
+    assert!(!r.stuck(), "the exchange neither finished nor waited");
+    assert!(r.ended <= deadline + Duration::from_millis(1));
+    if let Some(Ok(status)) = &r.result {
+        assert!(status.players.as_ref().map_or(0, Vec::len) <= MAX_CLIENTS as usize);
+    }
+}
 
 /// The 0.6 token a reply claims: its first decimal field, if any.
 fn six_token(data: &[u8]) -> Option<u32> {
@@ -54,4 +88,7 @@ fuzz_target!(|data: &[u8]| {
         assert!(data.starts_with(&out));
     }
     let _ = seven::decode_request(data);
+
+    exchange(data, None);
+    exchange(data, Some(Flavour::Seven));
 });

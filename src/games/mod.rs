@@ -31,7 +31,7 @@ pub struct Quirks {
     pub rules: bool,
     /// True player counts (and the join queue) are in the A2S keywords (`cp<n>` players,
     /// `mp<n>` capacity, `qp<n>` queued) because the one-byte count fields saturate at 255.
-    /// The `cp`/`mp` reading applies to every A2S reply already (query/a2s.rs), so naming the
+    /// The `cp`/`mp` reading applies to every A2S reply already (protocol/a2s/exchange.rs), so naming the
     /// game changes nothing there; the flag records which games are known to send them.
     pub counts_in_keywords: bool,
 }

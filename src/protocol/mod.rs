@@ -1,9 +1,10 @@
-//! Sans-IO codecs for every supported query protocol.
+//! Sans-IO codecs and exchanges for every supported query protocol, one folder each.
 //!
 //! This module contains no networking code, reads no clock and never imports tokio: every
-//! function maps bytes to values (`decode_*`) or values to bytes (`encode_*`), and multi-step
-//! exchanges are small state machines that the caller feeds with datagrams and asks what to
-//! send next. Time, sockets and retries belong to [`crate::query`] and [`crate::net`].
+//! codec function maps bytes to values (`decode_*`) or values to bytes (`encode_*`), and each
+//! protocol's `exchange` is a state machine ([`exchange::Exchange`]) that the caller tells
+//! `now`, feeds with what arrived and asks what to send next. Sockets, the clock and the
+//! driver's resends belong to the daemon (`query` and `net`).
 //!
 //! Every byte handed to a decoder is hostile: lengths are checked against what arrived, counts
 //! and sizes are capped before anything is allocated, and a bad input is a [`DecodeError`],
@@ -12,6 +13,7 @@
 pub mod a2s;
 pub mod bedrock;
 mod error;
+pub mod exchange;
 pub mod minecraft;
 pub mod mumble;
 pub mod proxy_header;

@@ -5,16 +5,19 @@
 //! between two requests, and tells an optional [`Observer`] everything it does. It is
 //! generic over both sides, so each protocol's poll is monomorphized and nothing is boxed;
 //! with no observer, observation costs a branch per event.
+//!
+//! The clock is the driver's (tokio's, paused in tests): an exchange is handed `now` as the
+//! plain [`std::time::Instant`] that tokio's instant wraps (`into_std`), and the instants it
+//! answers are wrapped back (`from_std`), so both sides read one clock.
 
 use std::net::SocketAddr;
 use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::exchange::{Exchange, Input, Step};
 use super::transport::{Recv, Transport};
-use super::Error;
 use crate::net::NetError;
+use crate::protocol::exchange::{Error, Exchange, Input, Step};
 use crate::status::Status;
 
 /// Times an unanswered datagram request is sent again within its wait.
@@ -131,15 +134,18 @@ pub async fn drive<X: Exchange, T: Transport>(
         let step = if now > deadline {
             // An exchange that has overrun the poll's deadline is polled once more and, if it
             // still does not finish, the poll times out.
-            match exchange.poll(now, &mut out) {
+            match exchange.poll(now.into_std(), &mut out) {
                 s @ (Step::Done(_) | Step::Failed(_)) => s,
                 _ => Step::Failed(NetError::Timeout.into()),
             }
         } else {
-            exchange.poll(now, &mut out)
+            exchange.poll(now.into_std(), &mut out)
         };
         match step {
-            Step::Connect(until) => match transport.connect(until.min(deadline)).await {
+            Step::Connect(until) => match transport
+                .connect(Instant::from_std(until).min(deadline))
+                .await
+            {
                 Ok(()) => {
                     last = Last::default();
                     seen(None, Event::Connected);
@@ -167,7 +173,7 @@ pub async fn drive<X: Exchange, T: Transport>(
                 }
             }
             Step::Wait(until) => {
-                let until = until.min(deadline);
+                let until = Instant::from_std(until).min(deadline);
                 let resend_at = last.resend_at(until, pacing);
                 // No receive buffer is held across this wait: the transport hands over what
                 // arrived at its size, and it is dropped once the exchange has seen it.
@@ -179,13 +185,13 @@ pub async fn drive<X: Exchange, T: Transport>(
                         let rtt = last
                             .sent_at
                             .map_or(Duration::ZERO, |s| at.saturating_duration_since(s));
-                        exchange.handle(at, Input::Received { bytes, rtt });
+                        exchange.handle(at.into_std(), Input::Received { bytes, rtt });
                         fresh = Some(at);
                     }
                     Ok(Recv::Closed) => {
                         let at = Instant::now();
                         seen(Some(at), Event::Closed);
-                        exchange.handle(at, Input::Closed);
+                        exchange.handle(at.into_std(), Input::Closed);
                     }
                     Ok(Recv::Timeout) if resend_at.is_some() => {
                         last.resends_left = last.resends_left.saturating_sub(1);
@@ -223,7 +229,7 @@ fn fail<X: Exchange>(
 ) {
     let at = Instant::now();
     seen(Some(at), Event::TransportError(&e));
-    exchange.handle(at, Input::Failed(e));
+    exchange.handle(at.into_std(), Input::Failed(e));
 }
 
 #[cfg(test)]
@@ -234,9 +240,9 @@ mod tests {
 
     use super::*;
     use crate::net::udp::{UdpChannel, UdpMux};
+    use crate::protocol::exchange::oneshot::{Codec, OneShot};
     use crate::protocol::DecodeError;
     use crate::query::fake::{Answer, Fake};
-    use crate::query::oneshot::{Codec, OneShot};
 
     /// A toy one-shot protocol: the request is "req", the reply anything starting with "re";
     /// "xx" answers something else.
@@ -302,7 +308,7 @@ mod tests {
         });
         let start = Instant::now();
         let deadline = start + Duration::from_secs(3);
-        let mut x = OneShot::new(Echo, deadline);
+        let mut x = OneShot::new(Echo, deadline.into_std());
         let mut t = Transcript::default();
         let s = drive(&mut x, &mut fake, deadline, Pacing::default(), Some(&mut t))
             .await
@@ -330,7 +336,7 @@ mod tests {
     async fn observer_sees_timeout_and_failure() {
         let mut fake = Fake::<true>::new(|_, _, _| vec![]);
         let deadline = Instant::now() + Duration::from_millis(400);
-        let mut x = OneShot::new(Echo, deadline);
+        let mut x = OneShot::new(Echo, deadline.into_std());
         let mut t = Transcript::default();
         let e = drive(&mut x, &mut fake, deadline, Pacing::default(), Some(&mut t))
             .await
@@ -349,7 +355,7 @@ mod tests {
     async fn foreign_only_is_mismatch() {
         let mut fake = Fake::<true>::new(|_, _, _| vec![Answer::Bytes(b"xx".to_vec())]);
         let deadline = Instant::now() + Duration::from_secs(1);
-        let mut x = OneShot::new(Echo, deadline);
+        let mut x = OneShot::new(Echo, deadline.into_std());
         let e = drive(&mut x, &mut fake, deadline, Pacing::default(), None)
             .await
             .unwrap_err();
@@ -362,7 +368,7 @@ mod tests {
         let mut fake = Fake::<true>::new(|_, _, _| vec![]);
         let start = Instant::now();
         let deadline = start + Duration::from_secs(5);
-        let mut x = OneShot::new(Echo, deadline);
+        let mut x = OneShot::new(Echo, deadline.into_std());
         let mut t = Transcript::default();
         let pacing = Pacing {
             resends: 4,
@@ -424,7 +430,7 @@ mod tests {
             };
             let ask = async {
                 let deadline = soon(2000);
-                let mut x = OneShot::new(Echo, deadline);
+                let mut x = OneShot::new(Echo, deadline.into_std());
                 let mut t = Transcript::default();
                 let s = drive(&mut x, &mut chan, deadline, Pacing::default(), Some(&mut t))
                     .await
@@ -456,7 +462,7 @@ mod tests {
         let mut chan = UdpChannel::connect(addr).await.unwrap();
         let started = Instant::now();
         let deadline = soon(1800);
-        let mut x = OneShot::new(Echo, deadline);
+        let mut x = OneShot::new(Echo, deadline.into_std());
         let (result, got) = tokio::join!(
             drive(&mut x, &mut chan, deadline, Pacing::default(), None),
             collect(&server, Duration::from_millis(1000))
@@ -468,7 +474,7 @@ mod tests {
         assert!(got[1].1 - got[0].1 >= RESEND_AFTER_MIN - Duration::from_millis(5));
 
         let deadline = soon(300);
-        let mut x = OneShot::new(Echo, deadline);
+        let mut x = OneShot::new(Echo, deadline.into_std());
         assert!(matches!(
             drive(&mut x, &mut chan, deadline, Pacing::default(), None).await,
             Err(Error::Net(NetError::Timeout))

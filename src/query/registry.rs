@@ -1,24 +1,52 @@
-//! The registry: one entry per protocol, and the one place that dispatches on the protocol.
+//! The registry: one entry per protocol, and the one place that names them all.
 //!
-//! An entry says how a protocol travels ([`Link`]) and how its requests must be spaced
-//! ([`Entry::min_gap`]); the protocol's id and default port are the target vocabulary's
-//! ([`Protocol`]). Adding a protocol adds one entry and one arm of [`poll`] here, next to its
-//! codec (`protocol/`), its exchange (`query/<name>.rs`) and its simulator (`simulate/`);
-//! see `docs/adding-a-protocol.md`.
+//! An entry says everything a poll needs besides the target: how the address resolves
+//! ([`Resolve`]), how the protocol travels ([`Link`]), how its requests must be spaced
+//! ([`Entry::min_gap`]) and how its exchange is built from a poll's [`Start`] and the
+//! target's [`Session`] (and what it leaves there for the next poll): [`Build`]. The
+//! protocol's id and default port are the target vocabulary's ([`Protocol`]). One generic
+//! poll ([`run`]) does the rest for every protocol: resolve, open the link, build, drive,
+//! remember. Adding a protocol adds its folder in `protocol/` (codec and exchange), its
+//! simulator in `simulate/`, and here one entry and one [`Build`]; see
+//! `docs/adding-a-protocol.md`.
 
-use std::net::SocketAddr;
+use std::future::Future;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::pin::Pin;
 use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::driver::{Observer, Pacing, RESENDS};
-use super::{
-    a2s, bedrock, mcquery, minecraft, mumble, quake3, samp, teeworlds, Error, Request, Session,
-};
+use super::driver::{drive, Observer, Pacing, RESENDS};
+use super::request::{Request, Session};
+use super::transport::{TcpLink, Transport};
 use crate::net::udp::UdpChannel;
-use crate::net::NetError;
+use crate::net::{resolve, srv};
+use crate::protocol::a2s::exchange::A2s;
+use crate::protocol::exchange::oneshot::OneShot;
+use crate::protocol::exchange::{Error, Exchange, Params};
+use crate::protocol::minecraft::query_exchange::{self as mcquery, McQuery};
+use crate::protocol::minecraft::slp_exchange::Slp;
+use crate::protocol::samp::exchange::Samp;
+use crate::protocol::samp::Header;
+use crate::protocol::teeworlds::exchange::Teeworlds;
+use crate::protocol::teeworlds::machine::Tokens;
+use crate::protocol::{bedrock, mumble, quake3};
 use crate::status::Status;
 use crate::target::Protocol;
+
+/// How a protocol's address becomes the socket address it talks to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resolve {
+    /// A and AAAA records (or a literal), the protocol's default port unless given.
+    Plain,
+    /// Minecraft's `_minecraft._tcp` SRV record first, unless the address has a port or is
+    /// an IP literal; then as [`Resolve::Plain`].
+    MinecraftSrv,
+    /// As [`Resolve::Plain`], and the address must be IPv4 (an IPv4-mapped IPv6 one is
+    /// taken as IPv4): SA:MP carries the server's IPv4 address in every request.
+    Ipv4Only,
+}
 
 /// How a protocol reaches its server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,22 +61,45 @@ pub enum Link {
     Tcp,
 }
 
-/// What the driver and the transports need to know about one protocol.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A poll in flight, boxed once per poll so that entries of different exchanges share one
+/// type; everything inside it (driver, exchange, link) is monomorphized per protocol.
+pub type PollFuture<'a> = Pin<Box<dyn Future<Output = Result<Status, Error>> + Send + 'a>>;
+
+/// Runs one poll of an entry's protocol: [`run`] for that protocol's exchange.
+pub type PollFn = for<'a> fn(
+    &'a Request,
+    &'a mut Session,
+    Instant,
+    Option<&'a mut dyn Observer>,
+) -> PollFuture<'a>;
+
+/// What a poll needs to know about one protocol.
+#[derive(Debug, Clone, Copy)]
 pub struct Entry {
     pub protocol: Protocol,
+    pub resolve: Resolve,
     pub link: Link,
     /// The least time between two requests to the same server, resends included. Zero
     /// unless the server drops quick repeats: DarkPlaces-based servers (Quake 3 family) do
     /// within a second.
-    /// Teeworlds keeps two dialects in flight, so its exchange resends by itself and applies
-    /// this per request kind (the 0.7 info request may follow its handshake at once).
     pub min_gap: Duration,
+    /// The exchange resends by itself and keeps [`Entry::min_gap`] per request kind
+    /// (Teeworlds keeps two dialects in flight; its 0.7 info request may follow its
+    /// handshake at once): the driver's resends and gap are off.
+    pub self_paced: bool,
+    /// The generic poll, instantiated with this protocol's exchange.
+    pub poll: PollFn,
 }
 
 impl Entry {
     /// How the driver spaces this protocol's requests.
     pub fn pacing(&self) -> Pacing {
+        if self.self_paced {
+            return Pacing {
+                resends: 0,
+                min_gap: Duration::ZERO,
+            };
+        }
         Pacing {
             resends: RESENDS,
             min_gap: self.min_gap,
@@ -58,48 +109,72 @@ impl Entry {
 
 const A2S: Entry = Entry {
     protocol: Protocol::A2s,
+    resolve: Resolve::Plain,
     link: Link::UdpShared,
     min_gap: Duration::ZERO,
+    self_paced: false,
+    poll: run::<A2s>,
 };
 const MINECRAFT: Entry = Entry {
     protocol: Protocol::Minecraft,
+    resolve: Resolve::MinecraftSrv,
     link: Link::Tcp,
     min_gap: Duration::ZERO,
+    self_paced: false,
+    poll: run::<Slp>,
 };
 const MINECRAFT_QUERY: Entry = Entry {
     protocol: Protocol::MinecraftQuery,
+    resolve: Resolve::Plain,
     link: Link::UdpConnected,
     min_gap: Duration::ZERO,
+    self_paced: false,
+    poll: run::<McQuery>,
 };
 const MINECRAFT_BEDROCK: Entry = Entry {
     protocol: Protocol::MinecraftBedrock,
+    resolve: Resolve::Plain,
     link: Link::UdpShared,
     min_gap: Duration::ZERO,
+    self_paced: false,
+    poll: run::<OneShot<bedrock::exchange::Ping>>,
 };
 const SAMP: Entry = Entry {
     protocol: Protocol::Samp,
+    resolve: Resolve::Ipv4Only,
     link: Link::UdpShared,
     min_gap: Duration::ZERO,
+    self_paced: false,
+    poll: run::<Samp>,
 };
 const MUMBLE: Entry = Entry {
     protocol: Protocol::Mumble,
+    resolve: Resolve::Plain,
     link: Link::UdpShared,
     min_gap: Duration::ZERO,
+    self_paced: false,
+    poll: run::<OneShot<mumble::exchange::Ping>>,
 };
 /// Neither real server seen drops repeats (DDNet 16.4 and Teeworlds 0.7.5 answered ten
 /// requests in a burst ten times); the gap keeps resends polite for servers run with limits.
 const TEEWORLDS: Entry = Entry {
     protocol: Protocol::Teeworlds,
+    resolve: Resolve::Plain,
     link: Link::UdpShared,
     min_gap: Duration::from_millis(500),
+    self_paced: true,
+    poll: run::<Teeworlds>,
 };
 
 /// DarkPlaces drops a repeat from one address within 1 s (ioquake3 allows 10 a second):
 /// resends wait [`crate::protocol::quake3::MIN_GAP`] (docs/protocols/quake3.md).
 const QUAKE3: Entry = Entry {
     protocol: Protocol::Quake3,
+    resolve: Resolve::Plain,
     link: Link::UdpShared,
     min_gap: crate::protocol::quake3::MIN_GAP,
+    self_paced: false,
+    poll: run::<OneShot<quake3::exchange::GetStatus>>,
 };
 
 /// The registry entry of `protocol`.
@@ -116,38 +191,198 @@ pub fn entry(protocol: Protocol) -> &'static Entry {
     }
 }
 
-/// Runs the protocol's dialogue: each arm resolves, opens its transport and drives its
-/// exchange.
+/// What an exchange is built from, besides the target's [`Session`].
+#[derive(Debug, Clone, Copy)]
+pub struct Start<'a> {
+    pub params: Params,
+    /// The host name as configured (Minecraft's handshake carries it; proxies route by it).
+    pub host: &'a str,
+    /// The resolved address the link talks to.
+    pub peer: SocketAddr,
+    /// Our local port, on links that have one of their own.
+    pub local_port: Option<u16>,
+    /// The entry's minimum gap, for self-paced exchanges.
+    pub min_gap: Duration,
+    /// The poll's deadline on the driver's clock.
+    pub deadline: std::time::Instant,
+}
+
+/// How a protocol's exchange is built for one poll, and what it leaves in the target's
+/// [`Session`] for the next. The one place where per-protocol memory meets the session.
+pub trait Build: Exchange + Send + Sized + 'static {
+    fn build(start: &Start<'_>, session: &Session) -> Self;
+
+    /// Called once the exchange has finished, whatever its result.
+    fn remember(&self, _session: &mut Session) {}
+}
+
+impl Build for A2s {
+    fn build(start: &Start<'_>, session: &Session) -> Self {
+        A2s::new(start.params, session.a2s_challenge, start.deadline)
+    }
+
+    fn remember(&self, session: &mut Session) {
+        session.a2s_challenge = self.challenge();
+    }
+}
+
+impl Build for Slp {
+    fn build(start: &Start<'_>, _session: &Session) -> Self {
+        // Proxies route by the name the user typed, so it goes into the handshake, not the
+        // SRV target; the port is the one actually connected to.
+        Slp::new(start.params, start.host, start.peer.port(), start.deadline)
+    }
+}
+
+impl Build for McQuery {
+    fn build(start: &Start<'_>, session: &Session) -> Self {
+        let memory = mcquery::Memory {
+            token: session.query_token,
+            token_at: session.query_token_at,
+            local_port: session.query_local_port,
+        };
+        McQuery::new(start.params, memory, start.local_port, start.deadline)
+    }
+
+    fn remember(&self, session: &mut Session) {
+        let memory = self.memory();
+        session.query_token = memory.token;
+        session.query_token_at = memory.token_at;
+        session.query_local_port = memory.local_port;
+    }
+}
+
+impl Build for OneShot<bedrock::exchange::Ping> {
+    fn build(start: &Start<'_>, _session: &Session) -> Self {
+        bedrock::exchange::new(&start.params, start.deadline)
+    }
+}
+
+impl Build for Samp {
+    fn build(start: &Start<'_>, _session: &Session) -> Self {
+        // Resolve::Ipv4Only has made the peer IPv4.
+        let ip = ipv4_of(start.peer.ip()).unwrap_or(Ipv4Addr::UNSPECIFIED);
+        let header = Header {
+            ip,
+            port: start.peer.port(),
+        };
+        Samp::new(start.params, header, start.deadline)
+    }
+}
+
+impl Build for OneShot<mumble::exchange::Ping> {
+    fn build(start: &Start<'_>, _session: &Session) -> Self {
+        mumble::exchange::new(&start.params, start.deadline)
+    }
+}
+
+impl Build for OneShot<quake3::exchange::GetStatus> {
+    fn build(start: &Start<'_>, _session: &Session) -> Self {
+        quake3::exchange::new(&start.params, start.deadline)
+    }
+}
+
+impl Build for Teeworlds {
+    fn build(start: &Start<'_>, session: &Session) -> Self {
+        let hint = session.teeworlds_flavour;
+        Teeworlds::new(
+            start.params,
+            hint,
+            Tokens::random(),
+            start.min_gap,
+            start.deadline,
+        )
+    }
+
+    fn remember(&self, session: &mut Session) {
+        session.teeworlds_flavour = self.flavour();
+    }
+}
+
+/// Polls once through `req.protocol`'s entry.
 pub(super) async fn poll(
     req: &Request,
     session: &mut Session,
     deadline: Instant,
     observer: Option<&mut dyn Observer>,
 ) -> Result<Status, Error> {
-    match req.protocol {
-        Protocol::A2s => a2s::poll(req, session, deadline, observer).await,
-        Protocol::Minecraft => minecraft::poll(req, session, deadline, observer).await,
-        Protocol::MinecraftQuery => mcquery::poll(req, session, deadline, observer).await,
-        Protocol::MinecraftBedrock => bedrock::poll(req, session, deadline, observer).await,
-        Protocol::Samp => samp::poll(req, session, deadline, observer).await,
-        Protocol::Mumble => mumble::poll(req, session, deadline, observer).await,
-        Protocol::Quake3 => quake3::poll(req, session, deadline, observer).await,
-        Protocol::Teeworlds => teeworlds::poll(req, session, deadline, observer).await,
+    // Shortens the observer's object lifetime to the borrows' (a coercion `Option` cannot do).
+    let observer = observer.map(|o| -> &mut dyn Observer { o });
+    (entry(req.protocol).poll)(req, session, deadline, observer).await
+}
+
+/// The one poll every protocol runs: resolve as the entry says, open its link, build the
+/// exchange, drive it, and let it remember what the next poll needs.
+pub fn run<'a, X: Build>(
+    req: &'a Request,
+    session: &'a mut Session,
+    deadline: Instant,
+    observer: Option<&'a mut dyn Observer>,
+) -> PollFuture<'a> {
+    Box::pin(async move {
+        let entry = entry(req.protocol);
+        let peer = resolved(entry, req, deadline).await?;
+        let mut start = Start {
+            params: req.params(),
+            host: &req.address.host,
+            peer,
+            local_port: None,
+            min_gap: entry.min_gap,
+            deadline: deadline.into_std(),
+        };
+        match entry.link {
+            Link::UdpShared => {
+                let mut chan = UdpChannel::open(peer, req.shared_udp(session)).await?;
+                go::<X, _>(entry, &start, session, &mut chan, deadline, observer).await
+            }
+            Link::UdpConnected => {
+                let mut chan = UdpChannel::connect_from(peer, session.query_local_port).await?;
+                start.local_port = chan.local_port();
+                go::<X, _>(entry, &start, session, &mut chan, deadline, observer).await
+            }
+            Link::Tcp => {
+                let mut link = TcpLink::new(peer).with_proxy_header(req.proxy_protocol);
+                go::<X, _>(entry, &start, session, &mut link, deadline, observer).await
+            }
+        }
+    })
+}
+
+async fn go<X: Build, T: Transport>(
+    entry: &Entry,
+    start: &Start<'_>,
+    session: &mut Session,
+    transport: &mut T,
+    deadline: Instant,
+    observer: Option<&mut dyn Observer>,
+) -> Result<Status, Error> {
+    let mut exchange = X::build(start, session);
+    let result = drive(&mut exchange, transport, deadline, entry.pacing(), observer).await;
+    exchange.remember(session);
+    result
+}
+
+/// The address `entry` says `req` resolves to.
+async fn resolved(entry: &Entry, req: &Request, deadline: Instant) -> Result<SocketAddr, Error> {
+    let port = entry.protocol.default_port();
+    match entry.resolve {
+        Resolve::Plain => Ok(resolve::resolve(&req.address, port, deadline).await?),
+        Resolve::MinecraftSrv => Ok(srv::resolve_minecraft(&req.address, port, deadline).await?),
+        Resolve::Ipv4Only => {
+            let addr = resolve::resolve(&req.address, port, deadline).await?;
+            let ip = ipv4_of(addr.ip()).ok_or_else(|| Error::NotIpv4 {
+                name: req.address.to_string(),
+                ip: addr.ip(),
+            })?;
+            Ok(SocketAddr::new(IpAddr::V4(ip), addr.port()))
+        }
     }
 }
 
-/// The UDP channel `protocol`'s [`Link`] asks for.
-pub(super) async fn udp(
-    protocol: Protocol,
-    addr: SocketAddr,
-    req: &Request,
-    session: &Session,
-) -> Result<UdpChannel, NetError> {
-    match entry(protocol).link {
-        Link::UdpShared => UdpChannel::open(addr, super::shared_udp(req, session)).await,
-        Link::UdpConnected | Link::Tcp => {
-            UdpChannel::connect_from(addr, session.query_local_port).await
-        }
+fn ipv4_of(ip: IpAddr) -> Option<Ipv4Addr> {
+    match ip {
+        IpAddr::V4(v4) => Some(v4),
+        IpAddr::V6(v6) => v6.to_ipv4_mapped(),
     }
 }
 

@@ -5,23 +5,25 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::a2s::A2s;
-use super::bedrock::Ping as BedrockPing;
 use super::driver::{drive, Pacing};
 use super::fake::{Answer, Fake};
-use super::mcquery::McQuery;
-use super::minecraft::Slp;
-use super::mumble::Ping as MumblePing;
-use super::oneshot::OneShot;
-use super::samp::Samp;
 use super::{Error, Request, Session};
 use crate::net::NetError;
+use crate::protocol::a2s::exchange::A2s;
 use crate::protocol::a2s::{self, Info, Query};
+use crate::protocol::bedrock::exchange::Ping as BedrockPing;
+use crate::protocol::exchange::oneshot::OneShot;
 use crate::protocol::minecraft::legacy::{self, LegacyStatus};
 use crate::protocol::minecraft::query::{self as mcq, FullStat};
+use crate::protocol::minecraft::query_exchange::{McQuery, Memory};
 use crate::protocol::minecraft::slp;
+use crate::protocol::minecraft::slp_exchange::Slp;
 use crate::protocol::minecraft::varint::decode_frame;
+use crate::protocol::mumble::exchange::Ping as MumblePing;
 use crate::protocol::samp;
+use crate::protocol::samp::exchange::Samp;
+use crate::protocol::teeworlds::exchange::Teeworlds;
+use crate::protocol::teeworlds::machine::Tokens;
 use crate::protocol::{bedrock, mumble};
 use crate::status::Reason;
 use crate::target::{Address, Protocol};
@@ -73,10 +75,11 @@ async fn a2s_new_challenge_mid_way() {
         other => panic!("unexpected request {other:?}"),
     });
     let deadline = deadline();
-    let mut x = A2s::new(&req, &mut session, deadline);
+    let mut x = A2s::new(req.params(), session.a2s_challenge, deadline.into_std());
     let status = drive(&mut x, &mut fake, deadline, Pacing::default(), None)
         .await
         .unwrap();
+    session.a2s_challenge = x.challenge();
     assert_eq!(
         (status.name.as_str(), status.online, status.max),
         ("in memory", 3, 10)
@@ -91,10 +94,10 @@ async fn a2s_new_challenge_mid_way() {
 async fn a2s_challenge_cap_reached() {
     let mut req = request(Protocol::A2s);
     req.limits.max_challenges = 2;
-    let mut session = Session::default();
+    let session = Session::default();
     let mut fake = Fake::<true>::new(|_, n, _| vec![challenge([n as u8; 4])]);
     let deadline = deadline();
-    let mut x = A2s::new(&req, &mut session, deadline);
+    let mut x = A2s::new(req.params(), session.a2s_challenge, deadline.into_std());
     let err = drive(&mut x, &mut fake, deadline, Pacing::default(), None)
         .await
         .unwrap_err();
@@ -126,11 +129,10 @@ async fn mcquery_token_refresh() {
     const OLD: i32 = 1111;
     const NEW: i32 = 2222;
     let req = request(Protocol::MinecraftQuery);
-    let mut session = Session {
-        query_token: Some((0x0101_0101, OLD)),
-        query_token_at: Some(Instant::now()),
-        query_local_port: Some(40000),
-        ..Session::default()
+    let memory = Memory {
+        token: Some((0x0101_0101, OLD)),
+        token_at: Some(Instant::now().into_std()),
+        local_port: Some(40000),
     };
     let mut fake = Fake::<true>::new(|_, _, bytes| match mcq::decode_request(bytes) {
         Ok(mcq::Request::FullStat { token: OLD, .. }) => vec![],
@@ -147,7 +149,7 @@ async fn mcquery_token_refresh() {
     });
     let started = Instant::now();
     let deadline = started + Duration::from_secs(3);
-    let mut x = McQuery::new(&req, &mut session, Some(40000), deadline);
+    let mut x = McQuery::new(req.params(), memory, Some(40000), deadline.into_std());
     let status = drive(&mut x, &mut fake, deadline, Pacing::default(), None)
         .await
         .unwrap();
@@ -176,8 +178,8 @@ async fn mcquery_token_refresh() {
     ));
     // The refresh came after the remembered token's share: a third of the time.
     assert!(Instant::now() - started >= Duration::from_secs(1));
-    assert_eq!(session.query_token.map(|(_, t)| t), Some(NEW));
-    assert_eq!(session.query_local_port, Some(40000));
+    assert_eq!(x.memory().token.map(|(_, t)| t), Some(NEW));
+    assert_eq!(x.memory().local_port, Some(40000));
 }
 
 /// A token older than the server keeps them is not tried: the poll starts with a handshake.
@@ -186,11 +188,10 @@ async fn mcquery_stale_token_not_tried() {
     let req = request(Protocol::MinecraftQuery);
     let issued = Instant::now();
     tokio::time::advance(Duration::from_secs(31)).await;
-    let mut session = Session {
-        query_token: Some((0x0101_0101, 1)),
-        query_token_at: Some(issued),
-        query_local_port: Some(40000),
-        ..Session::default()
+    let memory = Memory {
+        token: Some((0x0101_0101, 1)),
+        token_at: Some(issued.into_std()),
+        local_port: Some(40000),
     };
     let mut fake = Fake::<true>::new(|_, _, bytes| match mcq::decode_request(bytes) {
         Ok(mcq::Request::Handshake { session }) => {
@@ -204,7 +205,7 @@ async fn mcquery_stale_token_not_tried() {
         other => panic!("unexpected request {other:?}"),
     });
     let deadline = deadline();
-    let mut x = McQuery::new(&req, &mut session, Some(40000), deadline);
+    let mut x = McQuery::new(req.params(), memory, Some(40000), deadline.into_std());
     drive(&mut x, &mut fake, deadline, Pacing::default(), None)
         .await
         .unwrap();
@@ -261,7 +262,7 @@ async fn slp_fallback_chain() {
     });
     let started = Instant::now();
     let deadline = started + Duration::from_secs(3);
-    let mut x = Slp::new(&req, "localhost", 25565, deadline);
+    let mut x = Slp::new(req.params(), "localhost", 25565, deadline.into_std());
     let status = drive(&mut x, &mut fake, deadline, Pacing::default(), None)
         .await
         .unwrap();
@@ -295,7 +296,7 @@ async fn slp_retries_with_concrete_protocol() {
         other => panic!("unexpected request {other:?}"),
     });
     let deadline = deadline();
-    let mut x = Slp::new(&req, "localhost", 25565, deadline);
+    let mut x = Slp::new(req.params(), "localhost", 25565, deadline.into_std());
     let status = drive(&mut x, &mut fake, deadline, Pacing::default(), None)
         .await
         .unwrap();
@@ -326,7 +327,7 @@ async fn slp_retry_only_after_a_silent_close() {
         _ => vec![Answer::Bytes(bytes.to_vec())],
     });
     let deadline = deadline();
-    let mut x = Slp::new(&req, "localhost", 25565, deadline);
+    let mut x = Slp::new(req.params(), "localhost", 25565, deadline.into_std());
     drive(&mut x, &mut fake, deadline, Pacing::default(), None)
         .await
         .unwrap();
@@ -344,7 +345,7 @@ async fn slp_retry_only_after_a_silent_close() {
             vec![kick("legacy")]
         }
     });
-    let mut x = Slp::new(&req, "localhost", 25565, deadline);
+    let mut x = Slp::new(req.params(), "localhost", 25565, deadline.into_std());
     let status = drive(&mut x, &mut fake, deadline, Pacing::default(), None)
         .await
         .unwrap();
@@ -362,13 +363,13 @@ async fn slp_chain_reports_informative_failure() {
         _ => vec![Answer::Close],
     });
     let deadline = deadline();
-    let mut x = Slp::new(&req, "localhost", 25565, deadline);
+    let mut x = Slp::new(req.params(), "localhost", 25565, deadline.into_std());
     let err = drive(&mut x, &mut fake, deadline, Pacing::default(), None)
         .await
         .unwrap_err();
     assert_eq!(err.reason(), Reason::Malformed, "{err}");
     let mut fake = Fake::<false>::new(|_, _, _| vec![Answer::Close]);
-    let mut x = Slp::new(&req, "localhost", 25565, deadline);
+    let mut x = Slp::new(req.params(), "localhost", 25565, deadline.into_std());
     let err = drive(&mut x, &mut fake, deadline, Pacing::default(), None)
         .await
         .unwrap_err();
@@ -421,7 +422,7 @@ async fn samp_detailed_falls_back_to_clients() {
         }
     });
     let deadline = deadline();
-    let mut x = Samp::new(&req, SAMP_HEADER, deadline);
+    let mut x = Samp::new(req.params(), SAMP_HEADER, deadline.into_std());
     let status = drive(&mut x, &mut fake, deadline, Pacing::default(), None)
         .await
         .unwrap();
@@ -471,7 +472,7 @@ async fn mumble_skips_foreign_idents() {
         detail: false,
     };
     let status = drive(
-        &mut OneShot::new(ping, d),
+        &mut OneShot::new(ping, d.into_std()),
         &mut fake,
         d,
         Pacing::default(),
@@ -486,7 +487,7 @@ async fn mumble_skips_foreign_idents() {
         detail: false,
     };
     let err = drive(
-        &mut OneShot::new(ping, d),
+        &mut OneShot::new(ping, d.into_std()),
         &mut fake,
         d,
         Pacing::default(),
@@ -512,7 +513,7 @@ async fn bedrock_skips_other_times_fails_on_garbage() {
     });
     let d = deadline();
     let status = drive(
-        &mut OneShot::new(BedrockPing::new(false), d),
+        &mut OneShot::new(BedrockPing::new(false), d.into_std()),
         &mut fake,
         d,
         Pacing::default(),
@@ -527,7 +528,7 @@ async fn bedrock_skips_other_times_fails_on_garbage() {
     let mut fake = Fake::<true>::new(move |_, _, _| vec![Answer::Bytes(vec![0x1d; 40])]);
     let started = Instant::now();
     let err = drive(
-        &mut OneShot::new(BedrockPing::new(false), d),
+        &mut OneShot::new(BedrockPing::new(false), d.into_std()),
         &mut fake,
         d,
         Pacing::default(),
@@ -572,15 +573,15 @@ proptest! {
             all.players = true;
             all.rules = true;
             all.detail = true;
-            let mut session = Session::default();
             let d = deadline();
-            let _ = drive(&mut A2s::new(&all, &mut session, d), &mut Fake::<true>::new(script.clone()), d, Pacing::default(), None).await;
-            let _ = drive(&mut Samp::new(&all, SAMP_HEADER, d), &mut Fake::<true>::new(script.clone()), d, Pacing::default(), None).await;
-            let _ = drive(&mut McQuery::new(&all, &mut session, None, d), &mut Fake::<true>::new(script.clone()), d, Pacing::default(), None).await;
-            let _ = drive(&mut OneShot::new(BedrockPing::new(true), d), &mut Fake::<true>::new(script.clone()), d, Pacing::default(), None).await;
-            let _ = drive(&mut OneShot::new(MumblePing { ident: [1; 8], detail: true }, d), &mut Fake::<true>::new(script.clone()), d, Pacing::default(), None).await;
-            let _ = drive(&mut super::teeworlds::Teeworlds::new(&all, &mut session, super::teeworlds::Tokens { six: 1, seven: 2, browse: 3 }, d), &mut Fake::<true>::new(script.clone()), d, Pacing::default(), None).await;
-            let _ = drive(&mut Slp::new(&all, "localhost", 25565, d), &mut Fake::<false>::new(script), d, Pacing::default(), None).await;
+            let (p, ds) = (all.params(), d.into_std());
+            let _ = drive(&mut A2s::new(p, None, ds), &mut Fake::<true>::new(script.clone()), d, Pacing::default(), None).await;
+            let _ = drive(&mut Samp::new(p, SAMP_HEADER, ds), &mut Fake::<true>::new(script.clone()), d, Pacing::default(), None).await;
+            let _ = drive(&mut McQuery::new(p, Memory::default(), None, ds), &mut Fake::<true>::new(script.clone()), d, Pacing::default(), None).await;
+            let _ = drive(&mut OneShot::new(BedrockPing::new(true), ds), &mut Fake::<true>::new(script.clone()), d, Pacing::default(), None).await;
+            let _ = drive(&mut OneShot::new(MumblePing { ident: [1; 8], detail: true }, ds), &mut Fake::<true>::new(script.clone()), d, Pacing::default(), None).await;
+            let _ = drive(&mut Teeworlds::new(p, None, Tokens { six: 1, seven: 2, browse: 3 }, Duration::from_millis(500), ds), &mut Fake::<true>::new(script.clone()), d, Pacing::default(), None).await;
+            let _ = drive(&mut Slp::new(p, "localhost", 25565, ds), &mut Fake::<false>::new(script), d, Pacing::default(), None).await;
             assert!(Instant::now() <= d + Duration::from_millis(1));
         });
     }

@@ -17,6 +17,7 @@
 //!    challenge sits right after the type byte (`-1` asks for one).
 
 mod crc32;
+pub mod exchange;
 mod info;
 mod players;
 mod request;

@@ -17,6 +17,7 @@
 //! datagram is malformed; a wrong magic or another time is a mismatch (not an answer to our
 //! ping: keep waiting).
 
+pub mod exchange;
 pub mod id;
 
 use std::time::Duration;

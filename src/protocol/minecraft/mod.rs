@@ -4,5 +4,7 @@
 pub mod legacy;
 pub mod motd;
 pub mod query;
+pub mod query_exchange;
 pub mod slp;
+pub mod slp_exchange;
 pub mod varint;

@@ -22,6 +22,7 @@
 //! ioquake3's `g_humanplayers`; [`to_status`] takes it when the caller has one.
 
 mod color;
+pub mod exchange;
 mod infostring;
 mod map;
 mod players;

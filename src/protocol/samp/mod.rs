@@ -13,6 +13,7 @@
 //! default, Windows-1251 on Russian servers): decoders take the [`Encoding`] and never fail on
 //! bytes it cannot map (they become U+FFFD).
 
+pub mod exchange;
 mod info;
 mod lists;
 

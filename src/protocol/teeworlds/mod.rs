@@ -10,8 +10,10 @@
 //!   server's token), with the reply's numbers as [`packed`] integers.
 //!
 //! The dialogue (which dialect first, the handshake, reassembly under caps) is the exchange
-//! in `query/teeworlds/`; [`to_status`] maps an [`Info`] onto the shared [`Status`].
+//! in [`exchange`] (the detecting [`machine`] inside); [`to_status`] maps an [`Info`] onto the shared [`Status`].
 
+pub mod exchange;
+pub mod machine;
 pub mod packed;
 pub mod seven;
 pub mod six;

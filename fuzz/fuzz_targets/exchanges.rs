@@ -1,0 +1,121 @@
+//! Every exchange driven through an arbitrary input sequence: datagrams or stream chunks,
+//! closes, link failures and time passing, on a virtual clock (`protocol::exchange::replay`).
+//! Every exchange must finish (no endless sending without a wait) by its deadline, never
+//! panic, and never send an empty request.
+//!
+//! Input: the first byte picks the exchange (low three bits) and the poll's options (players,
+//! rules, detail, and remembered state from an earlier poll: challenge, token, dialect); the
+//! rest is the replay script. Match keys (session ids, echoed times, idents, tokens) are
+//! fixed where the exchange takes them, so the fuzzer can learn to answer them.
+#![no_main]
+
+use std::net::Ipv4Addr;
+use std::time::{Duration, Instant};
+
+use gameserver_exporter::protocol::a2s::exchange::A2s;
+use gameserver_exporter::protocol::exchange::oneshot::OneShot;
+use gameserver_exporter::protocol::exchange::replay::replay;
+use gameserver_exporter::protocol::exchange::{Exchange, Params};
+use gameserver_exporter::protocol::minecraft::query_exchange::{McQuery, Memory};
+use gameserver_exporter::protocol::minecraft::slp_exchange::Slp;
+use gameserver_exporter::protocol::quake3::{self, Want};
+use gameserver_exporter::protocol::samp::{exchange::Samp, Header};
+use gameserver_exporter::protocol::teeworlds::exchange::Teeworlds;
+use gameserver_exporter::protocol::teeworlds::machine::Tokens;
+use gameserver_exporter::protocol::teeworlds::Flavour;
+use gameserver_exporter::protocol::{bedrock, mumble};
+use libfuzzer_sys::fuzz_target;
+
+const BUDGET: Duration = Duration::from_secs(5);
+
+/// The tokens the Teeworlds captures in tests/fixtures/teeworlds were made with.
+const TEEWORLDS_TOKENS: Tokens = Tokens {
+    six: 0x12342a,
+    seven: 0x1122_3344,
+    browse: 1000,
+};
+
+fn run<X: Exchange>(mut x: X, start: Instant, script: &[u8]) {
+    let deadline = start + BUDGET;
+    let r = replay(&mut x, start, deadline, script);
+    assert!(!r.stuck(), "the exchange neither finished nor waited");
+    assert!(r.ended <= deadline + Duration::from_millis(1));
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&pick, script)) = data.split_first() else {
+        return;
+    };
+    let params = Params {
+        players: pick & 0x08 != 0,
+        rules: pick & 0x10 != 0,
+        detail: pick & 0x20 != 0,
+        ..Params::default()
+    };
+    let remembered = pick & 0x40 != 0;
+    let start = Instant::now();
+    let deadline = start + BUDGET;
+    match pick & 7 {
+        0 => run(
+            A2s::new(params, remembered.then_some([1, 2, 3, 4]), deadline),
+            start,
+            script,
+        ),
+        1 => {
+            let header = Header {
+                ip: Ipv4Addr::LOCALHOST,
+                port: 7777,
+            };
+            run(Samp::new(params, header, deadline), start, script)
+        }
+        2 => {
+            let memory = Memory {
+                token: remembered.then_some((0x0101_0101, 1)),
+                token_at: Some(start),
+                local_port: Some(40000),
+            };
+            run(
+                McQuery::new(params, memory, Some(40000), deadline),
+                start,
+                script,
+            )
+        }
+        3 => run(
+            Slp::new(params, "localhost", 25565, deadline),
+            start,
+            script,
+        ),
+        4 => {
+            let ping = bedrock::exchange::Ping {
+                time: 1,
+                client_guid: 2,
+                detail: params.detail,
+            };
+            run(OneShot::new(ping, deadline), start, script)
+        }
+        5 => {
+            let ping = mumble::exchange::Ping {
+                ident: [1; 8],
+                detail: params.detail,
+            };
+            run(OneShot::new(ping, deadline), start, script)
+        }
+        6 => {
+            let get = quake3::exchange::GetStatus {
+                challenge: "fuzz".into(),
+                want: Want {
+                    detail: params.detail,
+                    players: params.players,
+                    rules: params.rules,
+                },
+            };
+            run(OneShot::new(get, deadline), start, script)
+        }
+        _ => {
+            let hint = remembered.then_some(Flavour::Seven);
+            let min_gap = Duration::from_millis(500);
+            let x = Teeworlds::new(params, hint, TEEWORLDS_TOKENS, min_gap, deadline);
+            run(x, start, script)
+        }
+    }
+});

@@ -1,0 +1,246 @@
+//! Minecraft Query (GameSpy4) dialogue: handshake for a token (or reuse the remembered one),
+//! then full stat, as a sans-IO [`Exchange`] run by the generic driver. Full stat is the same
+//! single round trip as basic stat (a padded request, a longer reply) and also carries the
+//! version and plugins, so basic stat is never used.
+//!
+//! Latency is the stat round trip: the handshake is skipped in steady state, so timing it
+//! would make latency jump whenever the token is refreshed.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Map};
+
+use crate::protocol::exchange::ask::{Ask, Next};
+use crate::protocol::exchange::tools::{random_u32, share};
+use crate::protocol::exchange::{Error, Exchange, Input, LinkError, Params, Step};
+use crate::protocol::minecraft::query::{self as mcq, FullStat};
+use crate::protocol::DecodeError;
+use crate::status::{Player, Status};
+
+/// Servers drop tokens 30 to 60 s after issuing them; an older one is not worth a try.
+const TOKEN_TRUST: Duration = Duration::from_secs(30);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Nothing asked yet: decide whether the remembered token is worth a try.
+    Start,
+    /// Full stat with the remembered token.
+    Remembered,
+    Handshake,
+    Stat,
+}
+
+/// What one poll leaves for the next, so that steady-state polls skip the handshake.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Memory {
+    /// (session id, token) from the last handshake.
+    pub token: Option<(i32, i32)>,
+    /// When that token was issued. Servers forget tokens after 30-60 s.
+    pub token_at: Option<Instant>,
+    /// Our local UDP port when the token was issued; servers tie tokens to the client's
+    /// address and port, so the next poll binds the same port again.
+    pub local_port: Option<u16>,
+}
+
+/// The Minecraft Query dialogue as a state machine.
+#[derive(Debug)]
+pub struct McQuery {
+    params: Params,
+    memory: Memory,
+    /// Our local port on this poll's socket.
+    local_port: Option<u16>,
+    deadline: Instant,
+    phase: Phase,
+    ask: Option<Ask>,
+    session_id: i32,
+    token: i32,
+    result: Option<Result<Status, Error>>,
+}
+
+impl McQuery {
+    /// A poll until `deadline` from local port `local_port`, with what the last poll left.
+    pub fn new(
+        params: Params,
+        memory: Memory,
+        local_port: Option<u16>,
+        deadline: Instant,
+    ) -> McQuery {
+        McQuery {
+            params,
+            memory,
+            local_port,
+            deadline,
+            phase: Phase::Start,
+            ask: None,
+            session_id: 0,
+            token: 0,
+            result: None,
+        }
+    }
+
+    /// What to remember for the next poll.
+    pub fn memory(&self) -> Memory {
+        self.memory
+    }
+
+    fn start(&mut self, now: Instant) {
+        let until = match self.phase {
+            Phase::Start => {
+                let s = &self.memory;
+                let remembered = s.token.filter(|_| {
+                    s.local_port == self.local_port
+                        && s.token_at
+                            .is_some_and(|at| now.saturating_duration_since(at) < TOKEN_TRUST)
+                });
+                let Some((id, token)) = remembered else {
+                    self.memory.token = None;
+                    self.phase = Phase::Handshake;
+                    return;
+                };
+                (self.session_id, self.token) = (id, token);
+                self.phase = Phase::Remembered;
+                // A server that has rotated the token drops the stat silently: give it a
+                // third of the time, then refresh the token once.
+                share(now, self.deadline, 3)
+            }
+            Phase::Handshake => {
+                self.session_id = mcq::mask_session(random_u32() as i32);
+                self.deadline
+            }
+            Phase::Remembered | Phase::Stat => self.deadline,
+        };
+        self.ask = Some(Ask::new(until));
+    }
+
+    fn encode(&self, out: &mut Vec<u8>) -> &'static str {
+        out.clear();
+        match self.phase {
+            Phase::Handshake => {
+                mcq::encode_handshake(self.session_id, out);
+                "Query handshake"
+            }
+            _ => {
+                mcq::encode_full_stat(self.session_id, self.token, out);
+                "Query full stat"
+            }
+        }
+    }
+
+    fn answered(&mut self, now: Instant, rtt: Duration, bytes: &[u8]) -> Result<(), Error> {
+        if self.phase == Phase::Handshake {
+            self.token = mcq::decode_handshake(bytes, self.session_id)?;
+            self.memory.token = Some((self.session_id, self.token));
+            self.memory.token_at = Some(now);
+            self.memory.local_port = self.local_port;
+            self.ask = None;
+            self.phase = Phase::Stat;
+            return Ok(());
+        }
+        let f = mcq::decode_full_stat(bytes, self.session_id)?;
+        self.result = Some(to_status(&self.params, &f, rtt));
+        Ok(())
+    }
+
+    /// The step failed: a remembered token that got no answer is refreshed once; anything
+    /// else fails the poll.
+    fn failed(&mut self, e: Error) {
+        self.ask = None;
+        if self.phase == Phase::Remembered && e.unanswered() {
+            self.memory.token = None;
+            self.phase = Phase::Handshake;
+        } else {
+            self.result = Some(Err(e));
+        }
+    }
+}
+
+impl Exchange for McQuery {
+    fn poll(&mut self, now: Instant, out: &mut Vec<u8>) -> Step {
+        loop {
+            match self.result.take() {
+                Some(Ok(status)) => return Step::Done(status),
+                Some(Err(e)) => return Step::Failed(e),
+                None => {}
+            }
+            let Some(ask) = &mut self.ask else {
+                self.start(now);
+                continue;
+            };
+            match ask.next(now) {
+                Next::Send => return Step::Send(self.encode(out)),
+                Next::Wait(step) => return step,
+                Next::Expired(e) => self.failed(e),
+            }
+        }
+    }
+
+    /// Datagrams for another session are skipped; any other error fails the step.
+    fn handle(&mut self, now: Instant, input: Input<'_>) {
+        if self.ask.is_none() {
+            return;
+        }
+        match input {
+            Input::Received { bytes, rtt } => match self.answered(now, rtt, bytes) {
+                Ok(()) => {}
+                Err(e) if matches!(e.decode(), Some(DecodeError::Mismatch(_))) => {
+                    if let Some(ask) = &mut self.ask {
+                        ask.foreign();
+                    }
+                }
+                Err(e) => self.failed(e),
+            },
+            Input::Closed => self.failed(LinkError::Closed { received: 0 }.into()),
+            Input::Failed(e) => self.failed(e.into()),
+        }
+    }
+}
+
+/// Normalizes a full stat reply.
+fn to_status(req: &Params, f: &FullStat, latency: Duration) -> Result<Status, Error> {
+    let mut extras = Map::new();
+    let count = |key: &'static str| -> Result<u32, Error> {
+        f.get(key)
+            .map(|v| v.trim().parse::<u32>())
+            .transpose()
+            .map(Option::unwrap_or_default)
+            .map_err(|_| DecodeError::Invalid(key).into())
+    };
+    let online = count("numplayers")?;
+    let max = count("maxplayers")?;
+    let text = |key: &str| f.get(key).map(str::to_string);
+    for (key, name) in [
+        ("game_id", "game_id"),
+        ("plugins", "plugins"),
+        ("hostip", "host_ip"),
+    ] {
+        if let Some(v) = f.get(key) {
+            extras.insert(name.into(), json!(v));
+        }
+    }
+    // A number, as basic stat carries it; a value that is not a port is left out.
+    if let Some(port) = f.get("hostport").and_then(|v| v.trim().parse::<u16>().ok()) {
+        extras.insert("host_port".into(), json!(port));
+    }
+    Ok(Status {
+        online,
+        max,
+        // The first `hostname` is the MOTD; vanilla adds a second one holding the host ip.
+        name: text("hostname").unwrap_or_default(),
+        map: text("map"),
+        game: text("gametype"),
+        version: text("version"),
+        latency,
+        players: (req.players || req.detail).then(|| {
+            f.players
+                .iter()
+                .map(|name| Player {
+                    name: name.clone(),
+                    ..Player::default()
+                })
+                .collect()
+        }),
+        rules: (req.rules || req.detail).then(|| f.values.clone()),
+        extras,
+        ..Status::default()
+    })
+}

@@ -1,0 +1,107 @@
+//! What one poll is asked ([`Request`]) and what a target's polls remember between them
+//! ([`Session`]).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::net::udp::UdpMux;
+use crate::protocol::exchange::Params;
+use crate::target::{self, Address, Limits, Protocol, ProxyProtocol, Target};
+
+/// Everything one poll needs.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub protocol: Protocol,
+    pub address: Address,
+    /// Deadline for the whole poll, DNS and retries included.
+    pub timeout: Duration,
+    /// Code page for protocols that send legacy text (SA:MP). Windows-1252 by default.
+    pub encoding: &'static encoding_rs::Encoding,
+    /// Also fetch the player list (A2S_PLAYER, SA:MP `d`/`c`, Query full stat).
+    pub players: bool,
+    /// Also fetch rules (A2S_RULES, SA:MP `r`, Query full stat key/values).
+    pub rules: bool,
+    /// Keep bulky detail in `Status::extras` (raw JSON, every rule): for the `query` command,
+    /// not for the daemon, which holds one Status per target.
+    pub detail: bool,
+    pub limits: Limits,
+    /// Send a PROXY protocol header first on every TCP connection (ignored by UDP
+    /// protocols; the config and the CLI refuse it for them).
+    pub proxy_protocol: Option<ProxyProtocol>,
+    /// Shared UDP sockets for A2S and SA:MP polls of targets that answered last time (the
+    /// daemon's; `None` for one-off polls): no socket per poll in steady state.
+    pub mux: Option<Arc<UdpMux>>,
+}
+
+/// What a dialogue may remember about one target between polls, so that steady-state polls
+/// take one round trip: the last A2S challenge, the Minecraft Query token. A stale entry is
+/// never an error: the dialogue falls back to the full exchange and refreshes it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Session {
+    /// The challenge the server last issued for A2S_INFO.
+    pub a2s_challenge: Option<[u8; 4]>,
+    /// Minecraft Query: (session id, token) from the last handshake.
+    pub query_token: Option<(i32, i32)>,
+    /// Minecraft Query: when that token was issued. Servers forget tokens after 30-60 s.
+    /// On the driver's clock (`tokio::time::Instant::into_std`).
+    pub query_token_at: Option<std::time::Instant>,
+    /// Minecraft Query: our local UDP port when the token was issued; servers tie tokens to
+    /// the client's address and port, so the next poll binds the same port again.
+    pub query_local_port: Option<u16>,
+    /// The last poll succeeded, so the next may use [`Request::mux`]. A shared unconnected
+    /// socket gets no ICMP errors: after a failure the next poll uses a connected socket of its
+    /// own, so a server going down reads `timeout` for one poll, then `refused`.
+    pub udp_shared_ok: bool,
+    /// Teeworlds: the dialect that answered last time, asked first next time.
+    pub teeworlds_flavour: Option<crate::protocol::teeworlds::Flavour>,
+}
+
+impl Request {
+    /// What the exchange reads of this request (everything but where and over what).
+    pub fn params(&self) -> Params {
+        Params {
+            players: self.players,
+            rules: self.rules,
+            detail: self.detail,
+            limits: self.limits,
+            encoding: self.encoding,
+        }
+    }
+
+    /// The shared UDP sockets this poll may use: only for a target that answered last time.
+    pub(super) fn shared_udp(&self, session: &Session) -> Option<&UdpMux> {
+        self.mux.as_deref().filter(|_| session.udp_shared_ok)
+    }
+
+    pub fn new(protocol: Protocol, address: Address) -> Request {
+        Request {
+            protocol,
+            address,
+            timeout: target::DEFAULT_TIMEOUT,
+            encoding: target::DEFAULT_ENCODING,
+            players: false,
+            rules: false,
+            detail: false,
+            limits: Limits::default(),
+            proxy_protocol: None,
+            mux: None,
+        }
+    }
+}
+
+impl From<&Target> for Request {
+    /// The request the scheduler and `/probe` send for a configured target.
+    fn from(t: &Target) -> Request {
+        let mut req = Request::new(t.protocol, t.address.clone());
+        req.timeout = t.timeout;
+        req.encoding = t.encoding;
+        req.limits = t.limits;
+        req.proxy_protocol = t.proxy_protocol;
+        // Lists only for targets that publish them; a game that never answers a request is
+        // not sent it (it would only burn its share of the deadline).
+        let quirks = t.game.and_then(crate::games::Game::find).map(|g| g.quirks);
+        req.players = t.players.is_some() && quirks.is_none_or(|q| q.players);
+        req.rules = !t.rules.is_empty() && quirks.is_none_or(|q| q.rules);
+        req
+    }
+}
