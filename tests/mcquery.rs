@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use gameserver_exporter::protocol::minecraft::query::Charset;
 use gameserver_exporter::query::{poll, poll_with, Request, Session};
 use gameserver_exporter::simulate::mcquery::{spawn, McQueryConfig, Misbehaviour};
 use gameserver_exporter::simulate::{SimServer, World, WorldState};
@@ -124,6 +125,36 @@ async fn geyser_padding() {
     assert_eq!(s.map.as_deref(), Some("world"));
     assert_eq!(s.rules.unwrap()[0].0, "hostip");
     assert_eq!(s.players.map(|p| p.len()), Some(2));
+}
+
+/// A server writing ISO-8859-1 (`§` as the byte A7), as real ones do: the MOTD, map and
+/// player names come back as Latin-1 text without their colour codes, never U+FFFD; UTF-8
+/// from the same server decodes the same.
+#[tokio::test]
+async fn latin1_and_utf8_section_codes() {
+    for charset in [Charset::Latin1, Charset::Utf8] {
+        let world = World::new(WorldState {
+            name: "§3<<<§2TRIBES".into(),
+            map: "§awörld".into(),
+            game: "SMP".into(),
+            version: "1.8.8".into(),
+            max: 20,
+            players: vec![("§cJörg".into(), 0, 0.0)],
+            ..WorldState::default()
+        });
+        let config = McQueryConfig {
+            charset,
+            ..McQueryConfig::default()
+        };
+        let server = spawn(world, config).await.unwrap();
+        let mut req = request(&server);
+        req.players = true;
+        let s = poll(&req).await.unwrap();
+        assert_eq!(s.name, "<<<TRIBES", "{charset:?}");
+        assert_eq!(s.map.as_deref(), Some("wörld"), "{charset:?}");
+        let names: Vec<_> = s.players.unwrap().into_iter().map(|p| p.name).collect();
+        assert_eq!(names, ["Jörg"], "{charset:?}");
+    }
 }
 
 /// A token that is not a number is `malformed`.

@@ -12,7 +12,7 @@ use tokio::net::UdpSocket;
 use tokio::time::Instant;
 
 use super::{SimServer, World, WorldState};
-use crate::protocol::minecraft::query::{self as mcq, BasicStat, FullStat, Request};
+use crate::protocol::minecraft::query::{self as mcq, BasicStat, Charset, FullStat, Request};
 use crate::target::MAX_DATAGRAM;
 
 /// Hostile behaviour, for the robustness suite.
@@ -68,6 +68,9 @@ pub struct McQueryConfig {
     /// GeyserMC also sends the key/values in another order.
     pub reorder_keys: bool,
     pub plugins: String,
+    /// How strings are written: UTF-8 (vanilla) or ISO-8859-1, as older servers and plugins
+    /// send them (`§` as the single byte A7).
+    pub charset: Charset,
     /// Forget tokens this long after issuing them (vanilla: 30 s), besides [`Control::rotate`].
     pub token_lifetime: Option<Duration>,
     pub misbehaviour: Misbehaviour,
@@ -80,6 +83,7 @@ impl Default for McQueryConfig {
             padding: mcq::VANILLA_PADDING,
             reorder_keys: false,
             plugins: String::new(),
+            charset: Charset::Utf8,
             token_lifetime: None,
             misbehaviour: Misbehaviour::None,
             control: Control::default(),
@@ -189,15 +193,21 @@ async fn serve(socket: UdpSocket, world: World, config: McQueryConfig) {
                 let w = world.snapshot();
                 if matches!(req, Request::FullStat { .. }) {
                     let stat = full(&w, &config, port);
-                    mcq::encode_full_stat_reply(
+                    mcq::encode_full_stat_reply_in(
                         echo(session, &config),
                         &stat,
                         &config.padding,
+                        config.charset,
                         &mut out,
                     );
                 } else {
                     let stat = basic(&w, port);
-                    mcq::encode_basic_stat_reply(echo(session, &config), &stat, &mut out);
+                    mcq::encode_basic_stat_reply_in(
+                        echo(session, &config),
+                        &stat,
+                        config.charset,
+                        &mut out,
+                    );
                 }
                 if config.misbehaviour == Misbehaviour::Truncated {
                     out.truncate(out.len() / 2);

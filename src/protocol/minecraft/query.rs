@@ -16,8 +16,17 @@
 //! [`decode_basic_stat`] or [`encode_full_stat`] → [`decode_full_stat`]. A datagram that is
 //! not the answer to our request (other type, other session id, too short) decodes to
 //! [`DecodeError::Mismatch`], so the caller can keep waiting.
+//!
+//! # Text
+//! The protocol names no character set. Vanilla writes UTF-8, but older servers and plugins
+//! write ISO-8859-1, where `§` is the single byte `A7`. Each string is therefore decoded on
+//! its own ([`decode_text`]): valid UTF-8 as UTF-8, anything else as Latin-1 (every byte is
+//! U+00XX), so no byte becomes U+FFFD. Every value and player name then loses its `§`
+//! formatting codes and control characters ([`strip_codes`], as the SLP and Bedrock decoders
+//! do); keys and the host ip are only decoded.
 
 use super::super::{DecodeError, Reader};
+use super::motd::strip_codes;
 
 const MAGIC: [u8; 2] = [0xFE, 0xFD];
 const TYPE_HANDSHAKE: u8 = 9;
@@ -55,6 +64,38 @@ pub struct BasicStat {
 pub struct FullStat {
     pub values: Vec<(String, String)>,
     pub players: Vec<String>,
+}
+
+/// How a server writes its strings (the simulator plays both).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Charset {
+    /// Vanilla.
+    #[default]
+    Utf8,
+    /// ISO-8859-1, as older servers and plugins send it; a character beyond U+00FF is
+    /// written as `?`.
+    Latin1,
+}
+
+/// A Query string as text: UTF-8 if the bytes are valid UTF-8, otherwise ISO-8859-1, which
+/// maps every byte to the character of the same number. The choice is per string: a server
+/// may write its MOTD in Latin-1 and relay player names in UTF-8. Never yields U+FFFD.
+pub fn decode_text(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.to_owned(),
+        Err(_) => bytes.iter().map(|&b| char::from(b)).collect(),
+    }
+}
+
+/// The next NUL-terminated string as text ([`decode_text`]).
+fn text(r: &mut Reader<'_>) -> Result<String, DecodeError> {
+    r.cstr().map(decode_text)
+}
+
+/// The next NUL-terminated string as text fit for a label: decoded, then without `§` codes
+/// and control characters.
+fn shown(r: &mut Reader<'_>) -> Result<String, DecodeError> {
+    r.cstr().map(|b| strip_codes(&decode_text(b)))
 }
 
 impl FullStat {
@@ -170,13 +211,13 @@ fn count(text: &str, what: &'static str) -> Result<u32, DecodeError> {
 /// shows, though the words say big-endian), the host ip.
 pub fn decode_basic_stat(datagram: &[u8], session: i32) -> Result<BasicStat, DecodeError> {
     let mut r = check_head(datagram, TYPE_STAT, session)?;
-    let motd = r.cstring()?;
-    let gametype = r.cstring()?;
-    let map = r.cstring()?;
-    let online = count(&r.cstring()?, "Query numplayers")?;
-    let max = count(&r.cstring()?, "Query maxplayers")?;
+    let motd = shown(&mut r)?;
+    let gametype = shown(&mut r)?;
+    let map = shown(&mut r)?;
+    let online = count(&text(&mut r)?, "Query numplayers")?;
+    let max = count(&text(&mut r)?, "Query maxplayers")?;
     let host_port = r.u16_le()?;
-    let host_ip = r.cstring()?;
+    let host_ip = text(&mut r)?;
     Ok(BasicStat {
         motd,
         gametype,
@@ -188,22 +229,40 @@ pub fn decode_basic_stat(datagram: &[u8], session: i32) -> Result<BasicStat, Dec
     })
 }
 
-/// Writes a NUL-terminated string; an inner NUL would end it early, so it is dropped.
-fn write_cstr(s: &str, out: &mut Vec<u8>) {
-    out.extend(s.bytes().filter(|&b| b != 0));
+/// Writes a NUL-terminated string in `charset`; an inner NUL would end it early, so it is
+/// dropped.
+fn write_cstr(s: &str, charset: Charset, out: &mut Vec<u8>) {
+    match charset {
+        Charset::Utf8 => out.extend(s.bytes().filter(|&b| b != 0)),
+        Charset::Latin1 => out.extend(
+            s.chars()
+                .filter(|&c| c != '\0')
+                .map(|c| u8::try_from(c).unwrap_or(b'?')),
+        ),
+    }
     out.push(0);
 }
 
 pub fn encode_basic_stat_reply(session: i32, stat: &BasicStat, out: &mut Vec<u8>) {
+    encode_basic_stat_reply_in(session, stat, Charset::Utf8, out);
+}
+
+/// [`encode_basic_stat_reply`] with the strings in `charset`.
+pub fn encode_basic_stat_reply_in(
+    session: i32,
+    stat: &BasicStat,
+    charset: Charset,
+    out: &mut Vec<u8>,
+) {
     out.push(TYPE_STAT);
     out.extend_from_slice(&mask_session(session).to_be_bytes());
-    write_cstr(&stat.motd, out);
-    write_cstr(&stat.gametype, out);
-    write_cstr(&stat.map, out);
-    write_cstr(&stat.online.to_string(), out);
-    write_cstr(&stat.max.to_string(), out);
+    write_cstr(&stat.motd, charset, out);
+    write_cstr(&stat.gametype, charset, out);
+    write_cstr(&stat.map, charset, out);
+    write_cstr(&stat.online.to_string(), charset, out);
+    write_cstr(&stat.max.to_string(), charset, out);
     out.extend_from_slice(&stat.host_port.to_le_bytes());
-    write_cstr(&stat.host_ip, out);
+    write_cstr(&stat.host_ip, charset, out);
 }
 
 /// Decodes the full stat reply.
@@ -211,18 +270,19 @@ pub fn encode_basic_stat_reply(session: i32, stat: &BasicStat, out: &mut Vec<u8>
 /// The 11 bytes after the session id are skipped by length, whatever they say (vanilla:
 /// `splitnum\0\x80\0`; GeyserMC puts other text there). Then key/value strings in any order
 /// up to an empty key, the `\x01player_\0\0` marker, and player names up to an empty one.
-/// Text that is not UTF-8 (a `hostname` in a legacy code page) decodes lossily.
+/// Keys are decoded as they are; values and names also lose `§` codes and control characters
+/// (a string that then holds nothing stays, empty: only the wire's empty string ends a list).
 pub fn decode_full_stat(datagram: &[u8], session: i32) -> Result<FullStat, DecodeError> {
     let mut r = check_head(datagram, TYPE_STAT, session)?;
     r.skip(VANILLA_PADDING.len())?;
     // Entries are at least one byte each, so neither list outgrows the datagram.
     let mut values = Vec::new();
     loop {
-        let key = r.cstring()?;
+        let key = text(&mut r)?;
         if key.is_empty() {
             break;
         }
-        let value = r.cstring()?;
+        let value = shown(&mut r)?;
         values.push((key, value));
     }
     if r.bytes(PLAYER_MARKER.len())? != PLAYER_MARKER {
@@ -230,11 +290,11 @@ pub fn decode_full_stat(datagram: &[u8], session: i32) -> Result<FullStat, Decod
     }
     let mut players = Vec::new();
     loop {
-        let name = r.cstring()?;
-        if name.is_empty() {
+        let raw = r.cstr()?;
+        if raw.is_empty() {
             break;
         }
-        players.push(name);
+        players.push(strip_codes(&decode_text(raw)));
     }
     Ok(FullStat { values, players })
 }
@@ -246,18 +306,29 @@ pub fn encode_full_stat_reply(
     padding: &[u8; 11],
     out: &mut Vec<u8>,
 ) {
+    encode_full_stat_reply_in(session, stat, padding, Charset::Utf8, out);
+}
+
+/// [`encode_full_stat_reply`] with the strings in `charset`.
+pub fn encode_full_stat_reply_in(
+    session: i32,
+    stat: &FullStat,
+    padding: &[u8; 11],
+    charset: Charset,
+    out: &mut Vec<u8>,
+) {
     out.push(TYPE_STAT);
     out.extend_from_slice(&mask_session(session).to_be_bytes());
     out.extend_from_slice(padding);
     // An empty key would end the section early: skip it.
     for (k, v) in stat.values.iter().filter(|(k, _)| !k.is_empty()) {
-        write_cstr(k, out);
-        write_cstr(v, out);
+        write_cstr(k, charset, out);
+        write_cstr(v, charset, out);
     }
     out.push(0);
     out.extend_from_slice(PLAYER_MARKER);
     for name in stat.players.iter().filter(|n| !n.is_empty()) {
-        write_cstr(name, out);
+        write_cstr(name, charset, out);
     }
     out.push(0);
 }
@@ -394,15 +465,84 @@ maxplayers\x0020\x00hostport\x0025565\x00hostname\x00127.0.0.1\x00\x00\
     }
 
     /// The 11 bytes after the session id are skipped whatever they hold (GeyserMC), and a
-    /// hostname that is not UTF-8 decodes lossily.
+    /// hostname that is not UTF-8 decodes as Latin-1.
     #[test]
-    fn full_stat_padding_and_lossy_hostname() {
+    fn full_stat_padding_and_latin1_hostname() {
         let mut d = b"\x00\x00\x00\x00\x01GeyserMC!!\x00".to_vec();
         d.extend_from_slice(b"map\x00w\x00hostname\x00Caf\xe9\x00\x00\x01player_\x00\x00\x00");
         let stat = decode_full_stat(&d, 1).unwrap();
-        assert_eq!(stat.get("hostname"), Some("Caf\u{fffd}"));
+        assert_eq!(stat.get("hostname"), Some("Caf\u{e9}"));
         assert_eq!(stat.get("map"), Some("w"));
         assert!(stat.players.is_empty());
+    }
+
+    /// A real server's basic stat: the MOTD `§3<<<§2TRIBES` in Latin-1, each `§` the single
+    /// byte A7. Decoded as Latin-1 (not U+FFFD) and stripped of its colour codes.
+    #[test]
+    fn dump_basic_stat_latin1_motd() {
+        let dump = [
+            0x00, // type: stat
+            0x00, 0x00, 0x00, 0x01, // session id 1
+            0xA7, 0x33, 0x3C, 0x3C, 0x3C, 0xA7, 0x32, 0x54, 0x52, 0x49, 0x42, 0x45, 0x53,
+            0x00, // motd: §3<<<§2TRIBES (Latin-1)
+            0x53, 0x4D, 0x50, 0x00, // gametype: SMP
+            0xA7, 0x61, 0x77, 0x6F, 0x72, 0x6C, 0x64, 0x00, // map: §aworld
+            0x31, 0x00, // numplayers: 1
+            0x32, 0x30, 0x00, // maxplayers: 20
+            0xDD, 0x63, // host port 25565, little-endian
+            0x31, 0x2E, 0x32, 0x2E, 0x33, 0x2E, 0x34, 0x00, // host ip: 1.2.3.4
+        ];
+        let want = BasicStat {
+            motd: "<<<TRIBES".into(),
+            gametype: "SMP".into(),
+            map: "world".into(),
+            online: 1,
+            max: 20,
+            host_port: 25565,
+            host_ip: "1.2.3.4".into(),
+        };
+        assert_eq!(decode_basic_stat(&dump, 1), Ok(want));
+        // The simulator's Latin-1 encoder writes these very bytes.
+        let sent = BasicStat {
+            motd: "§3<<<§2TRIBES".into(),
+            map: "§aworld".into(),
+            ..decode_basic_stat(&dump, 1).unwrap()
+        };
+        let mut out = Vec::new();
+        encode_basic_stat_reply_in(1, &sent, Charset::Latin1, &mut out);
+        assert_eq!(out, dump);
+    }
+
+    /// The same MOTD in a full stat, once as Latin-1 (A7) and once as UTF-8 (C2 A7), each
+    /// string decided on its own; player names lose their codes and controls too.
+    #[test]
+    fn dump_full_stat_latin1_and_utf8_section_sign() {
+        let dump = b"\x00\x00\x00\x00\x01splitnum\x00\x80\x00\
+hostname\x00\xA73<<<\xA72TRIBES\x00\
+map\x00\xC2\xA73<<<\xC2\xA72TRIBES\x00\
+numplayers\x002\x00\x00\
+\x01player_\x00\x00\
+\xA7cJ\xF6rg\x00\
+\xC2\xA7cJ\xC3\xB6rg\x1b\x00\x00";
+        let stat = decode_full_stat(dump, 1).unwrap();
+        assert_eq!(stat.get("hostname"), Some("<<<TRIBES"));
+        assert_eq!(stat.get("map"), Some("<<<TRIBES"));
+        assert_eq!(stat.get("numplayers"), Some("2"));
+        // Latin-1 F6 and UTF-8 C3 B6 are the same ö; the ESC is dropped.
+        assert_eq!(stat.players, ["J\u{f6}rg", "J\u{f6}rg"]);
+    }
+
+    /// Per string: valid UTF-8 stays UTF-8 (even when it could be Latin-1), anything else is
+    /// Latin-1, byte for character.
+    #[test]
+    fn text_decision() {
+        assert_eq!(decode_text(b""), "");
+        assert_eq!(decode_text(b"plain"), "plain");
+        assert_eq!(decode_text(b"\xC2\xA7"), "§");
+        assert_eq!(decode_text(b"\xA7"), "§");
+        assert_eq!(decode_text(b"\xC3\xA9"), "é");
+        assert_eq!(decode_text(b"\xC3"), "\u{c3}");
+        assert_eq!(decode_text(b"\x80\xFF"), "\u{80}\u{ff}");
     }
 
     /// A token that is not decimal, or beyond i32, is invalid; a negative one is fine.
@@ -459,8 +599,10 @@ maxplayers\x0020\x00hostport\x0025565\x00hostname\x00127.0.0.1\x00\x00\
         ));
     }
 
+    /// Strings that survive decoding unchanged: no `§` codes or controls (those are
+    /// stripped), and in Latin-1 no byte run that is also valid UTF-8.
     fn text() -> impl Strategy<Value = String> {
-        "[a-zA-Z0-9_ .§é-]{0,24}"
+        "[a-zA-Z0-9_ .é-]{0,24}"
     }
     fn key() -> impl Strategy<Value = String> {
         "[a-z_]{1,12}"
@@ -476,6 +618,45 @@ maxplayers\x0020\x00hostport\x0025565\x00hostname\x00127.0.0.1\x00\x00\
             let _ = decode_handshake(&bytes, 1);
             let _ = decode_basic_stat(&bytes, 1);
             let _ = decode_full_stat(&bytes, 1);
+        }
+
+        /// No byte string decodes to U+FFFD, and no character is made up: at most one per
+        /// byte. What reaches a label holds no `§` and no control character.
+        #[test]
+        fn text_never_replacement(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
+            let t = decode_text(&bytes);
+            prop_assert!(!t.contains('\u{fffd}'), "{:?}", bytes);
+            prop_assert!(t.chars().count() <= bytes.len());
+            let mut d = b"\x00\x00\x00\x00\x01splitnum\x00\x80\x00hostname\x00".to_vec();
+            d.extend(bytes.iter().filter(|&&b| b != 0));
+            d.extend_from_slice(b"\x00\x00\x01player_\x00\x00");
+            d.extend(bytes.iter().filter(|&&b| b != 0));
+            d.extend_from_slice(b"\x00\x00");
+            let stat = decode_full_stat(&d, 1).unwrap();
+            let shown = [stat.get("hostname").unwrap_or_default()]
+                .into_iter()
+                .chain(stat.players.iter().map(String::as_str));
+            for s in shown {
+                prop_assert!(!s.contains(char::REPLACEMENT_CHARACTER), "{:?}", s);
+                prop_assert!(!s.contains('§'));
+                prop_assert!(!s.chars().any(|c| c.is_control() && c != '\n'));
+            }
+        }
+
+        /// A Latin-1 server's replies decode back to what it meant.
+        #[test]
+        fn latin1_round_trip(motd in text(), map in text(), name in "[a-zA-Z0-9_é]{1,16}") {
+            let basic = BasicStat { motd: motd.clone(), map: map.clone(), ..BasicStat::default() };
+            let mut out = Vec::new();
+            encode_basic_stat_reply_in(7, &basic, Charset::Latin1, &mut out);
+            prop_assert_eq!(decode_basic_stat(&out, 7), Ok(basic));
+            let full = FullStat {
+                values: vec![("hostname".into(), motd), ("map".into(), map)],
+                players: vec![name],
+            };
+            out.clear();
+            encode_full_stat_reply_in(7, &full, &VANILLA_PADDING, Charset::Latin1, &mut out);
+            prop_assert_eq!(decode_full_stat(&out, 7), Ok(full));
         }
 
         /// Mutating one byte of the full stat dump never panics.
