@@ -34,7 +34,7 @@ mod parts;
 pub use body::{decode_body, encode_reply, Reply, Table, MAX_FIELDS, MAX_PAIRS, MAX_ROWS};
 pub use exchange::{Error, Exchange, Options, Step, MAX_CHALLENGES};
 pub use map::{to_status, Want};
-pub use parts::{decode_part, encode_part, Part, Parts, MAX_PARTS, MAX_REPLY_BYTES};
+pub use parts::{decode_part, encode_part, Part, Parts, HEADER_LEN, MAX_PARTS, MAX_REPLY_BYTES};
 
 use super::{DecodeError, Reader};
 
