@@ -10,6 +10,7 @@
 //! never a panic.
 
 pub mod a2s;
+pub mod ase;
 pub mod bedrock;
 mod error;
 pub mod gamespy3;
