@@ -7,6 +7,7 @@
 //! protocol dispatch through it instead of naming each one.
 
 pub mod a2s;
+pub mod ase;
 pub mod bedrock;
 pub mod churn;
 pub mod datagrams;
