@@ -75,7 +75,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         },
         Duration::ZERO,
     );
-    let names: Vec<_> = s.players.iter().flatten().map(|p| p.name.as_str()).collect();
+    let names: Vec<_> = s
+        .players
+        .iter()
+        .flatten()
+        .map(|p| p.name.as_str())
+        .collect();
     println!(
         "ours name={} map={} online={} max={} players={}",
         s.name,
