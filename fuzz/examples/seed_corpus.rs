@@ -13,8 +13,8 @@ use std::path::Path;
 
 use encoding_rs::{WINDOWS_1251, WINDOWS_1252};
 use gameserver_exporter::protocol::a2s::split::{encode_split, Format, SplitOptions};
-use gameserver_exporter::protocol::ase;
 use gameserver_exporter::protocol::a2s::{self, Engine, GoldSrcMod, Info, SourceTv, TheShip};
+use gameserver_exporter::protocol::ase;
 use gameserver_exporter::protocol::bedrock;
 use gameserver_exporter::protocol::gamespy3 as gs3;
 use gameserver_exporter::protocol::minecraft::{legacy, query, slp, varint};
@@ -22,9 +22,9 @@ use gameserver_exporter::protocol::mumble::{self, Pong, Version};
 use gameserver_exporter::protocol::quake3::{self, Command, PlayerLine};
 use gameserver_exporter::protocol::samp::{self, Client, Detailed, Header, Opcode};
 use gameserver_exporter::protocol::teeworlds::{self as tw, seven, six};
-use gameserver_exporter::simulate::minecraft::{status_text, McConfig, MotdStyle};
 use gameserver_exporter::simulate::ase as ase_sim;
 use gameserver_exporter::simulate::gamespy3 as gs3_sim;
+use gameserver_exporter::simulate::minecraft::{status_text, McConfig, MotdStyle};
 use gameserver_exporter::simulate::WorldState;
 
 /// Bytes from a dump written as hex pairs separated by spaces.
