@@ -26,7 +26,7 @@ fn world() -> World {
 
 #[derive(Debug, PartialEq)]
 enum Outcome {
-    Reply(Reply),
+    Reply(Box<Reply>),
     Bad(DecodeError),
     Silent,
 }
@@ -40,7 +40,7 @@ async fn query(server: SocketAddr) -> Outcome {
     match tokio::time::timeout(Duration::from_millis(500), sock.recv(&mut buf)).await {
         Err(_) => Outcome::Silent,
         Ok(n) => match ase::decode_reply(&buf[..n.unwrap()]) {
-            Ok(r) => Outcome::Reply(r),
+            Ok(r) => Outcome::Reply(Box::new(r)),
             Err(e) => Outcome::Bad(e),
         },
     }
