@@ -14,12 +14,16 @@ use std::path::Path;
 use encoding_rs::{WINDOWS_1251, WINDOWS_1252};
 use gameserver_exporter::protocol::a2s::split::{encode_split, Format, SplitOptions};
 use gameserver_exporter::protocol::a2s::{self, Engine, GoldSrcMod, Info, SourceTv, TheShip};
+use gameserver_exporter::protocol::ase;
 use gameserver_exporter::protocol::bedrock;
+use gameserver_exporter::protocol::gamespy3 as gs3;
 use gameserver_exporter::protocol::minecraft::{legacy, query, slp, varint};
 use gameserver_exporter::protocol::mumble::{self, Pong, Version};
 use gameserver_exporter::protocol::quake3::{self, Command, PlayerLine};
 use gameserver_exporter::protocol::samp::{self, Client, Detailed, Header, Opcode};
 use gameserver_exporter::protocol::teeworlds::{self as tw, seven, six};
+use gameserver_exporter::simulate::ase as ase_sim;
+use gameserver_exporter::simulate::gamespy3 as gs3_sim;
 use gameserver_exporter::simulate::minecraft::{status_text, McConfig, MotdStyle};
 use gameserver_exporter::simulate::WorldState;
 
@@ -436,6 +440,8 @@ fn main() {
     bedrock(&root);
     quake3(&root);
     teeworlds(&root);
+    gamespy3(&root);
+    ase(&root);
     println!("seeds written under {}", root.display());
 }
 
@@ -489,4 +495,63 @@ fn teeworlds(root: &Path) {
         c.add(&format!("reply_ext_{n}"), p);
     }
     c.add("reply_07", &build(|o| seven::encode_info_reply(&info, 0x1122_3344, 7, 5, o)));
+}
+
+/// GameSpy 3: the requests qstat sends, a handshake reply, and the simulator's reply whole and
+/// split into parts; for the exchange target, records (time step, length, datagram) of a
+/// handshake reply followed by every part.
+fn gamespy3(root: &Path) {
+    let session = 0x1020_3040;
+    let c = Corpus::new(root, "gamespy3");
+    c.add("handshake", &build(|o| gs3::encode_handshake(session, o)));
+    c.add(
+        "request_challenge",
+        &build(|o| gs3::encode_request(session, Some(-1_287_574_694), gs3::FULL_REQUEST, o)),
+    );
+    c.add(
+        "request_plain",
+        &build(|o| gs3::encode_request(session, None, gs3::FULL_REQUEST, o)),
+    );
+    let handshake = build(|o| gs3::encode_handshake_reply(session, -1_287_574_694, o));
+    c.add("handshake_reply", &handshake);
+    let reply = gs3_sim::reply_of(&world());
+    let mut whole = Vec::new();
+    gs3::encode_reply(session, &reply, 1400, &mut whole);
+    c.add("reply_one_part", &whole[0]);
+    let mut split = Vec::new();
+    gs3::encode_reply(session, &reply, 120, &mut split);
+    for (i, part) in split.iter().enumerate() {
+        c.add(&format!("reply_part_{i}"), part);
+    }
+
+    let c = Corpus::new(root, "gamespy3_exchange");
+    let record = |step: u8, datagram: &[u8], out: &mut Vec<u8>| {
+        if let Ok(len) = u8::try_from(datagram.len()) {
+            out.push(step);
+            out.push(len);
+            out.extend_from_slice(datagram);
+        }
+    };
+    // A record's length is one byte: parts of at most 200 bytes.
+    let mut split_200 = Vec::new();
+    gs3::encode_reply(session, &reply, 200, &mut split_200);
+    for (name, parts) in [("split_200", &split_200), ("split_120", &split)] {
+        let mut seq = vec![0u8];
+        record(1, &handshake, &mut seq);
+        for part in parts.iter().rev() {
+            record(2, part, &mut seq);
+        }
+        c.add(name, &seq);
+    }
+}
+
+/// ASE: the request, the Multi Theft Auto reply the unit test spells out, and the simulator's.
+fn ase(root: &Path) {
+    let c = Corpus::new(root, "ase");
+    c.add("request", ase::REQUEST);
+    let mta = b"EYE1\x04mta\x0622003\x13Default MTA Server\x09Freeroam\x05None\x041.6\x020\x022\x0332\
+\x08weather\x021\x01\x3f\x0d#FF0000alice\x01\x01\x020\x0345\x01\x3f\x04bob\x01\x01\x0312\x04200\x01";
+    c.add("reply_mta", mta);
+    let reply = ase_sim::reply_of(&world(), 22003);
+    c.add("reply_sim", &build(|o| ase::encode_reply(&reply, o)));
 }

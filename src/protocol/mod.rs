@@ -11,9 +11,11 @@
 //! never a panic.
 
 pub mod a2s;
+pub mod ase;
 pub mod bedrock;
 mod error;
 pub mod exchange;
+pub mod gamespy3;
 pub mod minecraft;
 pub mod mumble;
 pub mod proxy_header;

@@ -7,9 +7,11 @@
 //! protocol dispatch through it instead of naming each one.
 
 pub mod a2s;
+pub mod ase;
 pub mod bedrock;
 pub mod churn;
 pub mod datagrams;
+pub mod gamespy3;
 pub mod mcquery;
 pub mod minecraft;
 pub mod mumble;

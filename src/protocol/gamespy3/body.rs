@@ -1,0 +1,318 @@
+//! The reply body: key/values, then the player and team sections as columns.
+//!
+//! ```text
+//! { key 00 value 00 } 00                          key/values up to an empty key
+//! 01 { field 00 offset { value 00 } 00 } 00       players: "player_", "score_", "ping_"...
+//! 02 { field 00 offset { value 00 } 00 } 00       teams: "team_t", "score_t"...
+//! ```
+//! A column lists one value per row starting at row `offset`, up to an empty value. A part
+//! may end inside a section; the next part repeats the field name with the offset where it
+//! continues. Field names ending in `_t` are team columns wherever they appear. An empty
+//! value cannot be sent (it ends the column), so the encoder writes a space instead.
+
+use super::parts::{encode_part, Part, HEADER_LEN};
+use super::{DecodeError, Reader};
+
+/// Key/value pairs we keep; more is [`DecodeError::TooLarge`].
+pub const MAX_PAIRS: usize = 512;
+/// Rows per table (player or team); more is [`DecodeError::TooLarge`].
+pub const MAX_ROWS: usize = 512;
+/// Columns per table; more is [`DecodeError::TooLarge`].
+pub const MAX_FIELDS: usize = 64;
+
+const SECTION_INFO: u8 = 0;
+const SECTION_PLAYERS: u8 = 1;
+const SECTION_TEAMS: u8 = 2;
+
+/// Rows of named columns; a cell a server did not send is `None`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Table {
+    /// Field names as sent (`player_`, `score_t`...), in order of first appearance.
+    pub fields: Vec<String>,
+    /// One entry per row, each as long as `fields`.
+    pub rows: Vec<Vec<Option<String>>>,
+}
+
+impl Table {
+    /// The value of `field` in `row`.
+    pub fn get(&self, row: usize, field: &str) -> Option<&str> {
+        let col = self.fields.iter().position(|f| f == field)?;
+        self.rows.get(row)?.get(col)?.as_deref()
+    }
+
+    fn set(&mut self, row: usize, field: &str, value: String) -> Result<(), DecodeError> {
+        if row >= MAX_ROWS {
+            return Err(DecodeError::TooLarge {
+                what: "GameSpy3 rows",
+                value: row as u64 + 1,
+                limit: MAX_ROWS as u64,
+            });
+        }
+        let col = match self.fields.iter().position(|f| f == field) {
+            Some(c) => c,
+            None if self.fields.len() >= MAX_FIELDS => {
+                return Err(DecodeError::TooLarge {
+                    what: "GameSpy3 fields",
+                    value: self.fields.len() as u64 + 1,
+                    limit: MAX_FIELDS as u64,
+                })
+            }
+            None => {
+                self.fields.push(field.to_owned());
+                self.fields.len() - 1
+            }
+        };
+        if self.rows.len() <= row {
+            self.rows.resize(row + 1, Vec::new());
+        }
+        let cells = &mut self.rows[row];
+        if cells.len() <= col {
+            cells.resize(col + 1, None);
+        }
+        cells[col] = Some(value);
+        Ok(())
+    }
+
+    fn add_field(&mut self, field: &str) -> Result<(), DecodeError> {
+        if self.fields.iter().any(|f| f == field) {
+            return Ok(());
+        }
+        if self.fields.len() >= MAX_FIELDS {
+            return Err(DecodeError::TooLarge {
+                what: "GameSpy3 fields",
+                value: self.fields.len() as u64 + 1,
+                limit: MAX_FIELDS as u64,
+            });
+        }
+        self.fields.push(field.to_owned());
+        Ok(())
+    }
+
+    /// Every row as long as `fields`, so equal tables compare equal.
+    fn square(&mut self) {
+        let width = self.fields.len();
+        for row in &mut self.rows {
+            row.resize(width, None);
+        }
+    }
+}
+
+/// A whole reply.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reply {
+    /// Key/values in the server's order.
+    pub info: Vec<(String, String)>,
+    pub players: Table,
+    pub teams: Table,
+}
+
+impl Reply {
+    /// The first value under `key`.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.info
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Decodes the bodies of a reply's parts, given in index order with the section each
+/// starts in (what [`super::Parts::bodies`] yields).
+///
+/// A key/value pair never spans two parts (a part ending between a key and its value is
+/// [`DecodeError::Unterminated`]); a column may, as the format intends. Bytes after the team
+/// section are ignored. Text that is not UTF-8 decodes lossily.
+pub fn decode_body<'a>(
+    bodies: impl IntoIterator<Item = (u8, &'a [u8])>,
+) -> Result<Reply, DecodeError> {
+    let mut reply = Reply::default();
+    let mut section = SECTION_INFO;
+    let mut done = false;
+    for (index, (start, body)) in bodies.into_iter().enumerate() {
+        if done {
+            break;
+        }
+        // A later part that says it starts past where we are (the section end fell at the
+        // end of the previous part) is believed; one that says "earlier" is not.
+        if index > 0 && start > section && start <= SECTION_TEAMS {
+            section = start;
+        }
+        let mut r = Reader::new(body);
+        while !r.is_empty() && !done {
+            if section == SECTION_INFO {
+                let key = r.cstr()?;
+                if key.is_empty() {
+                    section = SECTION_PLAYERS;
+                    // The players' section number follows; a server that leaves it out
+                    // goes straight to a field name.
+                    if r.rest().first() == Some(&SECTION_PLAYERS) {
+                        r.skip(1)?;
+                    }
+                    continue;
+                }
+                let value = r.cstr()?;
+                if reply.info.len() >= MAX_PAIRS {
+                    return Err(DecodeError::TooLarge {
+                        what: "GameSpy3 key/values",
+                        value: reply.info.len() as u64 + 1,
+                        limit: MAX_PAIRS as u64,
+                    });
+                }
+                reply.info.push((text(key), text(value)));
+                continue;
+            }
+            match r.rest().first() {
+                Some(&s @ (SECTION_PLAYERS | SECTION_TEAMS)) => {
+                    section = s;
+                    r.skip(1)?;
+                    continue;
+                }
+                Some(0) => {
+                    // An empty field name ends the section.
+                    r.skip(1)?;
+                    if section == SECTION_TEAMS {
+                        done = true;
+                    } else {
+                        section = SECTION_TEAMS;
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            let field = text(r.cstr()?);
+            let offset = usize::from(r.u8()?);
+            let table = if field.ends_with("_t") || section == SECTION_TEAMS {
+                &mut reply.teams
+            } else {
+                &mut reply.players
+            };
+            table.add_field(&field)?;
+            let mut row = offset;
+            // The column runs to an empty value, or to the end of the part.
+            while !r.is_empty() {
+                let value = r.cstr()?;
+                if value.is_empty() {
+                    break;
+                }
+                table.set(row, &field, text(value))?;
+                row += 1;
+            }
+        }
+    }
+    reply.players.square();
+    reply.teams.square();
+    Ok(reply)
+}
+
+/// Splits bodies into parts of at most `limit` bytes, header included; what cannot be split
+/// (one key/value pair, one column value, a section's end and start markers) may overrun it
+/// by its own length.
+struct Writer {
+    limit: usize,
+    parts: Vec<(u8, Vec<u8>)>,
+    cur: Vec<u8>,
+    section: u8,
+}
+
+impl Writer {
+    fn fits(&self, n: usize) -> bool {
+        HEADER_LEN + self.cur.len() + n <= self.limit
+    }
+
+    /// Ends the current part, noting the section the next one starts in.
+    fn cut(&mut self) {
+        let body = std::mem::take(&mut self.cur);
+        self.parts.push((self.section, body));
+    }
+}
+
+fn cell(value: Option<&String>) -> Vec<u8> {
+    let mut out: Vec<u8> = match value.map(String::as_bytes) {
+        Some(v) if !v.is_empty() => v.iter().copied().filter(|&b| b != 0).collect(),
+        _ => Vec::new(),
+    };
+    if out.is_empty() {
+        out.push(b' ');
+    }
+    out.push(0);
+    out
+}
+
+fn cstr(s: &str) -> Vec<u8> {
+    let mut out: Vec<u8> = s.bytes().filter(|&b| b != 0).collect();
+    out.push(0);
+    out
+}
+
+fn write_table(w: &mut Writer, table: &Table, section: u8) {
+    w.cur.push(section);
+    w.section = section;
+    for (col, field) in table.fields.iter().enumerate() {
+        let name = cstr(field);
+        let mut row = 0usize;
+        // Always at least the field name and its offset, even for an empty table.
+        if !w.fits(name.len() + 2) && !w.cur.is_empty() {
+            w.cut();
+        }
+        w.cur.extend_from_slice(&name);
+        w.cur.push(0);
+        while row < table.rows.len() {
+            let value = cell(table.rows[row].get(col).and_then(Option::as_ref));
+            if !w.fits(value.len() + 1) {
+                // Close this part's run of the column and continue it in the next part.
+                let Ok(offset) = u8::try_from(row) else {
+                    break;
+                };
+                w.cur.push(0);
+                w.cut();
+                w.cur.extend_from_slice(&name);
+                w.cur.push(offset);
+            }
+            w.cur.extend_from_slice(&value);
+            row += 1;
+        }
+        w.cur.push(0);
+    }
+    w.cur.push(0);
+}
+
+/// Writes a reply as datagrams of at most `max_datagram` bytes where it can be split (see
+/// [`Writer`]), each a part with its header; appends them to `out`.
+pub fn encode_reply(session: i32, reply: &Reply, max_datagram: usize, out: &mut Vec<Vec<u8>>) {
+    let mut w = Writer {
+        limit: max_datagram,
+        parts: Vec::new(),
+        cur: Vec::new(),
+        section: SECTION_INFO,
+    };
+    for (k, v) in reply.info.iter().filter(|(k, _)| !k.is_empty()) {
+        let mut pair = cstr(k);
+        pair.extend_from_slice(&cstr(v));
+        if !w.fits(pair.len()) && !w.cur.is_empty() {
+            w.cut();
+        }
+        w.cur.extend_from_slice(&pair);
+    }
+    w.cur.push(0);
+    write_table(&mut w, &reply.players, SECTION_PLAYERS);
+    write_table(&mut w, &reply.teams, SECTION_TEAMS);
+    w.cut();
+    let count = w.parts.len();
+    let mut start = SECTION_INFO;
+    for (i, (end_section, body)) in w.parts.iter().enumerate() {
+        let mut datagram = Vec::with_capacity(HEADER_LEN + body.len());
+        let part = Part {
+            index: u8::try_from(i).unwrap_or(u8::MAX),
+            last: i + 1 == count,
+            section: start,
+            body,
+        };
+        encode_part(session, &part, &mut datagram);
+        out.push(datagram);
+        start = *end_section;
+    }
+}

@@ -1,0 +1,95 @@
+//! From a decoded reply to the shared [`Status`]: pure, no I/O.
+
+use std::time::Duration;
+
+use serde_json::{json, Map};
+
+use super::body::Reply;
+use crate::status::{Player, Status};
+
+/// What the caller asked for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Want {
+    /// Protocol-specific extras (daemon polls leave them out).
+    pub detail: bool,
+    pub players: bool,
+    /// The key/values, as `rules`.
+    pub rules: bool,
+}
+
+fn number(s: &str) -> Option<i64> {
+    s.trim().parse().ok()
+}
+
+/// Maps a reply onto [`Status`]; strings stay as the server sent them (GameSpy 3 games use
+/// no colour codes).
+///
+/// - name: `hostname`; map: `mapname`, else `map` (Battlefield 2 for consoles);
+/// - game: `gamename`, else `game_id`; version: `gamever`;
+/// - online: `numplayers`, else the player rows; max: `maxplayers`;
+/// - password: `password` (0 or 1);
+/// - players: the `player_` column with `score_` and `ping_`.
+///
+/// `latency` is the caller's round trip of the request.
+pub fn to_status(reply: &Reply, want: Want, latency: Duration) -> Status {
+    let get = |keys: &[&str]| {
+        keys.iter()
+            .find_map(|k| reply.get(k))
+            .filter(|v| !v.is_empty())
+            .map(str::to_owned)
+    };
+    let count = |key: &str| {
+        reply
+            .get(key)
+            .and_then(number)
+            .map(|n| u32::try_from(n.max(0)).unwrap_or(u32::MAX))
+    };
+    let rows = &reply.players;
+    let listed = rows.rows.len();
+    let mut status = Status {
+        online: count("numplayers").unwrap_or(u32::try_from(listed).unwrap_or(u32::MAX)),
+        max: count("maxplayers").unwrap_or(0),
+        name: get(&["hostname"]).unwrap_or_default(),
+        map: get(&["mapname", "map"]),
+        game: get(&["gamename", "game_id"]),
+        version: get(&["gamever"]),
+        password: reply.get("password").and_then(number).map(|n| n != 0),
+        latency,
+        ..Status::default()
+    };
+    if want.players {
+        status.players = Some(
+            (0..listed)
+                .map(|i| Player {
+                    name: rows.get(i, "player_").unwrap_or_default().to_owned(),
+                    score: rows.get(i, "score_").and_then(number),
+                    ping: rows
+                        .get(i, "ping_")
+                        .and_then(number)
+                        .and_then(|p| u32::try_from(p).ok()),
+                    ..Player::default()
+                })
+                .collect(),
+        );
+    }
+    if want.rules {
+        status.rules = Some(reply.info.clone());
+    }
+    if want.detail {
+        let mut extras = Map::new();
+        if let Some(t) = get(&["gametype"]) {
+            extras.insert("gametype".into(), json!(t));
+        }
+        if let Some(p) = reply.get("hostport").and_then(number) {
+            extras.insert("hostport".into(), json!(p));
+        }
+        let teams: Vec<_> = (0..reply.teams.rows.len())
+            .filter_map(|i| reply.teams.get(i, "team_t"))
+            .collect();
+        if !teams.is_empty() {
+            extras.insert("teams".into(), json!(teams));
+        }
+        status.extras = extras;
+    }
+    status
+}
