@@ -19,6 +19,7 @@ pub mod quake3;
 mod reader;
 pub mod samp;
 pub mod teeworlds;
+pub mod unreal2;
 
 pub use error::DecodeError;
 pub use reader::Reader;
