@@ -16,6 +16,7 @@ pub mod mumble;
 pub mod quake3;
 pub mod samp;
 pub mod teeworlds;
+pub mod unreal2;
 
 use std::future::Future;
 use std::io;
