@@ -21,6 +21,7 @@ use gameserver_exporter::protocol::quake3::{self, Command, PlayerLine};
 use gameserver_exporter::protocol::samp::{self, Client, Detailed, Header, Opcode};
 use gameserver_exporter::protocol::teeworlds::{self as tw, seven, six};
 use gameserver_exporter::simulate::minecraft::{status_text, McConfig, MotdStyle};
+use gameserver_exporter::protocol::unreal2::{self as ue2, Kind, Tail};
 use gameserver_exporter::simulate::WorldState;
 
 /// Bytes from a dump written as hex pairs separated by spaces.
@@ -436,6 +437,7 @@ fn main() {
     bedrock(&root);
     quake3(&root);
     teeworlds(&root);
+    unreal2(&root);
     println!("seeds written under {}", root.display());
 }
 
@@ -489,4 +491,43 @@ fn teeworlds(root: &Path) {
         c.add(&format!("reply_ext_{n}"), p);
     }
     c.add("reply_07", &build(|o| seven::encode_info_reply(&info, 0x1122_3344, 7, 5, o)));
+}
+
+/// Unreal 2: a UT2004 info reply, a Killing Floor one, rules, players (one in UCS-2), the
+/// request, and a poll sequence (records `len | step_ms | bytes`: info then players).
+fn unreal2(root: &Path) {
+    let c = Corpus::new(root, "unreal2");
+    c.add("request_info", &build(|o| ue2::encode_request(Kind::Info, o)));
+    let info = ue2::Info {
+        game_port: 7777,
+        query_port: 7778,
+        name: "\u{1b}\u{7f}\u{1}\u{1}Seed Server".into(),
+        map: "DM-Rankin".into(),
+        game_type: "xDeathMatch".into(),
+        players: 2,
+        max_players: 16,
+        tail: Some(Tail { ping: 0, flags: 1, skill: "5".into() }),
+        ..ue2::Info::default()
+    };
+    let info_bytes = build(|o| ue2::encode_info(ue2::UT2004, &info, o));
+    c.add("info_ut2004", &info_bytes);
+    let kf = ue2::Info { waves: Some((3, 10)), game_type: "KFGameType".into(), ..info.clone() };
+    c.add("info_killing_floor", &build(|o| ue2::encode_info(ue2::UT2004, &kf, o)));
+    c.add(
+        "rules",
+        &build(|o| ue2::encode_rules(0x79, &[("ServerMode".into(), "dedicated".into())], o)),
+    );
+    let players = [
+        ue2::Player { id: 1, name: "Malcolm".into(), ping: 20, score: 25, stats_id: 0 },
+        ue2::Player { id: 2, name: "Лена".into(), ping: 30, score: 9, stats_id: 0 },
+    ];
+    let player_bytes = build(|o| ue2::encode_players(ue2::UT2004, &players, o));
+    c.add("players", &player_bytes);
+    let mut seq = vec![3u8];
+    for (d, ms) in [(&info_bytes, 5u8), (&player_bytes, 20)] {
+        seq.push(d.len() as u8);
+        seq.push(ms);
+        seq.extend_from_slice(d);
+    }
+    c.add("poll_sequence", &seq);
 }
