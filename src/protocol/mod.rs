@@ -11,6 +11,7 @@
 
 pub mod a2s;
 pub mod bedrock;
+pub mod doom3;
 mod error;
 pub mod minecraft;
 pub mod mumble;
