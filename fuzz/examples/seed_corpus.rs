@@ -21,6 +21,7 @@ use gameserver_exporter::protocol::quake3::{self, Command, PlayerLine};
 use gameserver_exporter::protocol::samp::{self, Client, Detailed, Header, Opcode};
 use gameserver_exporter::protocol::teeworlds::{self as tw, seven, six};
 use gameserver_exporter::simulate::minecraft::{status_text, McConfig, MotdStyle};
+use gameserver_exporter::protocol::doom3::{self as d3, Dialect};
 use gameserver_exporter::protocol::unreal2::{self as ue2, Kind, Tail};
 use gameserver_exporter::simulate::WorldState;
 
@@ -438,6 +439,7 @@ fn main() {
     quake3(&root);
     teeworlds(&root);
     unreal2(&root);
+    doom3(&root);
     println!("seeds written under {}", root.display());
 }
 
@@ -530,4 +532,37 @@ fn unreal2(root: &Path) {
         seq.extend_from_slice(d);
     }
     c.add("poll_sequence", &seq);
+}
+
+/// id Tech 4: the simulator's reply in each layout, with the layout byte and the challenge
+/// the fuzz target reads first.
+fn doom3(root: &Path) {
+    use gameserver_exporter::simulate::doom3::{reply, Doom3Config};
+    let c = Corpus::new(root, "doom3");
+    let w = WorldState {
+        name: "^1Seed ^7Server".into(),
+        map: "game/mp/d3dm1".into(),
+        bots: 1,
+        players: vec![("Marine".into(), 0, 0.0)],
+        ..WorldState::default()
+    };
+    let challenge = 0x1234_5678u32;
+    for (i, (name, dialect)) in [
+        ("doom3", Dialect::Doom3),
+        ("quake4", Dialect::Quake4),
+        ("etqw", Dialect::Etqw),
+        ("wolfenstein", Dialect::Wolfenstein),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let config = Doom3Config { dialect, ..Doom3Config::default() };
+        let mut bytes = vec![i as u8];
+        bytes.extend_from_slice(&challenge.to_le_bytes());
+        d3::encode_reply(&reply(&w, &config, challenge), dialect, &mut bytes);
+        c.add(&format!("reply_{name}"), &bytes);
+    }
+    let mut req = vec![0u8, 0, 0, 0, 0];
+    d3::encode_request(challenge, &mut req);
+    c.add("request", &req);
 }
