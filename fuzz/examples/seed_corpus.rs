@@ -15,14 +15,14 @@ use encoding_rs::{WINDOWS_1251, WINDOWS_1252};
 use gameserver_exporter::protocol::a2s::split::{encode_split, Format, SplitOptions};
 use gameserver_exporter::protocol::a2s::{self, Engine, GoldSrcMod, Info, SourceTv, TheShip};
 use gameserver_exporter::protocol::bedrock;
+use gameserver_exporter::protocol::doom3::{self as d3, Dialect};
 use gameserver_exporter::protocol::minecraft::{legacy, query, slp, varint};
 use gameserver_exporter::protocol::mumble::{self, Pong, Version};
 use gameserver_exporter::protocol::quake3::{self, Command, PlayerLine};
 use gameserver_exporter::protocol::samp::{self, Client, Detailed, Header, Opcode};
 use gameserver_exporter::protocol::teeworlds::{self as tw, seven, six};
-use gameserver_exporter::simulate::minecraft::{status_text, McConfig, MotdStyle};
-use gameserver_exporter::protocol::doom3::{self as d3, Dialect};
 use gameserver_exporter::protocol::unreal2::{self as ue2, Kind, Tail};
+use gameserver_exporter::simulate::minecraft::{status_text, McConfig, MotdStyle};
 use gameserver_exporter::simulate::WorldState;
 
 /// Bytes from a dump written as hex pairs separated by spaces.

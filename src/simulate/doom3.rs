@@ -135,7 +135,7 @@ pub fn reply(w: &WorldState, config: &Doom3Config, challenge: u32) -> Reply {
         vars,
         players,
         os_mask: Some(1),
-        etqw: etqw.then(|| EtqwTail {
+        etqw: etqw.then_some(EtqwTail {
             ranked: Some(false),
             time_left: Some(600),
             game_state: Some(1),

@@ -269,7 +269,7 @@ fn arb_reply() -> impl Strategy<Value = (Reply, Dialect)> {
                 vars,
                 players,
                 os_mask: Some(os),
-                etqw: etqw.then(|| EtqwTail {
+                etqw: etqw.then_some(EtqwTail {
                     ranked: Some(true),
                     time_left: Some(60),
                     game_state: Some(1),
