@@ -17,6 +17,7 @@ use gameserver_exporter::protocol::a2s::{self, Engine, GoldSrcMod, Info, SourceT
 use gameserver_exporter::protocol::ase;
 use gameserver_exporter::protocol::bedrock;
 use gameserver_exporter::protocol::gamespy3 as gs3;
+use gameserver_exporter::protocol::doom3::{self as d3, Dialect};
 use gameserver_exporter::protocol::minecraft::{legacy, query, slp, varint};
 use gameserver_exporter::protocol::mumble::{self, Pong, Version};
 use gameserver_exporter::protocol::quake3::{self, Command, PlayerLine};
@@ -24,6 +25,7 @@ use gameserver_exporter::protocol::samp::{self, Client, Detailed, Header, Opcode
 use gameserver_exporter::protocol::teeworlds::{self as tw, seven, six};
 use gameserver_exporter::simulate::ase as ase_sim;
 use gameserver_exporter::simulate::gamespy3 as gs3_sim;
+use gameserver_exporter::protocol::unreal2::{self as ue2, Kind, Tail};
 use gameserver_exporter::simulate::minecraft::{status_text, McConfig, MotdStyle};
 use gameserver_exporter::simulate::WorldState;
 
@@ -442,6 +444,8 @@ fn main() {
     teeworlds(&root);
     gamespy3(&root);
     ase(&root);
+    unreal2(&root);
+    doom3(&root);
     println!("seeds written under {}", root.display());
 }
 
@@ -554,4 +558,74 @@ fn ase(root: &Path) {
     c.add("reply_mta", mta);
     let reply = ase_sim::reply_of(&world(), 22003);
     c.add("reply_sim", &build(|o| ase::encode_reply(&reply, o)));
+/// Unreal 2: a UT2004 info reply, a Killing Floor one, rules, players (one in UCS-2), the
+/// request, and a poll sequence (records `len | step_ms | bytes`: info then players).
+fn unreal2(root: &Path) {
+    let c = Corpus::new(root, "unreal2");
+    c.add("request_info", &build(|o| ue2::encode_request(Kind::Info, o)));
+    let info = ue2::Info {
+        game_port: 7777,
+        query_port: 7778,
+        name: "\u{1b}\u{7f}\u{1}\u{1}Seed Server".into(),
+        map: "DM-Rankin".into(),
+        game_type: "xDeathMatch".into(),
+        players: 2,
+        max_players: 16,
+        tail: Some(Tail { ping: 0, flags: 1, skill: "5".into() }),
+        ..ue2::Info::default()
+    };
+    let info_bytes = build(|o| ue2::encode_info(ue2::UT2004, &info, o));
+    c.add("info_ut2004", &info_bytes);
+    let kf = ue2::Info { waves: Some((3, 10)), game_type: "KFGameType".into(), ..info.clone() };
+    c.add("info_killing_floor", &build(|o| ue2::encode_info(ue2::UT2004, &kf, o)));
+    c.add(
+        "rules",
+        &build(|o| ue2::encode_rules(0x79, &[("ServerMode".into(), "dedicated".into())], o)),
+    );
+    let players = [
+        ue2::Player { id: 1, name: "Malcolm".into(), ping: 20, score: 25, stats_id: 0 },
+        ue2::Player { id: 2, name: "Лена".into(), ping: 30, score: 9, stats_id: 0 },
+    ];
+    let player_bytes = build(|o| ue2::encode_players(ue2::UT2004, &players, o));
+    c.add("players", &player_bytes);
+    let mut seq = vec![3u8];
+    for (d, ms) in [(&info_bytes, 5u8), (&player_bytes, 20)] {
+        seq.push(d.len() as u8);
+        seq.push(ms);
+        seq.extend_from_slice(d);
+    }
+    c.add("poll_sequence", &seq);
+}
+
+/// id Tech 4: the simulator's reply in each layout, with the layout byte and the challenge
+/// the fuzz target reads first.
+fn doom3(root: &Path) {
+    use gameserver_exporter::simulate::doom3::{reply, Doom3Config};
+    let c = Corpus::new(root, "doom3");
+    let w = WorldState {
+        name: "^1Seed ^7Server".into(),
+        map: "game/mp/d3dm1".into(),
+        bots: 1,
+        players: vec![("Marine".into(), 0, 0.0)],
+        ..WorldState::default()
+    };
+    let challenge = 0x1234_5678u32;
+    for (i, (name, dialect)) in [
+        ("doom3", Dialect::Doom3),
+        ("quake4", Dialect::Quake4),
+        ("etqw", Dialect::Etqw),
+        ("wolfenstein", Dialect::Wolfenstein),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let config = Doom3Config { dialect, ..Doom3Config::default() };
+        let mut bytes = vec![i as u8];
+        bytes.extend_from_slice(&challenge.to_le_bytes());
+        d3::encode_reply(&reply(&w, &config, challenge), dialect, &mut bytes);
+        c.add(&format!("reply_{name}"), &bytes);
+    }
+    let mut req = vec![0u8, 0, 0, 0, 0];
+    d3::encode_request(challenge, &mut req);
+    c.add("request", &req);
 }

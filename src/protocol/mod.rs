@@ -13,6 +13,7 @@
 pub mod a2s;
 pub mod ase;
 pub mod bedrock;
+pub mod doom3;
 mod error;
 pub mod exchange;
 pub mod gamespy3;
@@ -23,6 +24,7 @@ pub mod quake3;
 mod reader;
 pub mod samp;
 pub mod teeworlds;
+pub mod unreal2;
 
 pub use error::DecodeError;
 pub use reader::Reader;

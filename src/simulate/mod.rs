@@ -11,6 +11,7 @@ pub mod ase;
 pub mod bedrock;
 pub mod churn;
 pub mod datagrams;
+pub mod doom3;
 pub mod gamespy3;
 pub mod mcquery;
 pub mod minecraft;
@@ -18,6 +19,7 @@ pub mod mumble;
 pub mod quake3;
 pub mod samp;
 pub mod teeworlds;
+pub mod unreal2;
 
 use std::future::Future;
 use std::io;
