@@ -10,6 +10,7 @@ pub mod a2s;
 pub mod bedrock;
 pub mod churn;
 pub mod datagrams;
+pub mod gamespy1;
 pub mod mcquery;
 pub mod minecraft;
 pub mod mumble;
