@@ -15,6 +15,7 @@ use encoding_rs::{WINDOWS_1251, WINDOWS_1252};
 use gameserver_exporter::protocol::a2s::split::{encode_split, Format, SplitOptions};
 use gameserver_exporter::protocol::a2s::{self, Engine, GoldSrcMod, Info, SourceTv, TheShip};
 use gameserver_exporter::protocol::bedrock;
+use gameserver_exporter::protocol::gamespy1;
 use gameserver_exporter::protocol::minecraft::{legacy, query, slp, varint};
 use gameserver_exporter::protocol::mumble::{self, Pong, Version};
 use gameserver_exporter::protocol::quake3::{self, Command, PlayerLine};
@@ -436,6 +437,7 @@ fn main() {
     bedrock(&root);
     quake3(&root);
     teeworlds(&root);
+    gamespy1(&root);
     println!("seeds written under {}", root.display());
 }
 
@@ -489,4 +491,34 @@ fn teeworlds(root: &Path) {
         c.add(&format!("reply_ext_{n}"), p);
     }
     c.add("reply_07", &build(|o| seven::encode_info_reply(&info, 0x1122_3344, 7, 5, o)));
+}
+
+/// GameSpy 1 events (see fuzz_targets/gamespy1.rs): the netPanzer capture, and the replies the
+/// simulator sends in each layout, in order, reversed, with a part missing and with the clock
+/// run out.
+fn gamespy1(root: &Path) {
+    use gameserver_exporter::simulate::gamespy1::pairs;
+    let c = Corpus::new(root, "gamespy1");
+    let datagram = |d: &[u8]| {
+        let mut e = vec![1u8];
+        e.extend_from_slice(&(d.len() as u16).to_le_bytes());
+        e.extend_from_slice(d);
+        e
+    };
+    let netpanzer = include_bytes!("../../tests/fixtures/gamespy1/netpanzer_087_status.0.bin");
+    c.add("netpanzer_capture", &datagram(netpanzer));
+    let w = world();
+    let reply = pairs(gamespy1::Query::Status, &w, false);
+    for (name, style) in [
+        ("unreal", gamespy1::Style::Unreal),
+        ("queryid_first", gamespy1::Style::QueryIdFirst),
+        ("bare", gamespy1::Style::Bare),
+    ] {
+        let parts = gamespy1::encode_reply(&reply, 17, 60, style);
+        c.add(&format!("{name}_in_order"), &parts.iter().flat_map(|p| datagram(p)).collect::<Vec<_>>());
+        c.add(&format!("{name}_reversed"), &parts.iter().rev().flat_map(|p| datagram(p)).collect::<Vec<_>>());
+        let mut missing: Vec<u8> = parts.iter().skip(1).flat_map(|p| datagram(p)).collect();
+        missing.extend_from_slice(&[0, 30]);
+        c.add(&format!("{name}_missing_then_timeout"), &missing);
+    }
 }

@@ -39,17 +39,14 @@ pub fn text(bytes: &[u8]) -> String {
     }
 }
 
-/// Decodes one datagram. Trailing NULs and line ends (some servers send them) are ignored; a
-/// leading backslash is optional; a last key without a value gets an empty one.
+/// Decodes one datagram. NULs and line ends ending the datagram or any key or value (some
+/// servers send them) are ignored; a leading backslash is optional; a last key without a value
+/// gets an empty one.
 ///
 /// Errors: a `queryid` that is not `<id>.<n>` with `n` from 1 ([`DecodeError::Invalid`]); a
 /// datagram with no pair at all ([`DecodeError::Invalid`]).
 pub fn decode_packet(datagram: &[u8]) -> Result<Packet, DecodeError> {
-    let end = datagram
-        .iter()
-        .rposition(|&b| !matches!(b, 0 | b'\n' | b'\r'))
-        .map_or(0, |i| i + 1);
-    let body = &datagram[..end];
+    let body = trim_end(datagram);
     let body = body.strip_prefix(b"\\").unwrap_or(body);
     if body.is_empty() {
         return Err(DecodeError::Invalid("empty GameSpy 1 datagram"));
@@ -57,7 +54,8 @@ pub fn decode_packet(datagram: &[u8]) -> Result<Packet, DecodeError> {
     let mut tokens = body.split(|&b| b == b'\\');
     let mut packet = Packet::default();
     while let Some(key) = tokens.next() {
-        let value = tokens.next().unwrap_or_default();
+        let key = trim_end(key);
+        let value = trim_end(tokens.next().unwrap_or_default());
         if key.is_empty() && value.is_empty() {
             // `\k\v\` ends with one separator too many, or `\\` runs: nothing to keep.
             continue;
@@ -72,7 +70,18 @@ pub fn decode_packet(datagram: &[u8]) -> Result<Packet, DecodeError> {
             packet.pairs.push((text(key), text(value)));
         }
     }
+    if packet.pairs.is_empty() && packet.query_id.is_none() && !packet.is_final {
+        return Err(DecodeError::Invalid("empty GameSpy 1 datagram"));
+    }
     Ok(packet)
+}
+
+fn trim_end(token: &[u8]) -> &[u8] {
+    let end = token
+        .iter()
+        .rposition(|&b| !matches!(b, 0 | b'\n' | b'\r'))
+        .map_or(0, |i| i + 1);
+    &token[..end]
 }
 
 /// `44.1` -> id 44, part 1. A bare `44` (some servers number nothing) is part 1.
@@ -250,7 +259,7 @@ mod tests {
     #[test]
     fn tolerant_reading() {
         let p =
-            decode_packet(b"\\hostname\\Caf\xe9\\map\\\xc3\xa9t\xc3\xa9\\dangling\0\n").unwrap();
+            decode_packet(b"\\hostname\\Caf\xe9\0\\map\\\xc3\xa9t\xc3\xa9\\dangling\0\n").unwrap();
         assert_eq!(
             p.pairs,
             pairs(&[("hostname", "Café"), ("map", "été"), ("dangling", "")])
