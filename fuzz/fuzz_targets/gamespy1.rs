@@ -50,7 +50,15 @@ fuzz_target!(|data: &[u8]| {
             Step::Done(reply) => {
                 assert!(!ended, "a second result");
                 assert!(reply.vars.len() + reply.players.len() <= limits.max_pairs);
-                let _ = to_status(&reply, Want { detail: true, players: true, rules: true }, Duration::ZERO);
+                let _ = to_status(
+                    &reply,
+                    Want {
+                        detail: true,
+                        players: true,
+                        rules: true,
+                    },
+                    Duration::ZERO,
+                );
                 ended = true;
             }
             Step::Failed(_) => ended = true,
