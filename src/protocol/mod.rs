@@ -13,6 +13,7 @@ pub mod a2s;
 pub mod bedrock;
 mod error;
 pub mod gamespy1;
+pub mod gamespy2;
 pub mod minecraft;
 pub mod mumble;
 pub mod proxy_header;
