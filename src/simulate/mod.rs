@@ -11,6 +11,7 @@ pub mod bedrock;
 pub mod churn;
 pub mod datagrams;
 pub mod gamespy1;
+pub mod gamespy2;
 pub mod mcquery;
 pub mod minecraft;
 pub mod mumble;
