@@ -15,7 +15,7 @@ use encoding_rs::{WINDOWS_1251, WINDOWS_1252};
 use gameserver_exporter::protocol::a2s::split::{encode_split, Format, SplitOptions};
 use gameserver_exporter::protocol::a2s::{self, Engine, GoldSrcMod, Info, SourceTv, TheShip};
 use gameserver_exporter::protocol::bedrock;
-use gameserver_exporter::protocol::gamespy1;
+use gameserver_exporter::protocol::{gamespy1, gamespy2};
 use gameserver_exporter::protocol::minecraft::{legacy, query, slp, varint};
 use gameserver_exporter::protocol::mumble::{self, Pong, Version};
 use gameserver_exporter::protocol::quake3::{self, Command, PlayerLine};
@@ -438,6 +438,7 @@ fn main() {
     quake3(&root);
     teeworlds(&root);
     gamespy1(&root);
+    gamespy2(&root);
     println!("seeds written under {}", root.display());
 }
 
@@ -520,5 +521,29 @@ fn gamespy1(root: &Path) {
         let mut missing: Vec<u8> = parts.iter().skip(1).flat_map(|p| datagram(p)).collect();
         missing.extend_from_slice(&[0, 30]);
         c.add(&format!("{name}_missing_then_timeout"), &missing);
+    }
+}
+
+/// GameSpy 2 inputs (see fuzz_targets/gamespy2.rs: a sections byte, then the reply): the
+/// simulator's replies with and without count bytes, and for each single section.
+fn gamespy2(root: &Path) {
+    use gameserver_exporter::simulate::gamespy2::reply;
+    let c = Corpus::new(root, "gamespy2");
+    let w = world();
+    let cases = [
+        ("all", 7u8, gamespy2::Sections::ALL),
+        ("info", 1, gamespy2::Sections { info: true, players: false, teams: false }),
+        ("players", 2, gamespy2::Sections { info: false, players: true, teams: false }),
+        ("teams", 4, gamespy2::Sections { info: false, players: false, teams: true }),
+    ];
+    for (name, flags, sections) in cases {
+        for omit_counts in [false, true] {
+            let request = gamespy2::Request { id: *b"seed", sections };
+            let r = reply(&request, &w, omit_counts);
+            let mut out = vec![flags];
+            gamespy2::encode_reply(&r, sections, &mut out);
+            let suffix = if omit_counts { "_no_counts" } else { "" };
+            c.add(&format!("{name}{suffix}"), &out);
+        }
     }
 }
