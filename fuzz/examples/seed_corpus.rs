@@ -16,18 +16,19 @@ use gameserver_exporter::protocol::a2s::split::{encode_split, Format, SplitOptio
 use gameserver_exporter::protocol::a2s::{self, Engine, GoldSrcMod, Info, SourceTv, TheShip};
 use gameserver_exporter::protocol::ase;
 use gameserver_exporter::protocol::bedrock;
-use gameserver_exporter::protocol::gamespy3 as gs3;
 use gameserver_exporter::protocol::doom3::{self as d3, Dialect};
+use gameserver_exporter::protocol::gamespy3 as gs3;
 use gameserver_exporter::protocol::minecraft::{legacy, query, slp, varint};
 use gameserver_exporter::protocol::mumble::{self, Pong, Version};
 use gameserver_exporter::protocol::quake3::{self, Command, PlayerLine};
 use gameserver_exporter::protocol::samp::{self, Client, Detailed, Header, Opcode};
 use gameserver_exporter::protocol::teeworlds::{self as tw, seven, six};
+use gameserver_exporter::protocol::unreal2::{self as ue2, Kind, Tail};
+use gameserver_exporter::protocol::{gamespy1, gamespy2};
+use gameserver_exporter::simulate::WorldState;
 use gameserver_exporter::simulate::ase as ase_sim;
 use gameserver_exporter::simulate::gamespy3 as gs3_sim;
-use gameserver_exporter::protocol::unreal2::{self as ue2, Kind, Tail};
 use gameserver_exporter::simulate::minecraft::{status_text, McConfig, MotdStyle};
-use gameserver_exporter::simulate::WorldState;
 
 /// Bytes from a dump written as hex pairs separated by spaces.
 fn hex(text: &str) -> Vec<u8> {
@@ -442,6 +443,8 @@ fn main() {
     bedrock(&root);
     quake3(&root);
     teeworlds(&root);
+    gamespy1(&root);
+    gamespy2(&root);
     gamespy3(&root);
     ase(&root);
     unreal2(&root);
@@ -501,6 +504,60 @@ fn teeworlds(root: &Path) {
     c.add("reply_07", &build(|o| seven::encode_info_reply(&info, 0x1122_3344, 7, 5, o)));
 }
 
+/// GameSpy 1 events (see fuzz_targets/gamespy1.rs): the netPanzer capture, and the replies the
+/// simulator sends in each layout, in order, reversed, with a part missing and with the clock
+/// run out.
+fn gamespy1(root: &Path) {
+    use gameserver_exporter::simulate::gamespy1::pairs;
+    let c = Corpus::new(root, "gamespy1");
+    let datagram = |d: &[u8]| {
+        let mut e = vec![1u8];
+        e.extend_from_slice(&(d.len() as u16).to_le_bytes());
+        e.extend_from_slice(d);
+        e
+    };
+    let netpanzer = include_bytes!("../../tests/fixtures/gamespy1/netpanzer_087_status.0.bin");
+    c.add("netpanzer_capture", &datagram(netpanzer));
+    let w = world();
+    let reply = pairs(gamespy1::Query::Status, &w, false);
+    for (name, style) in [
+        ("unreal", gamespy1::Style::Unreal),
+        ("queryid_first", gamespy1::Style::QueryIdFirst),
+        ("bare", gamespy1::Style::Bare),
+    ] {
+        let parts = gamespy1::encode_reply(&reply, 17, 60, style);
+        c.add(&format!("{name}_in_order"), &parts.iter().flat_map(|p| datagram(p)).collect::<Vec<_>>());
+        c.add(&format!("{name}_reversed"), &parts.iter().rev().flat_map(|p| datagram(p)).collect::<Vec<_>>());
+        let mut missing: Vec<u8> = parts.iter().skip(1).flat_map(|p| datagram(p)).collect();
+        missing.extend_from_slice(&[0, 30]);
+        c.add(&format!("{name}_missing_then_timeout"), &missing);
+    }
+}
+
+/// GameSpy 2 inputs (see fuzz_targets/gamespy2.rs: a sections byte, then the reply): the
+/// simulator's replies with and without count bytes, and for each single section.
+fn gamespy2(root: &Path) {
+    use gameserver_exporter::simulate::gamespy2::reply;
+    let c = Corpus::new(root, "gamespy2");
+    let w = world();
+    let cases = [
+        ("all", 7u8, gamespy2::Sections::ALL),
+        ("info", 1, gamespy2::Sections { info: true, players: false, teams: false }),
+        ("players", 2, gamespy2::Sections { info: false, players: true, teams: false }),
+        ("teams", 4, gamespy2::Sections { info: false, players: false, teams: true }),
+    ];
+    for (name, flags, sections) in cases {
+        for omit_counts in [false, true] {
+            let request = gamespy2::Request { id: *b"seed", sections };
+            let r = reply(&request, &w, omit_counts);
+            let mut out = vec![flags];
+            gamespy2::encode_reply(&r, sections, &mut out);
+            let suffix = if omit_counts { "_no_counts" } else { "" };
+            c.add(&format!("{name}{suffix}"), &out);
+        }
+    }
+}
+
 /// GameSpy 3: the requests qstat sends, a handshake reply, and the simulator's reply whole and
 /// split into parts; for the exchange target, records (time step, length, datagram) of a
 /// handshake reply followed by every part.
@@ -558,6 +615,8 @@ fn ase(root: &Path) {
     c.add("reply_mta", mta);
     let reply = ase_sim::reply_of(&world(), 22003);
     c.add("reply_sim", &build(|o| ase::encode_reply(&reply, o)));
+}
+
 /// Unreal 2: a UT2004 info reply, a Killing Floor one, rules, players (one in UCS-2), the
 /// request, and a poll sequence (records `len | step_ms | bytes`: info then players).
 fn unreal2(root: &Path) {

@@ -16,6 +16,8 @@ pub mod bedrock;
 pub mod doom3;
 mod error;
 pub mod exchange;
+pub mod gamespy1;
+pub mod gamespy2;
 pub mod gamespy3;
 pub mod minecraft;
 pub mod mumble;

@@ -12,6 +12,8 @@ pub mod bedrock;
 pub mod churn;
 pub mod datagrams;
 pub mod doom3;
+pub mod gamespy1;
+pub mod gamespy2;
 pub mod gamespy3;
 pub mod mcquery;
 pub mod minecraft;
