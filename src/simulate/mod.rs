@@ -15,6 +15,7 @@ pub mod doom3;
 pub mod gamespy1;
 pub mod gamespy2;
 pub mod gamespy3;
+pub mod hostile;
 pub mod mcquery;
 pub mod minecraft;
 pub mod mumble;
@@ -51,6 +52,9 @@ pub struct Simulator {
     /// Rules of the demo world that `demo` publishes as series, so the dashboard's rule
     /// panels have data.
     pub demo_rules: &'static [&'static str],
+    /// The hostile fleet's servers of this protocol: each misbehaviour the simulator knows,
+    /// with what the exporter must publish for it (`tests/hostile.rs` runs them all).
+    pub hostile: fn() -> Vec<hostile::Hostile>,
 }
 
 /// The simulator of `protocol`. A new protocol adds its arm here (the compiler asks for it).
@@ -102,6 +106,22 @@ pub fn simulator(protocol: Protocol) -> Simulator {
         spawn,
         spawn_demo,
         demo_rules,
+        hostile: hostile_of(protocol),
+    }
+}
+
+/// The hostile servers of `protocol` (see [`hostile`]). A protocol whose simulator has none
+/// yet returns an empty list: `tests/hostile.rs` still runs its healthy server.
+fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
+    match protocol {
+        Protocol::A2s
+        | Protocol::Minecraft
+        | Protocol::MinecraftQuery
+        | Protocol::MinecraftBedrock
+        | Protocol::Samp
+        | Protocol::Mumble
+        | Protocol::Quake3
+        | Protocol::Teeworlds => Vec::new,
     }
 }
 
