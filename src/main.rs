@@ -144,8 +144,13 @@ fn init_logs(format: LogFormat, level: &str) {
         eprintln!("error: --log-level {level:?}: {e}");
         std::process::exit(2)
     });
+    // Colour codes only on a terminal: journald, `kubectl logs` and log shippers would
+    // otherwise store the escape bytes in every line. NO_COLOR (no-color.org) turns them off.
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr())
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(ansi)
         .with_writer(std::io::stderr);
     match format {
         LogFormat::Text => builder.init(),
