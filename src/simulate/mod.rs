@@ -114,14 +114,14 @@ pub fn simulator(protocol: Protocol) -> Simulator {
 /// yet returns an empty list: `tests/hostile.rs` still runs its healthy server.
 fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
     match protocol {
-        Protocol::A2s
-        | Protocol::Minecraft
-        | Protocol::MinecraftQuery
-        | Protocol::MinecraftBedrock
-        | Protocol::Samp
-        | Protocol::Mumble
-        | Protocol::Quake3
-        | Protocol::Teeworlds => Vec::new,
+        Protocol::A2s => a2s::hostile,
+        Protocol::Minecraft => minecraft::hostile,
+        Protocol::MinecraftQuery => mcquery::hostile,
+        Protocol::MinecraftBedrock => bedrock::hostile,
+        Protocol::Samp => samp::hostile,
+        Protocol::Mumble => mumble::hostile,
+        Protocol::Quake3 => quake3::hostile,
+        Protocol::Teeworlds => teeworlds::hostile,
     }
 }
 
