@@ -609,7 +609,7 @@ fn junk() -> Vec<Vec<u8>> {
 /// `invalid_from_utf8` lint would flag a check that it is not.
 pub const INVALID_UTF8_NAME: &[u8] = b"bad\xff\xfe\xc3(utf8 \"q\" \\ \n\xe2\x80";
 
-/// The hostile fleet's A2S servers (see [`hostile`]).
+/// The hostile fleet's A2S servers (see [`super::hostile`]).
 pub fn hostile() -> Vec<Hostile> {
     let with = |cfg: fn() -> A2sConfig| start(move |w| spawn(w, cfg()));
     let bad = |name, reason, m: Misbehaviour| {

@@ -170,7 +170,7 @@ fn answer(datagram: &[u8], port: u16, w: &WorldState, config: &BedrockConfig) ->
     Some(out)
 }
 
-/// The hostile fleet's Bedrock servers (see [`hostile`]).
+/// The hostile fleet's Bedrock servers (see [`super::hostile`]).
 pub fn hostile() -> Vec<Hostile> {
     let with = |cfg: fn() -> BedrockConfig| start(move |w| spawn(w, cfg()));
     let bad = |name, reason, m: Misbehaviour| {

@@ -281,7 +281,7 @@ fn junk() -> Vec<Vec<u8>> {
     ]
 }
 
-/// The hostile fleet's Minecraft Query servers (see [`hostile`]).
+/// The hostile fleet's Minecraft Query servers (see [`super::hostile`]).
 pub fn hostile() -> Vec<Hostile> {
     let with = |cfg: fn() -> McQueryConfig| start(move |w| spawn(w, cfg()));
     let bad = |name, reason, m: Misbehaviour| {

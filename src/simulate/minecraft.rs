@@ -507,7 +507,7 @@ async fn misbehave(
     Ok(())
 }
 
-/// The hostile fleet's Minecraft servers (see [`hostile`]).
+/// The hostile fleet's Minecraft servers (see [`super::hostile`]).
 pub fn hostile() -> Vec<Hostile> {
     let with = |cfg: fn() -> McConfig| start(move |w| spawn(w, cfg()));
     let bad = |name, reason, m: Misbehaviour| {

@@ -110,8 +110,9 @@ pub fn simulator(protocol: Protocol) -> Simulator {
     }
 }
 
-/// The hostile servers of `protocol` (see [`hostile`]). A protocol whose simulator has none
-/// yet returns an empty list: `tests/hostile.rs` still runs its healthy server.
+/// The hostile servers of `protocol` (see [`hostile`]). Each list holds at least one server
+/// that must be up (`ok`: the default configuration, on [`hostile::world`]) and one that must
+/// be down: `tests/hostile.rs` fails for a protocol without both.
 fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
     match protocol {
         Protocol::A2s => a2s::hostile,

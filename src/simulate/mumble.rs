@@ -109,7 +109,7 @@ fn answer(datagram: &[u8], w: &WorldState, config: &MumbleConfig) -> Option<Vec<
     Some(out)
 }
 
-/// The hostile fleet's Mumble servers (see [`hostile`]). Mumble counts bots among users,
+/// The hostile fleet's Mumble servers (see [`super::hostile`]). Mumble counts bots among users,
 /// publishes no bots gauge and carries no server name.
 pub fn hostile() -> Vec<Hostile> {
     let with = |cfg: fn() -> MumbleConfig| start(move |w| spawn(w, cfg()));

@@ -379,7 +379,7 @@ impl Server {
     }
 }
 
-/// The hostile fleet's Quake 3 servers (see [`hostile`]).
+/// The hostile fleet's Quake 3 servers (see [`super::hostile`]).
 pub fn hostile() -> Vec<Hostile> {
     let with = |cfg: fn() -> Quake3Config| start(move |w| spawn(w, cfg()));
     let bad = |name, reason, m: Misbehaviour| {

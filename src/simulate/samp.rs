@@ -231,7 +231,7 @@ fn junk(header: &Header) -> Vec<Vec<u8>> {
     ]
 }
 
-/// The hostile fleet's SA:MP servers (see [`hostile`]).
+/// The hostile fleet's SA:MP servers (see [`super::hostile`]).
 pub fn hostile() -> Vec<Hostile> {
     let with = |cfg: fn() -> SampConfig| start(move |w| spawn(w, cfg()));
     let bad = |name, reason, m: Misbehaviour| {

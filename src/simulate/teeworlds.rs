@@ -322,7 +322,7 @@ fn spoil(mut reply: Vec<u8>, config: &TeeworldsConfig) -> Vec<u8> {
     reply
 }
 
-/// The hostile fleet's Teeworlds servers (see [`hostile`]): each dialect healthy (of 4
+/// The hostile fleet's Teeworlds servers (see [`super::hostile`]): each dialect healthy (of 4
 /// clients, 2 players and 2 bots, only 0.7 tells bots apart) and each misbehaviour.
 pub fn hostile() -> Vec<Hostile> {
     let server = |flavour, misbehaviour| {
