@@ -3,6 +3,8 @@
 //! port 0 and each misbehaving in one way. Every hostile target must be down for exactly its
 //! documented reason, every healthy one up with exactly its values, and the scrape must stay
 //! valid (strict Prometheus text 0.0.4 and OpenMetrics parsers) whatever the servers send.
+//! The fleet is each simulator's catalogue (`simulate::simulator(p).hostile`, walked over
+//! `Protocol::ALL`); only protocol-independent cases (a closed port) are written here.
 
 #[path = "support/expo.rs"]
 mod expo;
