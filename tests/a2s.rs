@@ -304,9 +304,18 @@ async fn shared_socket_only_after_success() {
     poll_with(&req, &mut session).await.unwrap();
     assert_eq!(mux.shared_polls(), 1);
 
+    let addr = sim.addr;
     drop(sim);
-    // The simulator's tasks (and its socket) go away once the runtime runs them again.
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    // The simulator's tasks (and its socket) go away once the runtime runs them again: wait
+    // until its port is free.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while std::net::UdpSocket::bind(addr).is_err() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the simulator kept its socket"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
     let f = poll_with(&req, &mut session).await.unwrap_err();
     assert_eq!(f.reason, Reason::Timeout);
     assert_eq!(mux.shared_polls(), 2);

@@ -13,11 +13,11 @@ use gameserver_exporter::simulate::a2s::{spawn, A2sConfig, InfoEnd};
 use gameserver_exporter::simulate::{SimServer, World, WorldState};
 use gameserver_exporter::target::{Address, Protocol};
 use serde_json::{json, Value};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 #[path = "support/daemon.rs"]
 mod harness;
+#[path = "support/http.rs"]
+mod http;
 use harness::{start, target};
 
 fn world() -> WorldState {
@@ -155,16 +155,7 @@ fn query_command() {
 }
 
 async fn metrics(addr: std::net::SocketAddr) -> String {
-    let mut s = TcpStream::connect(addr).await.unwrap();
-    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        .await
-        .unwrap();
-    let mut buf = Vec::new();
-    tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut buf))
-        .await
-        .expect("reply in time")
-        .unwrap();
-    String::from_utf8_lossy(&buf).into_owned()
+    http::get_ok(addr, "/metrics").await
 }
 
 /// The daemon publishes early-ending servers as up with their counts, and no bots gauge

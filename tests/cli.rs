@@ -2,6 +2,9 @@
 
 use std::process::{Command, Output};
 
+#[path = "support/http.rs"]
+mod http;
+
 use gameserver_exporter::simulate::{self, World, WorldState};
 use gameserver_exporter::target::Protocol;
 
@@ -207,16 +210,14 @@ fn free_tcp_port() -> u16 {
         .port()
 }
 
+/// The whole reply, head and body, or None while nothing answers.
 fn http_get(port: u16, path: &str) -> Option<String> {
-    use std::io::{Read, Write};
-    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
-    s.set_read_timeout(Some(std::time::Duration::from_secs(5)))
-        .ok()?;
-    let req = format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-    s.write_all(req.as_bytes()).ok()?;
-    let mut out = String::new();
-    s.read_to_string(&mut out).ok()?;
-    Some(out)
+    let r = http::blocking(([127, 0, 0, 1], port).into(), "GET", path, "")?;
+    Some(format!(
+        "{}\r\n\r\n{}",
+        r.head,
+        String::from_utf8_lossy(&r.body)
+    ))
 }
 
 fn signal(pid: u32, sig: &str) {

@@ -13,9 +13,9 @@ use gameserver_exporter::simulate::{self, World, WorldState};
 use gameserver_exporter::status::{Failure, Reason, Status};
 #[path = "support/daemon.rs"]
 mod harness;
+#[path = "support/http.rs"]
+mod http;
 use harness::{start, target};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 /// Answers by the polled host: a scripted result per address, `timeout` for the rest.
 #[derive(Default)]
@@ -45,6 +45,7 @@ impl Prober for Fake {
     }
 }
 
+/// A reply with its body as text.
 struct Reply {
     status: u16,
     head: String,
@@ -52,21 +53,13 @@ struct Reply {
 }
 
 async fn request(addr: SocketAddr, method: &str, path: &str, extra: &str) -> Reply {
-    let mut s = TcpStream::connect(addr).await.unwrap();
-    let req = format!("{method} {path} HTTP/1.1\r\nHost: x\r\n{extra}Connection: close\r\n\r\n");
-    s.write_all(req.as_bytes()).await.unwrap();
-    let mut buf = Vec::new();
-    tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut buf))
+    let r = http::plain(addr, method, path, extra)
         .await
-        .expect("reply in time")
-        .unwrap();
-    let text = String::from_utf8(buf).unwrap();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap();
-    let status = head[9..12].parse().unwrap();
+        .expect("an HTTP reply");
     Reply {
-        status,
-        head: head.to_string(),
-        body: body.to_string(),
+        status: r.status,
+        body: r.text().to_string(),
+        head: r.head,
     }
 }
 
@@ -418,13 +411,11 @@ async fn sd_health_ready_and_errors() {
 async fn huge_headers_refused() {
     let d = start(FAST, Arc::new(Fake::default())).await;
     let big = format!("X-Big: {}\r\n", "a".repeat(64 * 1024));
-    let mut s = TcpStream::connect(d.addr).await.unwrap();
     let req = format!("GET /metrics HTTP/1.1\r\nHost: x\r\n{big}\r\n");
-    let _ = s.write_all(req.as_bytes()).await;
-    let mut buf = Vec::new();
-    let _ = tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut buf)).await;
-    let text = String::from_utf8_lossy(&buf);
-    assert!(text.starts_with("HTTP/1.1 431"), "{text}");
+    let reply = http::raw(d.addr, req.as_bytes())
+        .await
+        .expect("an HTTP reply");
+    assert_eq!(reply.status, 431, "{}", reply.head);
     d.stop().await;
 }
 

@@ -4,17 +4,13 @@ use std::time::{Duration, Instant};
 
 use gameserver_exporter::demo;
 use gameserver_exporter::target::Protocol;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
+
+#[path = "support/http.rs"]
+mod http;
 
 async fn metrics(addr: std::net::SocketAddr) -> String {
-    let mut s = TcpStream::connect(addr).await.unwrap();
-    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        .await
-        .unwrap();
-    let mut buf = Vec::new();
-    s.read_to_end(&mut buf).await.unwrap();
-    String::from_utf8(buf).unwrap()
+    http::get_ok(addr, "/metrics").await
 }
 
 /// Within 10 s every started simulator is up, with players online.

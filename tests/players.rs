@@ -10,39 +10,21 @@ use std::time::Duration;
 use gameserver_exporter::scheduler::QueryProber;
 use gameserver_exporter::simulate::a2s::A2sConfig;
 use gameserver_exporter::simulate::{self, World, WorldState};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 #[path = "support/expo.rs"]
 #[allow(dead_code)]
 mod expo;
 #[path = "support/daemon.rs"]
 mod harness;
+#[path = "support/http.rs"]
+mod http;
 use expo::Sample;
 use harness::{start, target};
 
 const FAST: &str = "[exporter]\ninterval = \"300ms\"\ntimeout = \"250ms\"\n";
 
 async fn get(addr: SocketAddr, path: &str) -> String {
-    let mut s = TcpStream::connect(addr).await.unwrap();
-    let req = format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-    s.write_all(req.as_bytes()).await.unwrap();
-    let mut buf = Vec::new();
-    tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut buf))
-        .await
-        .expect("reply in time")
-        .unwrap();
-    let (head, body) = buf
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .map(|i| (&buf[..i], &buf[i + 4..]))
-        .unwrap();
-    assert!(
-        head.starts_with(b"HTTP/1.1 200"),
-        "{:?}",
-        String::from_utf8_lossy(head)
-    );
-    String::from_utf8(body.to_vec()).unwrap()
+    http::get_ok(addr, path).await
 }
 
 /// Every sample of `/metrics` (or `path`), through the strict parser.
@@ -224,13 +206,12 @@ async fn hostile_names() {
         Some(1.0)
     );
     // OpenMetrics too passes the strict parser.
-    let mut sock = TcpStream::connect(d.addr).await.unwrap();
-    let req = "GET /metrics HTTP/1.1\r\nHost: x\r\nAccept: application/openmetrics-text; version=1.0.0\r\nConnection: close\r\n\r\n";
-    sock.write_all(req.as_bytes()).await.unwrap();
-    let mut buf = Vec::new();
-    sock.read_to_end(&mut buf).await.unwrap();
-    let at = buf.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
-    expo::parse(&buf[at..], expo::Format::OpenMetrics).unwrap();
+    let accept = "Accept: application/openmetrics-text; version=1.0.0\r\n";
+    let om = http::plain(d.addr, "GET", "/metrics", accept)
+        .await
+        .unwrap();
+    assert_eq!(om.status, 200, "{}", om.head);
+    expo::parse(&om.body, expo::Format::OpenMetrics).unwrap();
     d.stop().await;
 }
 

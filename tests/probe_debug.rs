@@ -11,10 +11,12 @@ use gameserver_exporter::scheduler::QueryProber;
 use gameserver_exporter::simulate::{self, World, WorldState};
 #[path = "support/daemon.rs"]
 mod harness;
+#[path = "support/http.rs"]
+mod http;
 use harness::{start, target};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpStream, UdpSocket};
+use tokio::net::UdpSocket;
 
+/// A reply with its body as text.
 struct Reply {
     status: u16,
     head: String,
@@ -22,20 +24,13 @@ struct Reply {
 }
 
 async fn get(addr: SocketAddr, path: &str) -> Reply {
-    let mut s = TcpStream::connect(addr).await.unwrap();
-    let req = format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-    s.write_all(req.as_bytes()).await.unwrap();
-    let mut buf = Vec::new();
-    tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut buf))
+    let r = http::plain(addr, "GET", path, "")
         .await
-        .expect("reply in time")
-        .unwrap();
-    let text = String::from_utf8(buf).unwrap();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+        .expect("an HTTP reply");
     Reply {
-        status: head[9..12].parse().unwrap(),
-        head: head.to_string(),
-        body: body.to_string(),
+        status: r.status,
+        body: r.text().to_string(),
+        head: r.head,
     }
 }
 

@@ -16,6 +16,8 @@ use gameserver_exporter::simulate::{self, World, WorldState};
 use gameserver_exporter::status::{Failure, Status};
 #[path = "support/daemon.rs"]
 mod harness;
+#[path = "support/http.rs"]
+mod http;
 use harness::{start, target};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -59,19 +61,10 @@ impl Prober for Recorder {
 /// Sends raw bytes, returns (status, body) of the reply; status 0 if the server closed
 /// without answering.
 async fn raw(addr: SocketAddr, req: &[u8]) -> (u16, String) {
-    let mut s = TcpStream::connect(addr).await.unwrap();
-    let _ = s.write_all(req).await;
-    let mut buf = Vec::new();
-    let _ = tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut buf))
-        .await
-        .expect("reply or close in time");
-    let text = String::from_utf8_lossy(&buf).into_owned();
-    let status = text.get(9..12).and_then(|s| s.parse().ok()).unwrap_or(0);
-    let body = text
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_string())
-        .unwrap_or_default();
-    (status, body)
+    match http::raw(addr, req).await {
+        Some(r) => (r.status, String::from_utf8_lossy(&r.body).into_owned()),
+        None => (0, String::new()),
+    }
 }
 
 async fn get(addr: SocketAddr, path: &str) -> (u16, String) {
@@ -237,9 +230,13 @@ async fn max_concurrent_polls_is_applied() {
         ));
     }
     let d = start(&text, rec.clone()).await;
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // Every target polled at least once: 8 polls of 150 ms, two at a time.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while rec.polled.lock().unwrap().len() < 8 {
+        assert!(Instant::now() < deadline, "8 polls never ran");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     assert_eq!(rec.max_in_flight.load(Ordering::SeqCst), 2);
-    assert!(rec.polled.lock().unwrap().len() >= 8);
     d.stop().await;
 }
 

@@ -13,9 +13,9 @@ use gameserver_exporter::shard::hashmod;
 use gameserver_exporter::status::Status;
 #[path = "support/daemon.rs"]
 mod harness;
+#[path = "support/http.rs"]
+mod http;
 use harness::{start, start_shard, target};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 /// Answers every poll with a fixed up status and records the polled addresses. No sockets:
 /// the configured addresses are never contacted.
@@ -39,17 +39,10 @@ impl Prober for Fake {
 }
 
 async fn request(addr: SocketAddr, method: &str, path: &str) -> (u16, String) {
-    let mut s = TcpStream::connect(addr).await.unwrap();
-    let req = format!("{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-    s.write_all(req.as_bytes()).await.unwrap();
-    let mut buf = Vec::new();
-    tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut buf))
+    let r = http::plain(addr, method, path, "")
         .await
-        .expect("reply in time")
-        .unwrap();
-    let text = String::from_utf8(buf).unwrap();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap();
-    (head[9..12].parse().unwrap(), body.to_string())
+        .expect("an HTTP reply");
+    (r.status, r.text().to_string())
 }
 
 async fn get(addr: SocketAddr, path: &str) -> (u16, String) {

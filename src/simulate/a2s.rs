@@ -9,6 +9,7 @@ use std::sync::{Arc, OnceLock};
 
 use tokio::net::UdpSocket;
 
+use super::hostile::{self, start, Hostile};
 use super::{SimServer, World, WorldState};
 use crate::protocol::a2s::split::{self, Format, SplitOptions, COMPRESSED_BIT};
 use crate::protocol::a2s::{self, Engine, Environment, Info, Query, ServerType, SINGLE_HEADER};
@@ -602,4 +603,56 @@ fn junk() -> Vec<Vec<u8>> {
                 .collect()
         })
         .collect()
+}
+
+/// A server name that is not UTF-8 (served with [`A2sConfig::raw_name`]); rustc's
+/// `invalid_from_utf8` lint would flag a check that it is not.
+pub const INVALID_UTF8_NAME: &[u8] = b"bad\xff\xfe\xc3(utf8 \"q\" \\ \n\xe2\x80";
+
+/// The hostile fleet's A2S servers (see [`super::hostile`]).
+pub fn hostile() -> Vec<Hostile> {
+    let with = |cfg: fn() -> A2sConfig| start(move |w| spawn(w, cfg()));
+    let bad = |name, reason, m: Misbehaviour| {
+        let cfg = move || A2sConfig {
+            misbehaviour: m,
+            ..Default::default()
+        };
+        Hostile::down(name, reason, start(move |w| spawn(w, cfg())))
+    };
+    vec![
+        Hostile::up("ok", 4, 24, Some(2), with(Default::default)),
+        // A plausible reply from another port first: ignored, the real one (later) is used.
+        Hostile::up(
+            "decoy",
+            4,
+            24,
+            Some(2),
+            with(|| A2sConfig {
+                decoy: true,
+                ..Default::default()
+            }),
+        ),
+        Hostile::up("str-long", 4, 24, Some(2), with(Default::default))
+            .serving_name(hostile::nasty_name(hostile::UDP_NAME_BYTES, false)),
+        Hostile::up(
+            "str-utf8",
+            4,
+            24,
+            Some(2),
+            with(|| A2sConfig {
+                raw_name: Some(INVALID_UTF8_NAME.to_vec()),
+                ..Default::default()
+            }),
+        )
+        .expect_name(String::from_utf8_lossy(INVALID_UTF8_NAME)),
+        bad("silence", "timeout", Misbehaviour::Silence),
+        bad("truncated", "malformed", Misbehaviour::Truncated),
+        bad("length", "malformed", Misbehaviour::LengthBeyondDatagram),
+        bad("endless-split", "incomplete", Misbehaviour::EndlessSplit),
+        bad("bomb", "too_large", Misbehaviour::CompressionBomb),
+        bad("bomb-huge", "too_large", Misbehaviour::CompressionBombHuge),
+        bad("challenge-loop", "challenge", Misbehaviour::ChallengeLoop),
+        bad("junk-flood", "malformed", Misbehaviour::JunkFlood),
+        bad("zeros", "malformed", Misbehaviour::Zeros),
+    ]
 }

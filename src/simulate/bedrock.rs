@@ -7,6 +7,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use super::churn::churn;
+use super::hostile::{self, start, Hostile};
 use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::bedrock::{self, MAGIC, PONG_HEADER_LEN};
 
@@ -44,7 +45,9 @@ pub enum Misbehaviour {
     BadMagic,
     /// The pong echoes another time than the ping's.
     WrongTime,
-    /// The ID string length claims 4000 bytes more than follow.
+    /// The ID string length claims more bytes than follow (up to 4000 more), but no more than
+    /// a client accepts: a lie about the datagram, not an oversized string, whatever the
+    /// world's name.
     LengthBeyondDatagram,
     /// The ID string fills the largest UDP datagram (about 64 KiB).
     HugeId,
@@ -154,10 +157,40 @@ fn answer(datagram: &[u8], port: u16, w: &WorldState, config: &BedrockConfig) ->
             out[at..at + MAGIC.len()].copy_from_slice(&[0xAB; 16]);
         }
         Misbehaviour::LengthBeyondDatagram => {
-            let claimed = (id.len() + 4000).min(usize::from(u16::MAX)) as u16;
+            // Over the cap it would read as too large rather than as a lie (the fleet's world
+            // names are long enough to tip a fixed +4000 over).
+            let claimed = (id.len() + 4000)
+                .min(bedrock::MAX_ID_BYTES)
+                .max(id.len() + 1)
+                .min(usize::from(u16::MAX)) as u16;
             out[PONG_HEADER_LEN - 2..PONG_HEADER_LEN].copy_from_slice(&claimed.to_be_bytes());
         }
         _ => {}
     }
     Some(out)
+}
+
+/// The hostile fleet's Bedrock servers (see [`super::hostile`]).
+pub fn hostile() -> Vec<Hostile> {
+    let with = |cfg: fn() -> BedrockConfig| start(move |w| spawn(w, cfg()));
+    let bad = |name, reason, m: Misbehaviour| {
+        let cfg = move || BedrockConfig {
+            misbehaviour: m,
+            ..Default::default()
+        };
+        Hostile::down(name, reason, start(move |w| spawn(w, cfg())))
+    };
+    // The ID string is `;`-separated and capped at 4 KiB: no `;` in the name, and a name that
+    // leaves room for the other fields. Bots count among players; there is no bots gauge.
+    let nasty = hostile::nasty_name(3_000, true).replace(';', ",");
+    vec![
+        Hostile::up("ok", 4, 24, None, with(Default::default)),
+        Hostile::up("str-nasty", 4, 24, None, with(Default::default)).serving_name(nasty),
+        bad("silence", "timeout", Misbehaviour::Silence),
+        bad("short", "malformed", Misbehaviour::Short),
+        bad("magic", "mismatch", Misbehaviour::BadMagic),
+        bad("time", "mismatch", Misbehaviour::WrongTime),
+        bad("length", "malformed", Misbehaviour::LengthBeyondDatagram),
+        bad("64k", "too_large", Misbehaviour::HugeId),
+    ]
 }

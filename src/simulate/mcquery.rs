@@ -11,6 +11,7 @@ use std::time::Duration;
 use tokio::net::UdpSocket;
 use tokio::time::Instant;
 
+use super::hostile::{self, start, Hostile};
 use super::{SimServer, World, WorldState};
 use crate::protocol::minecraft::query::{self as mcq, BasicStat, Charset, FullStat, Request};
 use crate::target::MAX_DATAGRAM;
@@ -277,5 +278,37 @@ fn junk() -> Vec<Vec<u8>> {
         b"\x09\x7f\x7f\x7f\x7f123\x00".to_vec(),
         b"\x00\x7f\x7f\x7f\x7fjunk\x00".to_vec(),
         (0..=255u8).rev().collect(),
+    ]
+}
+
+/// The hostile fleet's Minecraft Query servers (see [`super::hostile`]).
+pub fn hostile() -> Vec<Hostile> {
+    let with = |cfg: fn() -> McQueryConfig| start(move |w| spawn(w, cfg()));
+    let bad = |name, reason, m: Misbehaviour| {
+        let cfg = move || McQueryConfig {
+            misbehaviour: m,
+            ..Default::default()
+        };
+        Hostile::down(name, reason, start(move |w| spawn(w, cfg())))
+    };
+    vec![
+        Hostile::up("ok", 2, 24, None, with(Default::default)),
+        // Junk datagrams before every real reply.
+        Hostile::up(
+            "junk-flood",
+            2,
+            24,
+            None,
+            with(|| McQueryConfig {
+                misbehaviour: Misbehaviour::JunkFlood,
+                ..Default::default()
+            }),
+        ),
+        Hostile::up("str-long", 2, 24, None, with(Default::default))
+            .serving_name(hostile::nasty_name(hostile::UDP_NAME_BYTES, false)),
+        bad("silence", "timeout", Misbehaviour::Silence),
+        bad("token", "malformed", Misbehaviour::NonNumericToken),
+        bad("truncated", "malformed", Misbehaviour::Truncated),
+        bad("wrong-session", "mismatch", Misbehaviour::WrongSession),
     ]
 }

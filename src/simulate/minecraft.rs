@@ -14,6 +14,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::time::{timeout, Instant};
 
+use super::hostile::{self, start, Hostile};
 use super::{SimServer, World, WorldState};
 use crate::protocol::minecraft::legacy::{self, LegacyStatus, PingHost, Variant};
 use crate::protocol::minecraft::slp::{self, Handshake};
@@ -504,4 +505,33 @@ async fn misbehave(
         sink.clear();
     }
     Ok(())
+}
+
+/// The hostile fleet's Minecraft servers (see [`super::hostile`]).
+pub fn hostile() -> Vec<Hostile> {
+    let with = |cfg: fn() -> McConfig| start(move |w| spawn(w, cfg()));
+    let bad = |name, reason, m: Misbehaviour| {
+        let cfg = move || McConfig {
+            misbehaviour: m,
+            ..Default::default()
+        };
+        Hostile::down(name, reason, start(move |w| spawn(w, cfg())))
+    };
+    vec![
+        Hostile::up("ok", 2, 24, None, with(Default::default)),
+        // A 1 MB MOTD: over the default reply cap, so the target raises it.
+        Hostile::up("str-1mb", 2, 24, None, with(Default::default))
+            .serving_name(hostile::nasty_name(1_000_000, true))
+            .with_config("max_reply_bytes = 4194304\n"),
+        bad("silent", "timeout", Misbehaviour::AcceptSilent),
+        bad("slowloris", "timeout", Misbehaviour::Slowloris),
+        bad("varint", "malformed", Misbehaviour::VarIntTooLong),
+        bad("2gib", "too_large", Misbehaviour::Announce2GiB),
+        bad("bad-json", "malformed", Misbehaviour::InvalidJson),
+        bad("deep-json", "malformed", Misbehaviour::DeepJson(10_000)),
+        // Building 16 MB of JSON per request takes a debug build a while.
+        bad("16mb-json", "too_large", Misbehaviour::HugeJson(16 << 20)).heavy(),
+        bad("legacy-odd", "malformed", Misbehaviour::LegacyOddSections),
+        bad("reset", "network", Misbehaviour::ResetMidReply),
+    ]
 }

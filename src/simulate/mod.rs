@@ -110,18 +110,19 @@ pub fn simulator(protocol: Protocol) -> Simulator {
     }
 }
 
-/// The hostile servers of `protocol` (see [`hostile`]). A protocol whose simulator has none
-/// yet returns an empty list: `tests/hostile.rs` still runs its healthy server.
+/// The hostile servers of `protocol` (see [`hostile`]). Each list holds at least one server
+/// that must be up (`ok`: the default configuration, on [`hostile::world`]) and one that must
+/// be down: `tests/hostile.rs` fails for a protocol without both.
 fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
     match protocol {
-        Protocol::A2s
-        | Protocol::Minecraft
-        | Protocol::MinecraftQuery
-        | Protocol::MinecraftBedrock
-        | Protocol::Samp
-        | Protocol::Mumble
-        | Protocol::Quake3
-        | Protocol::Teeworlds => Vec::new,
+        Protocol::A2s => a2s::hostile,
+        Protocol::Minecraft => minecraft::hostile,
+        Protocol::MinecraftQuery => mcquery::hostile,
+        Protocol::MinecraftBedrock => bedrock::hostile,
+        Protocol::Samp => samp::hostile,
+        Protocol::Mumble => mumble::hostile,
+        Protocol::Quake3 => quake3::hostile,
+        Protocol::Teeworlds => teeworlds::hostile,
     }
 }
 

@@ -5,6 +5,7 @@ use std::io;
 use std::time::Duration;
 
 use super::churn::churn;
+use super::hostile::{start, Hostile};
 use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::mumble::{self, Pong, Version, REPLY_LEN};
 
@@ -106,4 +107,35 @@ fn answer(datagram: &[u8], w: &WorldState, config: &MumbleConfig) -> Option<Vec<
         out.truncate(20);
     }
     Some(out)
+}
+
+/// The hostile fleet's Mumble servers (see [`super::hostile`]). Mumble counts bots among users,
+/// publishes no bots gauge and carries no server name.
+pub fn hostile() -> Vec<Hostile> {
+    let with = |cfg: fn() -> MumbleConfig| start(move |w| spawn(w, cfg()));
+    let bad = |name, reason, m: Misbehaviour| {
+        let cfg = move || MumbleConfig {
+            misbehaviour: m,
+            ..Default::default()
+        };
+        Hostile::down(name, reason, start(move |w| spawn(w, cfg())))
+    };
+    vec![
+        Hostile::up("ok", 4, 24, None, with(Default::default)).expect_name(""),
+        // Lying counts are published as told (no overflow, no panic).
+        Hostile::up(
+            "lying-counts",
+            u32::MAX,
+            1,
+            None,
+            with(|| MumbleConfig {
+                misbehaviour: Misbehaviour::LyingCounts,
+                ..Default::default()
+            }),
+        )
+        .expect_name(""),
+        bad("silence", "timeout", Misbehaviour::Silence),
+        bad("short", "malformed", Misbehaviour::Short),
+        bad("ident", "mismatch", Misbehaviour::WrongIdent),
+    ]
 }

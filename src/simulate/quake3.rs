@@ -11,6 +11,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::churn::churn;
+use super::hostile::{start, Hostile};
 use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::quake3::{
     self, encode_info_reply, encode_player_line, encode_status_reply, Command, PlayerLine, OOB,
@@ -376,6 +377,53 @@ impl Server {
         }
         out
     }
+}
+
+/// The hostile fleet's Quake 3 servers (see [`super::hostile`]).
+pub fn hostile() -> Vec<Hostile> {
+    let with = |cfg: fn() -> Quake3Config| start(move |w| spawn(w, cfg()));
+    let bad = |name, reason, m: Misbehaviour| {
+        let cfg = move || Quake3Config {
+            misbehaviour: m,
+            ..Default::default()
+        };
+        Hostile::down(name, reason, start(move |w| spawn(w, cfg())))
+    };
+    vec![
+        Hostile::up("ok", 4, 24, Some(2), with(Default::default)),
+        // DarkPlaces, flood-protected and losing every other reply: up only because resends
+        // keep the registry's gap. The gap is 1.1 s against DarkPlaces' 1 s, so a first
+        // request that reaches a busy server 0.1 s late gets its resend dropped too: the
+        // timeout leaves room for a third try (as tests/flood.rs does).
+        Hostile::up(
+            "flood-lossy",
+            4,
+            24,
+            Some(2),
+            with(|| Quake3Config {
+                flavour: Flavour::DarkPlaces,
+                flood_gap: Some(DARKPLACES_FLOOD_GAP),
+                lossy: true,
+                ..Default::default()
+            }),
+        )
+        .with_config("interval = \"4s\"\ntimeout = \"3s\"\n"),
+        // 10,000 player lines (sv_maxclients raised to match): counted, not listed, still up.
+        Hostile::up(
+            "huge-list",
+            HUGE_LIST as u32,
+            HUGE_LIST as u32,
+            Some(HUGE_LIST as u32),
+            with(|| Quake3Config {
+                misbehaviour: Misbehaviour::HugePlayerList,
+                ..Default::default()
+            }),
+        ),
+        bad("silence", "timeout", Misbehaviour::Silence),
+        bad("truncated", "malformed", Misbehaviour::Truncated),
+        bad("lying-counts", "too_large", Misbehaviour::LyingCounts),
+        bad("wrong-challenge", "mismatch", Misbehaviour::WrongChallenge),
+    ]
 }
 
 #[cfg(test)]

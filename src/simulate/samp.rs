@@ -7,6 +7,7 @@ use std::time::Duration;
 use encoding_rs::Encoding;
 
 use super::churn::churn;
+use super::hostile::{self, start, Hostile};
 use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::samp::{self, Client, Detailed, Header, Info, Opcode, OpenMp, HEADER_LEN};
 
@@ -227,5 +228,42 @@ fn junk(header: &Header) -> Vec<Vec<u8>> {
         b"SAMP\xff\xff\xff\xff\x00\x00\x00\x00\x00".to_vec(),
         foreign,
         (0..=255u8).collect(),
+    ]
+}
+
+/// The hostile fleet's SA:MP servers (see [`super::hostile`]).
+pub fn hostile() -> Vec<Hostile> {
+    let with = |cfg: fn() -> SampConfig| start(move |w| spawn(w, cfg()));
+    let bad = |name, reason, m: Misbehaviour| {
+        let cfg = move || SampConfig {
+            misbehaviour: m,
+            ..Default::default()
+        };
+        Hostile::down(name, reason, start(move |w| spawn(w, cfg())))
+    };
+    // SA:MP strings are Windows-1252 on the wire: keep to characters it has (plus NUL, CR,
+    // tab, which it passes through).
+    let nasty: String = hostile::nasty_name(hostile::UDP_NAME_BYTES, true)
+        .chars()
+        .filter(|c| !matches!(c, '\u{200F}' | '\u{202E}'))
+        .collect();
+    vec![
+        Hostile::up("ok", 2, 24, None, with(Default::default)),
+        // Junk datagrams before every real reply.
+        Hostile::up(
+            "junk-flood",
+            2,
+            24,
+            None,
+            with(|| SampConfig {
+                misbehaviour: Misbehaviour::JunkFlood,
+                ..Default::default()
+            }),
+        ),
+        Hostile::up("str-long", 2, 24, None, with(Default::default)).serving_name(nasty),
+        bad("silence", "timeout", Misbehaviour::Silence),
+        bad("truncated", "malformed", Misbehaviour::Truncated),
+        bad("length", "malformed", Misbehaviour::LengthBeyondDatagram),
+        bad("wrong-header", "mismatch", Misbehaviour::WrongHeader),
     ]
 }

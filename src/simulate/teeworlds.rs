@@ -9,6 +9,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::churn::churn;
+use super::hostile::{start, Hostile};
 use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::teeworlds::{seven, six, Client, ClientKind, Flavour, Info, FLAG_PASSWORD};
 
@@ -319,4 +320,48 @@ fn spoil(mut reply: Vec<u8>, config: &TeeworldsConfig) -> Vec<u8> {
         _ => {}
     }
     reply
+}
+
+/// The hostile fleet's Teeworlds servers (see [`super::hostile`]): each dialect healthy (of 4
+/// clients, 2 players and 2 bots, only 0.7 tells bots apart) and each misbehaviour.
+pub fn hostile() -> Vec<Hostile> {
+    let server = |flavour, misbehaviour| {
+        let cfg = move || TeeworldsConfig {
+            flavour,
+            misbehaviour,
+            ..Default::default()
+        };
+        start(move |w| spawn(w, cfg()))
+    };
+    let bad = |name, reason, flavour, m| Hostile::down(name, reason, server(flavour, m));
+    let (ddnet, six, seven) = (SimFlavour::Ddnet, SimFlavour::Vanilla06, SimFlavour::Seven);
+    vec![
+        Hostile::up("ok", 4, 24, None, server(ddnet, Misbehaviour::None)),
+        Hostile::up("ok-06", 4, 24, None, server(six, Misbehaviour::None)),
+        Hostile::up("ok-07", 4, 24, Some(2), server(seven, Misbehaviour::None)),
+        // Drops an info request within 1 s of the last of its kind: polls 2.5 s apart never
+        // trip it.
+        Hostile::up(
+            "flood-protected",
+            4,
+            24,
+            None,
+            server(ddnet, Misbehaviour::FloodProtected(Duration::from_secs(1))),
+        ),
+        // Control bytes, an ANSI escape, a 300-character tail; invalid UTF-8 in the version.
+        Hostile::up(
+            "str-odd",
+            4,
+            24,
+            None,
+            server(ddnet, Misbehaviour::OddStrings),
+        )
+        .expect_name(format!("\u{1}Tee\u{7f}\u{1b}[31m^1red{}", "~".repeat(300))),
+        bad("silence", "timeout", ddnet, Misbehaviour::Silence),
+        bad("truncated", "malformed", ddnet, Misbehaviour::Truncated),
+        bad("truncated-07", "malformed", seven, Misbehaviour::Truncated),
+        bad("lying", "malformed", ddnet, Misbehaviour::LyingCounts),
+        bad("bomb", "too_large", ddnet, Misbehaviour::PlayerBomb),
+        bad("bomb-06", "too_large", six, Misbehaviour::PlayerBomb),
+    ]
 }

@@ -33,13 +33,21 @@ impl Reply {
 /// One request on `s`, read to the end (at most 20 s). `None` if no HTTP reply came
 /// (handshake refused, connection closed).
 pub async fn exchange<S: AsyncRead + AsyncWrite + Unpin>(
-    mut s: S,
+    s: S,
     method: &str,
     path: &str,
     extra: &str,
 ) -> Option<Reply> {
     let req = format!("{method} {path} HTTP/1.1\r\nHost: x\r\n{extra}Connection: close\r\n\r\n");
-    s.write_all(req.as_bytes()).await.ok()?;
+    send(s, req.as_bytes()).await
+}
+
+/// Sends `req` as it is (malformed requests included) and reads the reply to the end (at
+/// most 20 s). `None` if no HTTP reply came.
+pub async fn send<S: AsyncRead + AsyncWrite + Unpin>(mut s: S, req: &[u8]) -> Option<Reply> {
+    // A server may answer and close before reading all of a request it refuses: read
+    // whatever came.
+    let _ = s.write_all(req).await;
     let mut buf = Vec::new();
     // A TLS peer that closes without close_notify ends in an error after the data; keep what
     // arrived.
@@ -56,9 +64,30 @@ pub async fn exchange<S: AsyncRead + AsyncWrite + Unpin>(
     })
 }
 
-/// One request over plain TCP.
+/// One request over plain TCP; `None` also when the connection is refused.
 pub async fn plain(addr: SocketAddr, method: &str, path: &str, extra: &str) -> Option<Reply> {
-    exchange(TcpStream::connect(addr).await.unwrap(), method, path, extra).await
+    exchange(TcpStream::connect(addr).await.ok()?, method, path, extra).await
+}
+
+/// A GET over plain TCP that must answer 200: the body as text.
+pub async fn get_ok(addr: SocketAddr, path: &str) -> String {
+    let reply = plain(addr, "GET", path, "").await.expect("an HTTP reply");
+    assert_eq!(reply.status, 200, "GET {path}: {}", reply.head);
+    reply.text().to_string()
+}
+
+/// Raw bytes over plain TCP (see [`send`]).
+pub async fn raw(addr: SocketAddr, req: &[u8]) -> Option<Reply> {
+    send(TcpStream::connect(addr).await.unwrap(), req).await
+}
+
+/// [`plain`] for tests without a runtime of their own.
+pub fn blocking(addr: SocketAddr, method: &str, path: &str, extra: &str) -> Option<Reply> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(plain(addr, method, path, extra))
 }
 
 /// Undoes chunked transfer encoding: the body and how many chunks it came in. Panics unless
