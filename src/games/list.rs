@@ -19,7 +19,8 @@
 
 use super::{Game, Quirks};
 use crate::target::Protocol::{
-    self, A2s, Minecraft, MinecraftBedrock, MinecraftQuery, Mumble, Quake3, Samp, Teeworlds,
+    self, A2s, Gamespy3, Minecraft, MinecraftBedrock, MinecraftQuery, Mumble, Quake3, Samp,
+    Teeworlds,
 };
 
 const N: Quirks = Quirks::NONE;
@@ -60,6 +61,8 @@ pub static GAMES: &[Game] = &[
     game("arma3", &[], "ARMA 3", A2s, 2302, 2303, N, GL, "Query port = game port + 1"),
     game("armareforger", &["armare"], "ARMA: Reforger", A2s, 2001, 17777, N.no_players(), G, "A2S must be enabled in the server config (a2s section); sends no player list"),
     game("barotrauma", &[], "Barotrauma", A2s, 27015, 27016, N, G, "Query port = game port + 1"),
+    game("battlefield2", &["bf2"], "Battlefield 2", Gamespy3, 16567, 29900, N, G, "Query port 29900, not the game port; some builds ignore the handshake and take the request without a challenge (remembered between polls)"),
+    game("battlefield2142", &["bf2142"], "Battlefield 2142", Gamespy3, 16567, 29900, N, G, "Query port 29900, not the game port"),
     game("blackmesa", &[], "Black Mesa", A2s, 27015, 27015, N, GL, ""),
     game("cod", &[], "Call of Duty", Quake3, 28960, 28960, N, GL, "Quake 3 engine: getstatus on the game port"),
     game("cod2", &[], "Call of Duty 2", Quake3, 28960, 28960, N, GL, "Quake 3 engine: getstatus on the game port"),
@@ -71,6 +74,9 @@ pub static GAMES: &[Game] = &[
     game("counterstrike2", &["cs2"], "Counter-Strike 2", A2s, 27015, 27015, N, GL, "Player list without names unless a plugin adds them"),
     game("csgo", &[], "Counter-Strike: Global Offensive", A2s, 27015, 27015, N, GL, "Full player list only with host_players_show 2"),
     game("css", &[], "Counter-Strike: Source", A2s, 27015, 27015, N, GL, ""),
+    game("crysis", &[], "Crysis", Gamespy3, 64087, 64087, N, G, "Query port = game port"),
+    game("crysis2", &[], "Crysis 2", Gamespy3, 64000, 64000, N, G, "Query port = game port"),
+    game("crysiswars", &[], "Crysis Wars", Gamespy3, 64100, 64100, N, G, "Query port = game port"),
     game("dods", &[], "Day of Defeat: Source", A2s, 27015, 27015, N, GL, ""),
     game("dayofdragons", &[], "Day of Dragons", A2s, 7777, 27015, N, GL, ""),
     game("doi", &[], "Day of Infamy", A2s, 27015, 27015, N, GL, ""),
@@ -101,12 +107,14 @@ pub static GAMES: &[Game] = &[
     game("gtasao", &["saomp"], "open.mp (San Andreas)", Samp, 7777, 7777, N, G, "Answers the SA:MP query"),
     game("openarena", &[], "OpenArena", Quake3, 27960, 27960, N, G, "ioquake3; max is sv_maxclients minus sv_privateClients. Tested against Debian's openarena-server 0.8.8"),
     game("pixark", &[], "PixARK", A2s, 7777, 27015, N, G, ""),
+    game("prb2", &["prbf2"], "Project Reality: Battlefield 2", Gamespy3, 16567, 29900, N, G, "Battlefield 2 mod: query port 29900, not the game port"),
     game("projectzomboid", &["przomboid"], "Project Zomboid", A2s, 16261, 16261, N, GL, ""),
     game("q3a", &["quake3"], "Quake III Arena", Quake3, 27960, 27960, N, GL, "ioquake3 answers a burst of 10 requests, then one per second per address"),
     game("quakelive", &[], "Quake Live", A2s, 27960, 27960, N, GL, "Answers A2S, not the Quake 3 protocol"),
     game("rtcw", &[], "Return to Castle Wolfenstein", Quake3, 27960, 27960, N, GL, "Quake 3 engine"),
     game("ror2", &[], "Risk of Rain 2", A2s, 27015, 27016, N, G, "Query port = game port + 1"),
     game("rust", &[], "Rust", A2s, 28015, 28015, N.counts_in_keywords(), "gamedig, LinuxGSM", "True counts and queue in keywords (cp, mp, qp); with +server.queryport set (LinuxGSM: 28017) put that port in the address"),
+    game("stalker", &[], "S.T.A.L.K.E.R.", Gamespy3, 5445, 5447, N, G, "Query port = game port + 2"),
     game("gtasam", &["samp"], "San Andreas Multiplayer (SA:MP)", Samp, 7777, 7777, N, GL, "Legacy code-page strings: set encoding"),
     game("sof2", &[], "Soldier of Fortune II", Quake3, 20100, 20100, N, G, "Quake 3 engine"),
     game("sotf", &["sonsoftheforest"], "Sons Of The Forest", A2s, 8766, 27016, N, G, ""),
@@ -121,6 +129,7 @@ pub static GAMES: &[Game] = &[
     game("teeworlds", &[], "Teeworlds", Teeworlds, 8303, 8303, N, "LinuxGSM", "Also DDNet and its mods; query port = sv_port. A 0.7 server is found after a 500 ms fallback, then asked first"),
     game("theforest", &["forrest"], "The Forest", A2s, 27015, 27016, N, G, "Query port = game port + 1"),
     game("theisle", &["isle"], "The Isle", A2s, 7707, 7708, N, G, "Query port = game port + 1"),
+    game("unrealtournament3", &["ut3"], "Unreal Tournament 3", Gamespy3, 7777, 6500, N, G, "Query port 6500 (game port - 1277); the map is read from key p1073741825 (UT3's mapname is not the map), the other numbered keys are rules"),
     game("unturned", &[], "Unturned", A2s, 27015, 27016, N, "gamedig, LinuxGSM", "Follows gamedig (game port + 1); LinuxGSM queries the game port"),
     game("urbanterror", &[], "Urban Terror", Quake3, 27960, 27960, N, G, "ioquake3-based"),
     game("valheim", &[], "Valheim", A2s, 2456, 2457, N, GL, "Query port = game port + 1; answers only when started with -public 1; crossplay servers report 0 players"),

@@ -100,6 +100,11 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(teeworlds::spawn_demo(w)),
             &[][..],
         ),
+        Protocol::Gamespy3 => (
+            |w| Box::pin(gamespy3::spawn(w, Default::default())),
+            |w| Box::pin(gamespy3::spawn_demo(w)),
+            &["bf2_ranked"][..],
+        ),
     };
     Simulator {
         protocol,
@@ -122,6 +127,7 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         | Protocol::Mumble
         | Protocol::Quake3
         | Protocol::Teeworlds => Vec::new,
+        Protocol::Gamespy3 => gamespy3::hostile,
     }
 }
 
