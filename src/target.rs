@@ -60,10 +60,13 @@ pub enum Protocol {
     /// GameSpy 3 query (Battlefield 2 and 2142, Unreal Tournament 3, Crysis, ArmA...), UDP.
     #[serde(rename = "gamespy3")]
     Gamespy3,
+    /// All-Seeing Eye (Multi Theft Auto, Far Cry, Chrome...), UDP.
+    #[serde(rename = "ase")]
+    Ase,
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 9] = [
+    pub const ALL: [Protocol; 10] = [
         Protocol::A2s,
         Protocol::Minecraft,
         Protocol::MinecraftQuery,
@@ -73,6 +76,7 @@ impl Protocol {
         Protocol::Quake3,
         Protocol::Teeworlds,
         Protocol::Gamespy3,
+        Protocol::Ase,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -86,6 +90,7 @@ impl Protocol {
             Protocol::Quake3 => "quake3",
             Protocol::Teeworlds => "teeworlds",
             Protocol::Gamespy3 => "gamespy3",
+            Protocol::Ase => "ase",
         }
     }
 
@@ -101,6 +106,8 @@ impl Protocol {
             Protocol::Teeworlds => 8303,
             // Battlefield 2's query port; most GameSpy 3 games use their own.
             Protocol::Gamespy3 => 29900,
+            // Multi Theft Auto's: its game port 22003 + 123.
+            Protocol::Ase => 22126,
         }
     }
 
@@ -127,7 +134,8 @@ impl Protocol {
             | Protocol::Mumble
             | Protocol::Quake3
             | Protocol::Teeworlds
-            | Protocol::Gamespy3 => false,
+            | Protocol::Gamespy3
+            | Protocol::Ase => false,
         }
     }
 

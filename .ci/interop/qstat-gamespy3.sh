@@ -42,8 +42,7 @@ check() {
     addr=$(awk '/^addr /{print $2}' "$log")
     json=$(target/debug/gameserver-exporter query gamespy3 "$addr" --json --players --timeout 3s) ||
         interop_fail "$label: query gamespy3 failed"
-    echo "$NAME: $label: query gamespy3 --json says:"
-    printf '%s\n' "$json" | sed "s/^/    /"
+    echo "$NAME: $label: query gamespy3 --json says: $(printf '%s' "$json" | tr -d '\n' | tr -s ' ' | cut -c1-400)..."
     ours=$(printf '%s' "$json" | python3 -c '
 import json, sys
 s = json.load(sys.stdin)

@@ -24,7 +24,7 @@ use gameserver_exporter::protocol::samp::{exchange::Samp, Header};
 use gameserver_exporter::protocol::teeworlds::exchange::Teeworlds;
 use gameserver_exporter::protocol::teeworlds::machine::Tokens;
 use gameserver_exporter::protocol::teeworlds::Flavour;
-use gameserver_exporter::protocol::{bedrock, mumble};
+use gameserver_exporter::protocol::{ase, bedrock, mumble};
 use libfuzzer_sys::fuzz_target;
 
 /// The GameSpy 3 session id: fixed, so the fuzzer can learn to echo it.
@@ -120,6 +120,7 @@ fuzz_target!(|data: &[u8]| {
             start,
             script,
         ),
+        9 => run(ase::exchange::new(&params, deadline), start, script),
         _ => {
             let hint = remembered.then_some(Flavour::Seven);
             let min_gap = Duration::from_millis(500);

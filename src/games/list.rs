@@ -19,7 +19,7 @@
 
 use super::{Game, Quirks};
 use crate::target::Protocol::{
-    self, A2s, Gamespy3, Minecraft, MinecraftBedrock, MinecraftQuery, Mumble, Quake3, Samp,
+    self, A2s, Ase, Gamespy3, Minecraft, MinecraftBedrock, MinecraftQuery, Mumble, Quake3, Samp,
     Teeworlds,
 };
 
@@ -57,6 +57,7 @@ const fn game(
 #[rustfmt::skip]
 pub static GAMES: &[Game] = &[
     game("sdtd", &["7d2d"], "7 Days to Die", A2s, 26900, 26900, N, "LinuxGSM, gamedig", "Follows LinuxGSM (query port = game port); gamedig tries game port + 1. No player names without telnet"),
+    game("aoe2", &[], "Age of Empires 2", Ase, 27224, 27224, N, G, "ASE on port 27224"),
     game("ase", &["arkse"], "ARK: Survival Evolved", A2s, 7777, 27015, N, GL, "QueryPort is separate from the game port"),
     game("arma3", &[], "ARMA 3", A2s, 2302, 2303, N, GL, "Query port = game port + 1"),
     game("armareforger", &["armare"], "ARMA: Reforger", A2s, 2001, 17777, N.no_players(), G, "A2S must be enabled in the server config (a2s section); sends no player list"),
@@ -69,11 +70,15 @@ pub static GAMES: &[Game] = &[
     game("cod4mw", &["cod4"], "Call of Duty 4: Modern Warfare", Quake3, 28960, 28960, N, GL, "Quake 3 engine: getstatus on the game port"),
     game("coduo", &[], "Call of Duty: United Offensive", Quake3, 28960, 28960, N, GL, "Quake 3 engine: getstatus on the game port"),
     game("codwaw", &[], "Call of Duty: World at War", Quake3, 28960, 28960, N, GL, "Quake 3 engine: getstatus on the game port"),
+    game("coj", &["callofjuarez"], "Call of Juarez", Ase, 26000, 26000, N, G, "ASE on port 26000"),
+    game("chaser", &[], "Chaser", Ase, 3000, 3123, N, G, "ASE on game port + 123"),
+    game("chrome", &[], "Chrome", Ase, 27015, 27138, N, G, "ASE on game port + 123"),
     game("conanexiles", &[], "Conan Exiles", A2s, 7777, 27015, N.no_players(), G, "Never answers the player query (gamedig notes), so it is not sent"),
     game("counterstrike16", &["cs16"], "Counter-Strike 1.6", A2s, 27015, 27015, N, GL, "GoldSrc"),
     game("counterstrike2", &["cs2"], "Counter-Strike 2", A2s, 27015, 27015, N, GL, "Player list without names unless a plugin adds them"),
     game("csgo", &[], "Counter-Strike: Global Offensive", A2s, 27015, 27015, N, GL, "Full player list only with host_players_show 2"),
     game("css", &[], "Counter-Strike: Source", A2s, 27015, 27015, N, GL, ""),
+    game("crce", &["crossracing"], "Cross Racing Championship Extreme", Ase, 12321, 12444, N, G, "ASE on game port + 123"),
     game("crysis", &[], "Crysis", Gamespy3, 64087, 64087, N, G, "Query port = game port"),
     game("crysis2", &[], "Crysis 2", Gamespy3, 64000, 64000, N, G, "Query port = game port"),
     game("crysiswars", &[], "Crysis Wars", Gamespy3, 64100, 64100, N, G, "Query port = game port"),
@@ -85,8 +90,12 @@ pub static GAMES: &[Game] = &[
     game("egs", &["empyrion"], "Empyrion - Galactic Survival", A2s, 30000, 30001, N, G, "Query port = game port + 1"),
     game("enshrouded", &[], "Enshrouded", A2s, 15636, 15637, N, G, "Query port = game port + 1"),
     game("ets2", &[], "Euro Truck Simulator 2", A2s, 27015, 27016, N, GL, "query_dedicated_port, default game port + 1"),
+    game("farcry", &[], "Far Cry", Ase, 49001, 49124, N, G, "ASE on game port + 123"),
+    game("farcry2", &[], "Far Cry 2", Ase, 14001, 14001, N, G, "ASE on port 14001"),
     game("fof", &[], "Fistful of Frags", A2s, 27015, 27015, N, GL, ""),
     game("garrysmod", &[], "Garry's Mod", A2s, 27015, 27015, N, GL, ""),
+    game("gtasamta", &["mtasa"], "Grand Theft Auto: San Andreas - Multi Theft Auto", Ase, 22003, 22126, N, G, "ASE on game port + 123 (ase enabled in mtaserver.conf); the reply is rebuilt every 10 s, so an interval under 10 s gets the same data again"),
+    game("gtavcmta", &["mtavc"], "Grand Theft Auto: Vice City - Multi Theft Auto", Ase, 22003, 22126, N, G, "ASE on game port + 123; the reply is rebuilt every 10 s, so an interval under 10 s gets the same data again"),
     game("hl2d", &["hl2dm"], "Half-Life 2: Deathmatch", A2s, 27015, 27015, N, GL, ""),
     game("hurtworld", &[], "Hurtworld", A2s, 12871, 12881, N, GL, ""),
     game("insurgency", &[], "Insurgency", A2s, 27015, 27015, N, GL, ""),
@@ -106,6 +115,7 @@ pub static GAMES: &[Game] = &[
     game("nmrih", &[], "No More Room in Hell", A2s, 27015, 27015, N, GL, ""),
     game("gtasao", &["saomp"], "open.mp (San Andreas)", Samp, 7777, 7777, N, G, "Answers the SA:MP query"),
     game("openarena", &[], "OpenArena", Quake3, 27960, 27960, N, G, "ioquake3; max is sv_maxclients minus sv_privateClients. Tested against Debian's openarena-server 0.8.8"),
+    game("painkiller", &[], "Painkiller", Ase, 3455, 3578, N, G, "ASE on game port + 123"),
     game("pixark", &[], "PixARK", A2s, 7777, 27015, N, G, ""),
     game("prb2", &["prbf2"], "Project Reality: Battlefield 2", Gamespy3, 16567, 29900, N, G, "Battlefield 2 mod: query port 29900, not the game port"),
     game("projectzomboid", &["przomboid"], "Project Zomboid", A2s, 16261, 16261, N, GL, ""),
@@ -129,11 +139,13 @@ pub static GAMES: &[Game] = &[
     game("teeworlds", &[], "Teeworlds", Teeworlds, 8303, 8303, N, "LinuxGSM", "Also DDNet and its mods; query port = sv_port. A 0.7 server is found after a 500 ms fallback, then asked first"),
     game("theforest", &["forrest"], "The Forest", A2s, 27015, 27016, N, G, "Query port = game port + 1"),
     game("theisle", &["isle"], "The Isle", A2s, 7707, 7708, N, G, "Query port = game port + 1"),
+    game("universalcombat", &[], "Universal Combat", Ase, 1135, 1258, N, G, "ASE on game port + 123"),
     game("unrealtournament3", &["ut3"], "Unreal Tournament 3", Gamespy3, 7777, 6500, N, G, "Query port 6500 (game port - 1277); the map is read from key p1073741825 (UT3's mapname is not the map), the other numbered keys are rules"),
     game("unturned", &[], "Unturned", A2s, 27015, 27016, N, "gamedig, LinuxGSM", "Follows gamedig (game port + 1); LinuxGSM queries the game port"),
     game("urbanterror", &[], "Urban Terror", Quake3, 27960, 27960, N, G, "ioquake3-based"),
     game("valheim", &[], "Valheim", A2s, 2456, 2457, N, GL, "Query port = game port + 1; answers only when started with -public 1; crossplay servers report 0 players"),
     game("wet", &["wolfensteinet"], "Wolfenstein: Enemy Territory", Quake3, 27960, 27960, N, GL, "Quake 3 engine"),
     game("wurmunlimited", &["wurm"], "Wurm Unlimited", A2s, 3724, 27016, N, GL, ""),
+    game("xpandrally", &[], "Xpand Rally", Ase, 28015, 28138, N, G, "ASE on game port + 123"),
     game("zps", &[], "Zombie Panic! Source", A2s, 27015, 27015, N, GL, ""),
 ];

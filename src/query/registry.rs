@@ -32,7 +32,7 @@ use crate::protocol::samp::exchange::Samp;
 use crate::protocol::samp::Header;
 use crate::protocol::teeworlds::exchange::Teeworlds;
 use crate::protocol::teeworlds::machine::Tokens;
-use crate::protocol::{bedrock, mumble, quake3};
+use crate::protocol::{ase, bedrock, mumble, quake3};
 use crate::status::Status;
 use crate::target::Protocol;
 
@@ -187,6 +187,16 @@ const GAMESPY3: Entry = Entry {
     poll: run::<GameSpy3>,
 };
 
+/// Multi Theft Auto rebuilds its reply about every 10 s but answers every request: no gap.
+const ASE: Entry = Entry {
+    protocol: Protocol::Ase,
+    resolve: Resolve::Plain,
+    link: Link::UdpShared,
+    min_gap: Duration::ZERO,
+    self_paced: false,
+    poll: run::<OneShot<ase::exchange::FullStatus>>,
+};
+
 /// The registry entry of `protocol`.
 pub fn entry(protocol: Protocol) -> &'static Entry {
     match protocol {
@@ -199,6 +209,7 @@ pub fn entry(protocol: Protocol) -> &'static Entry {
         Protocol::Quake3 => &QUAKE3,
         Protocol::Teeworlds => &TEEWORLDS,
         Protocol::Gamespy3 => &GAMESPY3,
+        Protocol::Ase => &ASE,
     }
 }
 
@@ -324,6 +335,12 @@ impl Build for GameSpy3 {
 
     fn remember(&self, session: &mut Session) {
         session.gamespy3_challengeless = self.challengeless();
+    }
+}
+
+impl Build for OneShot<ase::exchange::FullStatus> {
+    fn build(start: &Start<'_>, _session: &Session) -> Self {
+        ase::exchange::new(&start.params, start.deadline)
     }
 }
 

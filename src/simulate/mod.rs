@@ -105,6 +105,11 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(gamespy3::spawn_demo(w)),
             &["bf2_ranked"][..],
         ),
+        Protocol::Ase => (
+            |w| Box::pin(ase::spawn(w, Default::default())),
+            |w| Box::pin(ase::spawn_demo(w)),
+            &["weather"][..],
+        ),
     };
     Simulator {
         protocol,
@@ -128,6 +133,7 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         | Protocol::Quake3
         | Protocol::Teeworlds => Vec::new,
         Protocol::Gamespy3 => gamespy3::hostile,
+        Protocol::Ase => ase::hostile,
     }
 }
 
