@@ -1,16 +1,12 @@
 //! A simulated All-Seeing Eye (Multi Theft Auto) server for third-party clients
-//! (`.ci/interop/qstat-ase.sh`): serves until killed, after printing its address and what our
-//! own decoder reads from it.
+//! (`.ci/interop/qstat-ase.sh` compares qstat with `gameserver-exporter query ase --json`
+//! against it): serves until killed, after printing its address.
 //!
 //! Usage: sim_ase [--players N]
-//! Prints `addr 127.0.0.1:PORT`, then `ours name=... map=... online=N max=N players=a|b|...`.
+//! Prints `addr 127.0.0.1:PORT`. The players are `driver0`, `driver1`... with score 2 × i.
 
-use std::time::Duration;
-
-use gameserver_exporter::protocol::ase::{self, to_status, Want};
 use gameserver_exporter::simulate::ase::{spawn, AseConfig};
 use gameserver_exporter::simulate::{World, WorldState};
-use tokio::net::UdpSocket;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -36,34 +32,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let server = spawn(world, AseConfig::default()).await?;
     println!("addr {}", server.addr);
 
-    let sock = UdpSocket::bind("127.0.0.1:0").await?;
-    sock.connect(server.addr).await?;
-    sock.send(ase::REQUEST).await?;
-    let mut buf = vec![0u8; 65_536];
-    let n = tokio::time::timeout(Duration::from_secs(3), sock.recv(&mut buf)).await??;
-    let reply = ase::decode_reply(&buf[..n])?;
-    let s = to_status(
-        &reply,
-        Want {
-            players: true,
-            ..Want::default()
-        },
-        Duration::ZERO,
-    );
-    let names: Vec<_> = s
-        .players
-        .iter()
-        .flatten()
-        .map(|p| p.name.as_str())
-        .collect();
-    println!(
-        "ours name={} map={} online={} max={} players={}",
-        s.name,
-        s.map.unwrap_or_default(),
-        s.online,
-        s.max,
-        names.join("|")
-    );
     // Serve until killed.
     std::future::pending::<()>().await;
     drop(server);

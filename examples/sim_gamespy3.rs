@@ -1,15 +1,12 @@
-//! A simulated GameSpy 3 server for third-party clients (`.ci/interop/qstat-gamespy3.sh`):
-//! serves until killed, after printing its address and what our own exchange reads from it.
+//! A simulated GameSpy 3 server for third-party clients (`.ci/interop/qstat-gamespy3.sh`
+//! compares qstat with `gameserver-exporter query gamespy3 --json` against it): serves until
+//! killed, after printing its address.
 //!
 //! Usage: sim_gamespy3 [--no-challenge] [--players N] [--part-len BYTES]
-//! Prints `addr 127.0.0.1:PORT`, then `ours name=... map=... online=N max=N players=a|b|...`.
+//! Prints `addr 127.0.0.1:PORT`. The players are `soldier0`, `soldier1`... with score 3 × i.
 
-use std::time::{Duration, Instant};
-
-use gameserver_exporter::protocol::gamespy3::{to_status, Exchange, Options, Step, Want};
 use gameserver_exporter::simulate::gamespy3::{spawn, Gs3Config, Misbehaviour};
 use gameserver_exporter::simulate::{World, WorldState};
-use tokio::net::UdpSocket;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -43,52 +40,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     });
     let server = spawn(world, config).await?;
     println!("addr {}", server.addr);
-
-    let sock = UdpSocket::bind("127.0.0.1:0").await?;
-    sock.connect(server.addr).await?;
-    let options = Options {
-        timeout: Duration::from_secs(3),
-        ..Options::default()
-    };
-    let mut ex = Exchange::new(0x0102_0304, options, Instant::now());
-    let (mut out, mut buf) = (Vec::new(), vec![0u8; 65_536]);
-    let reply = loop {
-        match ex.poll(Instant::now(), &mut out) {
-            Step::Send(_) => {
-                sock.send(&out).await?;
-            }
-            Step::Wait(until) => {
-                let until = tokio::time::Instant::from_std(until);
-                if let Ok(Ok(n)) = tokio::time::timeout_at(until, sock.recv(&mut buf)).await {
-                    ex.handle(Instant::now(), &buf[..n]);
-                }
-            }
-            Step::Done(reply) => break reply,
-            Step::Failed(e) => return Err(e.into()),
-        }
-    };
-    let s = to_status(
-        &reply,
-        Want {
-            players: true,
-            ..Want::default()
-        },
-        Duration::ZERO,
-    );
-    let names: Vec<_> = s
-        .players
-        .iter()
-        .flatten()
-        .map(|p| p.name.as_str())
-        .collect();
-    println!(
-        "ours name={} map={} online={} max={} players={}",
-        s.name,
-        s.map.unwrap_or_default(),
-        s.online,
-        s.max,
-        names.join("|")
-    );
     // Serve until killed.
     std::future::pending::<()>().await;
     drop(server);

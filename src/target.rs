@@ -57,10 +57,16 @@ pub enum Protocol {
     /// Teeworlds 0.6/0.7 and DDNet server info, UDP.
     #[serde(rename = "teeworlds")]
     Teeworlds,
+    /// GameSpy 3 query (Battlefield 2 and 2142, Unreal Tournament 3, Crysis, ArmA...), UDP.
+    #[serde(rename = "gamespy3")]
+    Gamespy3,
+    /// All-Seeing Eye (Multi Theft Auto, Far Cry, Chrome...), UDP.
+    #[serde(rename = "ase")]
+    Ase,
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 8] = [
+    pub const ALL: [Protocol; 10] = [
         Protocol::A2s,
         Protocol::Minecraft,
         Protocol::MinecraftQuery,
@@ -69,6 +75,8 @@ impl Protocol {
         Protocol::Mumble,
         Protocol::Quake3,
         Protocol::Teeworlds,
+        Protocol::Gamespy3,
+        Protocol::Ase,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -81,6 +89,8 @@ impl Protocol {
             Protocol::Mumble => "mumble",
             Protocol::Quake3 => "quake3",
             Protocol::Teeworlds => "teeworlds",
+            Protocol::Gamespy3 => "gamespy3",
+            Protocol::Ase => "ase",
         }
     }
 
@@ -94,6 +104,10 @@ impl Protocol {
             Protocol::Mumble => 64738,
             Protocol::Quake3 => 27960,
             Protocol::Teeworlds => 8303,
+            // Battlefield 2's query port; most GameSpy 3 games use their own.
+            Protocol::Gamespy3 => 29900,
+            // Multi Theft Auto's: its game port 22003 + 123.
+            Protocol::Ase => 22126,
         }
     }
 
@@ -119,7 +133,9 @@ impl Protocol {
             | Protocol::Samp
             | Protocol::Mumble
             | Protocol::Quake3
-            | Protocol::Teeworlds => false,
+            | Protocol::Teeworlds
+            | Protocol::Gamespy3
+            | Protocol::Ase => false,
         }
     }
 

@@ -1,15 +1,15 @@
-//! The ASE codec against the simulator over a real loopback UDP socket: a friendly Multi
-//! Theft Auto-style server and every misbehaviour, each ending in a value or a typed error
-//! within the wait.
+//! ASE through the exporter's own poll (registry entry, shared driver, resends) against the
+//! simulator on 127.0.0.1: a friendly Multi Theft Auto-style server, and every misbehaviour
+//! ending in its value or failure reason within the timeout.
 
-use std::net::SocketAddr;
 use std::time::Duration;
 
-use gameserver_exporter::protocol::ase::{self, to_status, Reply, Want};
-use gameserver_exporter::protocol::DecodeError;
+use gameserver_exporter::query::{poll, Request};
 use gameserver_exporter::simulate::ase::{spawn, AseConfig, Misbehaviour};
-use gameserver_exporter::simulate::{World, WorldState};
-use tokio::net::UdpSocket;
+use gameserver_exporter::simulate::{SimServer, World, WorldState};
+use gameserver_exporter::status::{Reason, Status};
+use gameserver_exporter::target::{Address, Protocol};
+use serde_json::json;
 
 fn world() -> World {
     World::new(WorldState {
@@ -24,111 +24,74 @@ fn world() -> World {
     })
 }
 
-#[derive(Debug, PartialEq)]
-enum Outcome {
-    Reply(Box<Reply>),
-    Bad(DecodeError),
-    Silent,
+fn request(server: &SimServer, timeout_ms: u64) -> Request {
+    let mut req = Request::new(
+        Protocol::Ase,
+        Address::parse(&server.addr.to_string()).unwrap(),
+    );
+    req.timeout = Duration::from_millis(timeout_ms);
+    req.players = true;
+    req.rules = true;
+    req.detail = true;
+    req
 }
 
-/// Sends `s` and decodes the first datagram that comes within the wait.
-async fn query(server: SocketAddr) -> Outcome {
-    let sock = UdpSocket::bind("127.0.0.1:0").await.unwrap();
-    sock.connect(server).await.unwrap();
-    sock.send(ase::REQUEST).await.unwrap();
-    let mut buf = vec![0u8; 65_536];
-    match tokio::time::timeout(Duration::from_millis(500), sock.recv(&mut buf)).await {
-        Err(_) => Outcome::Silent,
-        Ok(n) => match ase::decode_reply(&buf[..n.unwrap()]) {
-            Ok(r) => Outcome::Reply(Box::new(r)),
-            Err(e) => Outcome::Bad(e),
-        },
-    }
-}
-
-async fn against(misbehaviour: Misbehaviour) -> Outcome {
+async fn against(game_port: u16, misbehaviour: Misbehaviour) -> Result<Status, Reason> {
     let config = AseConfig {
-        game_port: 22003,
+        game_port,
         misbehaviour,
     };
     let server = spawn(world(), config).await.unwrap();
-    query(server.addr).await
+    poll(&request(&server, 800)).await.map_err(|f| f.reason)
 }
 
-/// Name, map, counts and players exactly; MTA colour codes gone from names.
+/// Name, map, counts, players and rules exactly; MTA colour codes gone from names.
 #[tokio::test]
 async fn friendly_server() {
-    let Outcome::Reply(reply) = against(Misbehaviour::None).await else {
-        panic!("no reply");
-    };
-    assert_eq!(reply.port, "22003");
-    let s = to_status(
-        &reply,
-        Want {
-            players: true,
-            rules: true,
-            ..Want::default()
-        },
-        Duration::ZERO,
-    );
+    let s = against(22003, Misbehaviour::None).await.unwrap();
     assert_eq!(s.name, "Sim MTA");
     assert_eq!(s.map.as_deref(), Some("None"));
-    assert_eq!((s.online, s.max), (2, 32));
+    assert_eq!(s.game.as_deref(), Some("mta"));
+    assert_eq!(s.version.as_deref(), Some("1.6"));
+    assert_eq!((s.online, s.max, s.password), (2, 32, Some(false)));
+    assert!(s.latency > Duration::ZERO);
     let players = s.players.unwrap();
     let names: Vec<_> = players.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["alice", "bob"]);
-    assert_eq!(players[1].score, Some(9));
+    assert_eq!((players[1].score, players[1].ping), (Some(9), Some(50)));
     assert_eq!(
         s.rules.unwrap(),
         vec![("weather".to_string(), "1".to_string())]
     );
+    assert_eq!(s.extras.get("gametype"), Some(&json!("Freeroam")));
+    assert_eq!(s.extras.get("port"), Some(&json!(22003)));
 }
 
 /// The reply names the game port: by default the ASE port - 123, as Multi Theft Auto.
 #[tokio::test]
 async fn game_port_is_ase_port_minus_123() {
     let server = spawn(world(), AseConfig::default()).await.unwrap();
-    let Outcome::Reply(reply) = query(server.addr).await else {
-        panic!("no reply");
-    };
-    assert_eq!(reply.port, server.addr.port().wrapping_sub(123).to_string());
+    let s = poll(&request(&server, 800)).await.unwrap();
+    let game_port = server.addr.port().wrapping_sub(123);
+    assert_eq!(s.extras.get("port"), Some(&json!(game_port)));
 }
 
+/// Duplicates and lies are values; every hostile reply ends in its reason.
 #[tokio::test]
 async fn misbehaviours() {
-    assert_eq!(against(Misbehaviour::Silence).await, Outcome::Silent);
-    let Outcome::Reply(r) = against(Misbehaviour::Duplicated).await else {
-        panic!("duplicated: no reply");
-    };
-    assert_eq!(r.players.len(), 2);
-    let Outcome::Reply(r) = against(Misbehaviour::LyingCounts).await else {
-        panic!("lying: no reply");
-    };
-    let s = to_status(&r, Want::default(), Duration::ZERO);
+    let s = against(22003, Misbehaviour::Duplicated).await.unwrap();
+    assert_eq!(s.players.map(|p| p.len()), Some(2));
+    let s = against(22003, Misbehaviour::LyingCounts).await.unwrap();
     assert_eq!((s.online, s.max), (1000, 1));
-    let got = against(Misbehaviour::Truncated).await;
-    assert!(
-        matches!(got, Outcome::Bad(DecodeError::Truncated { .. })),
-        "{got:?}"
-    );
-    let got = against(Misbehaviour::LengthOverrun).await;
-    assert!(
-        matches!(got, Outcome::Bad(DecodeError::Truncated { .. })),
-        "{got:?}"
-    );
-    let got = against(Misbehaviour::Oversized).await;
-    assert!(
-        matches!(
-            got,
-            Outcome::Bad(DecodeError::TooLarge {
-                what: "ASE players",
-                ..
-            })
-        ),
-        "{got:?}"
-    );
-    let got = against(Misbehaviour::Garbage).await;
-    assert!(matches!(got, Outcome::Bad(_)), "{got:?}");
-    let got = against(Misbehaviour::WrongMagic).await;
-    assert_eq!(got, Outcome::Bad(DecodeError::Mismatch("ASE reply magic")));
+    for (m, reason) in [
+        (Misbehaviour::Silence, Reason::Timeout),
+        (Misbehaviour::Truncated, Reason::Malformed),
+        (Misbehaviour::LengthOverrun, Reason::Malformed),
+        (Misbehaviour::Oversized, Reason::TooLarge),
+        (Misbehaviour::Garbage, Reason::Malformed),
+        (Misbehaviour::WrongMagic, Reason::Mismatch),
+    ] {
+        let got = against(22003, m).await.map(|s| s.name);
+        assert_eq!(got, Err(reason), "{m:?}");
+    }
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # qstat, a client written against real servers, reads our GameSpy 3 simulator: the same
-# name, map, player count, maximum and player names as our own exchange reads.
+# name, map, player count, maximum and player names as `gameserver-exporter query gamespy3
+# --json` (the exporter's real poll path) reads.
 #   -gs4 (handshake, then the request with the challenge; a reply split into parts)
 #   -gs3 (no handshake: the Battlefield 2 style server that takes requests without one)
 # Debian's qstat package installs the client as `quakestat`. A few seconds.
@@ -20,7 +21,7 @@ if [[ -z $QSTAT ]]; then
     exit 0
 fi
 
-cargo build --locked --quiet --example sim_gamespy3
+cargo build --locked --quiet --example sim_gamespy3 --bin gameserver-exporter
 interop_work
 
 # check LABEL QSTAT_FLAG SIM_ARGS...
@@ -32,14 +33,21 @@ check() {
     pids+=($!)
     local i
     for ((i = 0; i < 100; i++)); do
-        grep -q '^ours ' "$log" && break
+        grep -q '^addr ' "$log" && break
         kill -0 "${pids[-1]}" 2>/dev/null || interop_fail "$label: simulator exited"
         sleep 0.1
     done
-    grep -q '^ours ' "$log" || interop_fail "$label: our exchange did not finish"
-    local addr ours raw
+    grep -q '^addr ' "$log" || interop_fail "$label: the simulator printed no address"
+    local addr ours raw json
     addr=$(awk '/^addr /{print $2}' "$log")
-    ours=$(grep '^ours ' "$log")
+    json=$(target/debug/gameserver-exporter query gamespy3 "$addr" --json --players --timeout 3s) ||
+        interop_fail "$label: query gamespy3 failed"
+    echo "$NAME: $label: query gamespy3 --json says: $(printf '%s' "$json" | tr -d '\n' | tr -s ' ' | cut -c1-400)..."
+    ours=$(printf '%s' "$json" | python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+names = "|".join(p["name"] for p in s.get("players") or [])
+print("ours name=%s map=%s online=%s max=%s players=%s" % (s["name"], s.get("map") or "", s["online"], s["max"], names))')
     raw=$("$QSTAT" "$flag" "$addr" -P -R -raw , -timeout 5) || interop_fail "$label: qstat failed"
     echo "$NAME: $label: $ours"
     echo "$NAME: $label: qstat $flag says:"
@@ -52,7 +60,7 @@ check() {
         END { s = ""; for (i = n - 1; i >= 0; i--) s = s (s == "" ? "" : "|") names[i]; print "ours " head " players=" s }')
     [[ $theirs == "$ours" ]] || interop_fail "$label: qstat read
   $theirs
-but our exchange read
+but query gamespy3 read
   $ours"
     echo "$NAME: $label: OK"
 }

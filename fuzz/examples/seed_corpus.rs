@@ -559,8 +559,7 @@ fn gamespy2(root: &Path) {
 }
 
 /// GameSpy 3: the requests qstat sends, a handshake reply, and the simulator's reply whole and
-/// split into parts; for the exchange target, records (time step, length, datagram) of a
-/// handshake reply followed by every part.
+/// split into parts (the `exchanges` target's GameSpy 3 seeds are checked in).
 fn gamespy3(root: &Path) {
     let session = 0x1020_3040;
     let c = Corpus::new(root, "gamespy3");
@@ -583,26 +582,6 @@ fn gamespy3(root: &Path) {
     gs3::encode_reply(session, &reply, 120, &mut split);
     for (i, part) in split.iter().enumerate() {
         c.add(&format!("reply_part_{i}"), part);
-    }
-
-    let c = Corpus::new(root, "gamespy3_exchange");
-    let record = |step: u8, datagram: &[u8], out: &mut Vec<u8>| {
-        if let Ok(len) = u8::try_from(datagram.len()) {
-            out.push(step);
-            out.push(len);
-            out.extend_from_slice(datagram);
-        }
-    };
-    // A record's length is one byte: parts of at most 200 bytes.
-    let mut split_200 = Vec::new();
-    gs3::encode_reply(session, &reply, 200, &mut split_200);
-    for (name, parts) in [("split_200", &split_200), ("split_120", &split)] {
-        let mut seq = vec![0u8];
-        record(1, &handshake, &mut seq);
-        for part in parts.iter().rev() {
-            record(2, part, &mut seq);
-        }
-        c.add(name, &seq);
     }
 }
 

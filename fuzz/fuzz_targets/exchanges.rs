@@ -3,9 +3,9 @@
 //! Every exchange must finish (no endless sending without a wait) by its deadline, never
 //! panic, and never send an empty request.
 //!
-//! Input: the first byte picks the exchange (low three bits) and the poll's options (players,
-//! rules, detail, and remembered state from an earlier poll: challenge, token, dialect); the
-//! rest is the replay script. Match keys (session ids, echoed times, idents, tokens) are
+//! Input: the first byte picks the exchange (low three bits, and the top bit for eight more)
+//! and the poll's options (players, rules, detail, and remembered state from an earlier poll:
+//! challenge, token, dialect, challenge-less); the rest is the replay script. Match keys (session ids, echoed times, idents, tokens) are
 //! fixed where the exchange takes them, so the fuzzer can learn to answer them.
 #![no_main]
 
@@ -13,6 +13,7 @@ use std::net::Ipv4Addr;
 use std::time::{Duration, Instant};
 
 use gameserver_exporter::protocol::a2s::exchange::A2s;
+use gameserver_exporter::protocol::gamespy3::GameSpy3;
 use gameserver_exporter::protocol::exchange::oneshot::OneShot;
 use gameserver_exporter::protocol::exchange::replay::replay;
 use gameserver_exporter::protocol::exchange::{Exchange, Params};
@@ -23,8 +24,11 @@ use gameserver_exporter::protocol::samp::{exchange::Samp, Header};
 use gameserver_exporter::protocol::teeworlds::exchange::Teeworlds;
 use gameserver_exporter::protocol::teeworlds::machine::Tokens;
 use gameserver_exporter::protocol::teeworlds::Flavour;
-use gameserver_exporter::protocol::{bedrock, mumble};
+use gameserver_exporter::protocol::{ase, bedrock, mumble};
 use libfuzzer_sys::fuzz_target;
+
+/// The GameSpy 3 session id: fixed, so the fuzzer can learn to echo it.
+const GAMESPY3_SESSION: i32 = 0x1020_3040;
 
 const BUDGET: Duration = Duration::from_secs(5);
 
@@ -55,7 +59,7 @@ fuzz_target!(|data: &[u8]| {
     let remembered = pick & 0x40 != 0;
     let start = Instant::now();
     let deadline = start + BUDGET;
-    match pick & 7 {
+    match (pick & 7) | ((pick & 0x80) >> 4) {
         0 => run(
             A2s::new(params, remembered.then_some([1, 2, 3, 4]), deadline),
             start,
@@ -111,6 +115,12 @@ fuzz_target!(|data: &[u8]| {
             };
             run(OneShot::new(get, deadline), start, script)
         }
+        8 => run(
+            GameSpy3::new(params, GAMESPY3_SESSION, remembered, deadline),
+            start,
+            script,
+        ),
+        9 => run(ase::exchange::new(&params, deadline), start, script),
         _ => {
             let hint = remembered.then_some(Flavour::Seven);
             let min_gap = Duration::from_millis(500);

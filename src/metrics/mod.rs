@@ -433,14 +433,7 @@ gameserver_player_joins_total{target="alpha",protocol="a2s",region="eu"} 2
 gameserver_player_leaves_total{target="alpha",protocol="a2s",region="eu"} 1
 # HELP gameserver_targets Configured targets by protocol.
 # TYPE gameserver_targets gauge
-gameserver_targets{protocol="a2s"} 1
-gameserver_targets{protocol="minecraft"} 1
-gameserver_targets{protocol="minecraft-query"} 0
-gameserver_targets{protocol="minecraft-bedrock"} 0
-gameserver_targets{protocol="samp"} 1
-gameserver_targets{protocol="mumble"} 0
-gameserver_targets{protocol="quake3"} 0
-gameserver_targets{protocol="teeworlds"} 0
+{targets}
 # HELP gameserver_exporter_build_info Build of the exporter; always 1.
 # TYPE gameserver_exporter_build_info gauge
 gameserver_exporter_build_info{version="0.1.0"} 1
@@ -460,7 +453,22 @@ gameserver_config_last_reload_success_timestamp_seconds 900
     fn golden_text() {
         let (entries, globals) = filled();
         let out = render(Format::Text, &entries, &globals);
-        assert_eq!(out, TEXT);
+        assert_eq!(out, TEXT.replace("{targets}\n", &targets_rows()));
+    }
+
+    /// `gameserver_targets` of [`filled`]: one row per protocol, in the vocabulary's order
+    /// (a2s, minecraft and samp configured once each).
+    fn targets_rows() -> String {
+        Protocol::ALL
+            .iter()
+            .map(|p| {
+                let n = u8::from(matches!(
+                    p,
+                    Protocol::A2s | Protocol::Minecraft | Protocol::Samp
+                ));
+                format!("gameserver_targets{{protocol=\"{}\"}} {n}\n", p.as_str())
+            })
+            .collect()
     }
 
     /// A page streamed in chunks is byte for byte the page rendered whole, in both formats,
@@ -509,7 +517,7 @@ gameserver_config_last_reload_success_timestamp_seconds 900
     fn golden_openmetrics() {
         let (entries, globals) = filled();
         let out = render(Format::OpenMetrics, &entries, &globals);
-        let mut want = TEXT.to_string();
+        let mut want = TEXT.replace("{targets}\n", &targets_rows());
         for counter in [
             "gameserver_queries",
             "gameserver_query_failures",

@@ -25,13 +25,14 @@ use crate::net::{resolve, srv};
 use crate::protocol::a2s::exchange::A2s;
 use crate::protocol::exchange::oneshot::OneShot;
 use crate::protocol::exchange::{Error, Exchange, Params};
+use crate::protocol::gamespy3::GameSpy3;
 use crate::protocol::minecraft::query_exchange::{self as mcquery, McQuery};
 use crate::protocol::minecraft::slp_exchange::Slp;
 use crate::protocol::samp::exchange::Samp;
 use crate::protocol::samp::Header;
 use crate::protocol::teeworlds::exchange::Teeworlds;
 use crate::protocol::teeworlds::machine::Tokens;
-use crate::protocol::{bedrock, mumble, quake3};
+use crate::protocol::{ase, bedrock, mumble, quake3};
 use crate::status::Status;
 use crate::target::Protocol;
 
@@ -177,6 +178,25 @@ const QUAKE3: Entry = Entry {
     poll: run::<OneShot<quake3::exchange::GetStatus>>,
 };
 
+const GAMESPY3: Entry = Entry {
+    protocol: Protocol::Gamespy3,
+    resolve: Resolve::Plain,
+    link: Link::UdpShared,
+    min_gap: Duration::ZERO,
+    self_paced: false,
+    poll: run::<GameSpy3>,
+};
+
+/// Multi Theft Auto rebuilds its reply about every 10 s but answers every request: no gap.
+const ASE: Entry = Entry {
+    protocol: Protocol::Ase,
+    resolve: Resolve::Plain,
+    link: Link::UdpShared,
+    min_gap: Duration::ZERO,
+    self_paced: false,
+    poll: run::<OneShot<ase::exchange::FullStatus>>,
+};
+
 /// The registry entry of `protocol`.
 pub fn entry(protocol: Protocol) -> &'static Entry {
     match protocol {
@@ -188,6 +208,8 @@ pub fn entry(protocol: Protocol) -> &'static Entry {
         Protocol::Mumble => &MUMBLE,
         Protocol::Quake3 => &QUAKE3,
         Protocol::Teeworlds => &TEEWORLDS,
+        Protocol::Gamespy3 => &GAMESPY3,
+        Protocol::Ase => &ASE,
     }
 }
 
@@ -296,6 +318,29 @@ impl Build for Teeworlds {
 
     fn remember(&self, session: &mut Session) {
         session.teeworlds_flavour = self.flavour();
+    }
+}
+
+impl Build for GameSpy3 {
+    fn build(start: &Start<'_>, session: &Session) -> Self {
+        // The session id only matches replies to this poll.
+        let id = crate::protocol::exchange::tools::random_u32() as i32;
+        GameSpy3::new(
+            start.params,
+            id,
+            session.gamespy3_challengeless,
+            start.deadline,
+        )
+    }
+
+    fn remember(&self, session: &mut Session) {
+        session.gamespy3_challengeless = self.challengeless();
+    }
+}
+
+impl Build for OneShot<ase::exchange::FullStatus> {
+    fn build(start: &Start<'_>, _session: &Session) -> Self {
+        ase::exchange::new(&start.params, start.deadline)
     }
 }
 

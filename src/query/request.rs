@@ -54,6 +54,9 @@ pub struct Session {
     pub udp_shared_ok: bool,
     /// Teeworlds: the dialect that answered last time, asked first next time.
     pub teeworlds_flavour: Option<crate::protocol::teeworlds::Flavour>,
+    /// GameSpy 3: the last reply answered a request without a challenge, so the next poll
+    /// sends that request first (Battlefield 2 builds that ignore the handshake).
+    pub gamespy3_challengeless: bool,
 }
 
 impl Request {

@@ -5,6 +5,7 @@ use std::io;
 use std::time::Duration;
 
 use super::churn::churn;
+use super::hostile::{start, Hostile};
 use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::ase::{self, Player, Reply};
 
@@ -92,7 +93,7 @@ pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
             version: "1.6".into(),
             max: 32,
             players: vec![("alice".into(), 0, 0.0), ("bob".into(), 0, 0.0)],
-            rules: Vec::new(),
+            rules: vec![("weather".into(), "0".into())],
             ..WorldState::default()
         }
     });
@@ -103,6 +104,36 @@ pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
             format!("driver{t}")
         }));
     Ok(server)
+}
+
+/// Every misbehaviour of this simulator, with what the exporter must publish for it. The
+/// world keeps the fleet's name and gets two players of 32 slots.
+pub fn hostile() -> Vec<Hostile> {
+    use Misbehaviour as M;
+    fn on(misbehaviour: Misbehaviour) -> super::hostile::Start {
+        start(move |world: World| {
+            world.update(|w| {
+                w.max = 32;
+                w.players = vec![("alice".into(), 1, 0.0), ("bob".into(), 2, 0.0)];
+            });
+            let config = AseConfig {
+                game_port: 0,
+                misbehaviour,
+            };
+            spawn(world, config)
+        })
+    }
+    vec![
+        Hostile::up("ok", 2, 32, None, on(M::None)),
+        Hostile::up("duplicated", 2, 32, None, on(M::Duplicated)),
+        Hostile::up("lying-counts", 1000, 1, None, on(M::LyingCounts)),
+        Hostile::down("silence", "timeout", on(M::Silence)),
+        Hostile::down("truncated", "malformed", on(M::Truncated)),
+        Hostile::down("length-overrun", "malformed", on(M::LengthOverrun)),
+        Hostile::down("oversized", "too_large", on(M::Oversized)),
+        Hostile::down("garbage", "malformed", on(M::Garbage)),
+        Hostile::down("wrong-magic", "mismatch", on(M::WrongMagic)),
+    ]
 }
 
 fn answer(w: &WorldState, game_port: u16, misbehaviour: Misbehaviour) -> Vec<Vec<u8>> {

@@ -7,6 +7,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use super::churn::churn;
+use super::hostile::{start, Hostile};
 use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::gamespy3::{
     self as gs3, decode_request, encode_handshake_reply, encode_reply, Reply, Request, Table,
@@ -136,6 +137,43 @@ pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
             format!("soldier{t}")
         }));
     Ok(server)
+}
+
+/// Every misbehaviour of this simulator, with what the exporter must publish for it. The
+/// world keeps the fleet's name and gets three players of 16 slots, in parts of 120 bytes
+/// (so a reply is several parts).
+pub fn hostile() -> Vec<Hostile> {
+    use Misbehaviour as M;
+    fn on(misbehaviour: Misbehaviour) -> super::hostile::Start {
+        start(move |world: World| {
+            world.update(|w| {
+                w.max = 16;
+                w.players = (0..3).map(|i| (format!("p{i}"), i, 0.0)).collect();
+            });
+            spawn(
+                world,
+                Gs3Config {
+                    part_len: 120,
+                    misbehaviour,
+                },
+            )
+        })
+    }
+    let up = |name, m| Hostile::up(name, 3, 16, None, on(m));
+    vec![
+        up("ok", M::None),
+        up("no-handshake", M::NoHandshake),
+        up("challenge-zero", M::ChallengeZero),
+        up("duplicated", M::Duplicated),
+        up("reordered", M::Reordered),
+        Hostile::up("lying-counts", 1000, 1, None, on(M::LyingCounts)),
+        Hostile::down("silence", "timeout", on(M::Silence)),
+        Hostile::down("truncated", "malformed", on(M::Truncated)),
+        Hostile::down("missing-part", "incomplete", on(M::MissingPart)),
+        Hostile::down("oversized", "too_large", on(M::Oversized)),
+        Hostile::down("garbage", "malformed", on(M::Garbage)),
+        Hostile::down("endless-challenges", "challenge", on(M::EndlessChallenges)),
+    ]
 }
 
 struct Server {

@@ -100,6 +100,16 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(teeworlds::spawn_demo(w)),
             &[][..],
         ),
+        Protocol::Gamespy3 => (
+            |w| Box::pin(gamespy3::spawn(w, Default::default())),
+            |w| Box::pin(gamespy3::spawn_demo(w)),
+            &["bf2_ranked"][..],
+        ),
+        Protocol::Ase => (
+            |w| Box::pin(ase::spawn(w, Default::default())),
+            |w| Box::pin(ase::spawn_demo(w)),
+            &["weather"][..],
+        ),
     };
     Simulator {
         protocol,
@@ -123,6 +133,8 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         Protocol::Mumble => mumble::hostile,
         Protocol::Quake3 => quake3::hostile,
         Protocol::Teeworlds => teeworlds::hostile,
+        Protocol::Gamespy3 => gamespy3::hostile,
+        Protocol::Ase => ase::hostile,
     }
 }
 

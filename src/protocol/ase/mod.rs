@@ -12,9 +12,10 @@
 //! fields follow (bit 0 name ... bit 5 time). The reply is one datagram; no echo, no session:
 //! the source address is all a client can match.
 //!
-//! One request, one reply: no state machine. Multi Theft Auto answers on its game port + 123
-//! and caches the reply for about 10 s.
+//! One request, one reply: [`exchange`] is a `OneShot` codec. Multi Theft Auto answers on its
+//! game port + 123 and caches the reply for about 10 s.
 
+pub mod exchange;
 mod map;
 
 pub use map::{strip_mta_colors, to_status, Want};

@@ -1,122 +1,95 @@
-//! The whole dialogue as a sans-IO state machine: it is told the time and fed datagrams, and
-//! answers what to do next. No socket, no clock.
+//! The GameSpy 3 dialogue on the shared [`Exchange`] trait: told the time, fed datagrams,
+//! answering what to do next. No socket, no clock.
 //!
 //! 1. Send the handshake; wait a third of the budget for the challenge.
-//! 2. Send the request: with the challenge, or without one when the server answered 0 or
-//!    did not answer the handshake at all (some Battlefield 2 builds). A challenge that comes
+//! 2. Send the request: with the challenge, or without one when the server answered 0 or did
+//!    not answer the handshake at all (some Battlefield 2 builds). A challenge that comes
 //!    late, after the challenge-less request, is still taken: the request goes again with it.
 //! 3. Collect the parts in any order until the last and every one before it are in; decode.
 //!
+//! Memory between polls ([`GameSpy3::challengeless`], kept in the target's session): a
+//! server that answered a request without a challenge last time gets that request first,
+//! so a Battlefield 2 that ignores handshakes costs one round trip, not a third of the
+//! budget per poll. If nothing answers it within a third of the budget, the handshake
+//! follows (the server changed).
+//!
 //! Resends are the driver's: on [`Step::Wait`] it may send the bytes of the last
-//! [`Step::Send`] again (duplicate parts are ignored).
+//! [`Step::Send`] again (duplicate parts are ignored). Failures: `timeout` (nothing came),
+//! `mismatch` (only datagrams for another session), `incomplete` (some parts, not all),
+//! `challenge` (more than `Limits::max_challenges` challenges), `malformed` / `too_large`
+//! (a reply of ours that did not decode, or went past a cap).
 
 use std::time::{Duration, Instant};
 
-use super::body::{decode_body, Reply};
+use super::body::decode_body;
+use super::map::{to_status, Want};
 use super::parts::{decode_part, Parts};
-use super::{
-    decode_handshake, encode_handshake, encode_request, DecodeError, Flavor, TYPE_HANDSHAKE,
-};
+use super::{decode_handshake, encode_handshake, encode_request, DecodeError, Flavor};
+use super::{MAX_PARTS, TYPE_HANDSHAKE};
+use crate::protocol::exchange::tools::{share, Challenges};
+use crate::protocol::exchange::{Error, Exchange, Input, LinkError, Params, Step};
+use crate::status::Status;
 
-/// Challenges we take in one poll: the first, and one that replaces it (a late or repeated
-/// handshake reply). A server that keeps issuing new ones fails with [`Error::Challenge`].
-pub const MAX_CHALLENGES: u8 = 3;
-
-/// How the exchange is set up.
+/// Where the dialogue is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Options {
-    pub flavor: Flavor,
-    /// The whole poll's budget.
-    pub timeout: Duration,
-    /// Skip the handshake and send the challenge-less request at once (qstat's `-gs3`).
-    pub skip_handshake: bool,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            flavor: Flavor::GAMESPY3,
-            timeout: Duration::from_secs(3),
-            skip_handshake: false,
-        }
-    }
-}
-
-/// Why the exchange failed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum Error {
-    /// Nothing that answered us came before the deadline.
-    #[error("no GameSpy3 reply before the deadline")]
-    Timeout,
-    /// Some parts came, not all.
-    #[error("GameSpy3 reply incomplete: {have} part(s) of {}", total.map_or("?".to_string(), |t| t.to_string()))]
-    Incomplete { have: usize, total: Option<u8> },
-    /// The server kept issuing new challenges.
-    #[error("GameSpy3 server issued more than {limit} challenges")]
-    Challenge { limit: u8 },
-    /// A reply addressed to us did not decode, or exceeded a cap.
-    #[error(transparent)]
-    Decode(#[from] DecodeError),
-}
-
-/// What to do next.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Step {
-    /// Send the bytes just written into `out`; the label names the request.
-    Send(&'static str),
-    /// Feed whatever arrives until the instant, then poll again.
-    Wait(Instant),
-    /// The reply, whole.
-    Done(Reply),
-    Failed(Error),
-}
-
-#[derive(Debug, Clone, PartialEq)]
 enum Phase {
+    /// Not started: the first poll decides the time shares.
+    Start,
     Handshake {
         sent: bool,
     },
     Query {
+        /// `None`: the request goes without challenge bytes.
         challenge: Option<i32>,
         sent: bool,
     },
-    /// Finished: polling again repeats the result.
-    Over(Box<Step>),
+    Over,
 }
 
-/// One poll of one server.
+/// One poll of one GameSpy 3 server.
 #[derive(Debug)]
-pub struct Exchange {
-    options: Options,
-    /// The session id as the server echoes it.
+pub struct GameSpy3 {
+    params: Params,
+    /// The session id as sent and echoed.
     session: i32,
     deadline: Instant,
-    handshake_until: Instant,
     phase: Phase,
+    /// When the current phase gives up and moves on (or fails at the deadline).
+    until: Instant,
+    /// The last poll's reply answered a request without a challenge: ask that way first.
+    remembered: bool,
+    /// A request has gone out, so parts are ours to take.
+    asked: bool,
+    /// The handshake came after a challenge-less request nobody answered: no second fallback.
+    fell_back: bool,
     parts: Parts,
-    challenges: u8,
-    outcome: Option<Result<Reply, Error>>,
+    challenges: Challenges,
+    /// Datagrams for another session or type, for the failure reason.
+    foreign: u32,
+    /// What [`GameSpy3::challengeless`] hands to the next poll.
+    challengeless: bool,
+    outcome: Option<Result<Status, Error>>,
 }
 
-impl Exchange {
-    /// A poll starting at `now` with session id `session` (drawn by the caller).
-    pub fn new(session: i32, options: Options, now: Instant) -> Exchange {
-        let phase = if options.skip_handshake {
-            Phase::Query {
-                challenge: None,
-                sent: false,
-            }
-        } else {
-            Phase::Handshake { sent: false }
-        };
-        Exchange {
-            session: options.flavor.mask(session),
-            deadline: now + options.timeout,
-            handshake_until: now + options.timeout / 3,
-            options,
-            phase,
-            parts: Parts::new(),
-            challenges: 0,
+impl GameSpy3 {
+    /// A poll until `deadline` with session id `session` (any value: it only matches
+    /// replies), starting with the challenge-less request when `challengeless` (remembered
+    /// from the last poll).
+    pub fn new(params: Params, session: i32, challengeless: bool, deadline: Instant) -> GameSpy3 {
+        let limits = params.limits;
+        GameSpy3 {
+            params,
+            session: Flavor::GAMESPY3.mask(session),
+            deadline,
+            phase: Phase::Start,
+            until: deadline,
+            remembered: challengeless,
+            asked: false,
+            fell_back: false,
+            parts: Parts::with_caps(limits.max_split_packets.min(MAX_PARTS), limits.reply_cap()),
+            challenges: Challenges::new(limits.max_challenges),
+            foreign: 0,
+            challengeless: false,
             outcome: None,
         }
     }
@@ -126,90 +99,63 @@ impl Exchange {
         self.session
     }
 
-    /// What to do at `now`. Writes the request into `out` (cleared first) before a
-    /// [`Step::Send`]; leaves it alone otherwise.
-    pub fn poll(&mut self, now: Instant, out: &mut Vec<u8>) -> Step {
-        if let Some(outcome) = self.outcome.take() {
-            let step = match outcome {
-                Ok(reply) => Step::Done(reply),
-                Err(e) => Step::Failed(e),
-            };
-            self.phase = Phase::Over(Box::new(step.clone()));
-            return step;
+    /// Whether the next poll should send the request without a handshake first: this poll's
+    /// reply answered a challenge-less request.
+    pub fn challengeless(&self) -> bool {
+        self.challengeless
+    }
+
+    fn fail(&mut self, e: Error) {
+        if self.outcome.is_none() {
+            self.outcome = Some(Err(e));
         }
-        match &self.phase {
-            Phase::Handshake { sent: false } => {
-                out.clear();
-                encode_handshake(self.session, out);
-                self.phase = Phase::Handshake { sent: true };
-                Step::Send("handshake")
+    }
+
+    /// Why nothing whole came before the deadline.
+    fn expired(&self) -> Error {
+        if self.parts.have() > 0 {
+            Error::SplitIncomplete
+        } else if self.foreign > 0 {
+            Error::Unanswered {
+                count: self.foreign,
             }
-            Phase::Handshake { sent: true } if now < self.handshake_until => {
-                Step::Wait(self.handshake_until)
-            }
-            Phase::Handshake { sent: true } => {
-                // No challenge came: try the request without one (Battlefield 2).
+        } else {
+            LinkError::Timeout.into()
+        }
+    }
+
+    /// The current phase's wait ran out at `now`: move on, or fail at the deadline.
+    fn expire(&mut self, now: Instant) {
+        if now >= self.deadline {
+            let e = self.expired();
+            return self.fail(e);
+        }
+        match self.phase {
+            // No challenge came: try the request without one (Battlefield 2).
+            Phase::Handshake { .. } if !self.asked => {
                 self.phase = Phase::Query {
                     challenge: None,
                     sent: false,
                 };
-                self.poll(now, out)
+                self.until = self.deadline;
             }
-            &Phase::Query {
-                challenge,
-                sent: false,
-            } => {
-                out.clear();
-                encode_request(self.session, challenge, self.options.flavor.payload, out);
-                self.phase = Phase::Query {
-                    challenge,
-                    sent: true,
-                };
-                Step::Send(if challenge.is_some() {
-                    "request with challenge"
-                } else {
-                    "request without challenge"
-                })
+            // The remembered challenge-less request went unanswered: the server may want a
+            // handshake now.
+            Phase::Query { .. } if self.parts.have() == 0 && !self.fell_back => {
+                self.fell_back = true;
+                self.phase = Phase::Handshake { sent: false };
+                self.until = self.deadline;
             }
-            Phase::Query { sent: true, .. } if now < self.deadline => Step::Wait(self.deadline),
-            Phase::Query { sent: true, .. } => {
-                let step = Step::Failed(match self.parts.have() {
-                    0 => Error::Timeout,
-                    have => Error::Incomplete {
-                        have,
-                        total: self.parts.total(),
-                    },
-                });
-                self.phase = Phase::Over(Box::new(step.clone()));
-                step
-            }
-            Phase::Over(step) => (**step).clone(),
-        }
-    }
-
-    /// A datagram arrived at `now`. Datagrams not addressed to us (other type, other
-    /// session) are ignored.
-    pub fn handle(&mut self, _now: Instant, datagram: &[u8]) {
-        if self.outcome.is_some() || matches!(self.phase, Phase::Over(_)) {
-            return;
-        }
-        let result = if datagram.first() == Some(&TYPE_HANDSHAKE) {
-            self.on_challenge(datagram)
-        } else {
-            self.on_part(datagram)
-        };
-        match result {
-            Ok(()) | Err(Error::Decode(DecodeError::Mismatch(_))) => {}
-            Err(e) => self.outcome = Some(Err(e)),
+            _ => self.until = self.deadline,
         }
     }
 
     fn on_challenge(&mut self, datagram: &[u8]) -> Result<(), Error> {
         let challenge = decode_handshake(datagram, self.session)?;
         let challenge = (challenge != 0).then_some(challenge);
-        if let &Phase::Query {
+        if let Phase::Query {
             challenge: current, ..
-        } = &self.phase
+        } = self.phase
         {
             if current == challenge || challenge.is_none() {
                 // The same answer to a resent handshake, or "no challenge needed" after we
@@ -217,29 +163,125 @@ impl Exchange {
                 return Ok(());
             }
         }
-        self.challenges += 1;
-        if self.challenges > MAX_CHALLENGES {
-            return Err(Error::Challenge {
-                limit: MAX_CHALLENGES,
-            });
+        if challenge.is_some() {
+            self.challenges.another()?;
         }
         self.phase = Phase::Query {
             challenge,
             sent: false,
         };
+        self.until = self.deadline;
         Ok(())
     }
 
-    fn on_part(&mut self, datagram: &[u8]) -> Result<(), Error> {
+    fn on_part(&mut self, datagram: &[u8], rtt: Duration) -> Result<(), Error> {
         // Parts of an earlier request (before a late challenge) are as good as any.
-        if !matches!(self.phase, Phase::Query { .. }) {
+        if !self.asked {
             return Err(DecodeError::Mismatch("GameSpy3 part before the request").into());
         }
         let part = decode_part(datagram, self.session)?;
         if self.parts.add(&part)? {
             let reply = decode_body(self.parts.bodies())?;
-            self.outcome = Some(Ok(reply));
+            let want = Want {
+                detail: self.params.detail,
+                players: self.params.players,
+                rules: self.params.rules,
+            };
+            self.challengeless = matches!(
+                self.phase,
+                Phase::Query {
+                    challenge: None,
+                    ..
+                }
+            );
+            self.outcome = Some(Ok(to_status(&reply, want, rtt)));
         }
         Ok(())
+    }
+}
+
+impl Exchange for GameSpy3 {
+    fn poll(&mut self, now: Instant, out: &mut Vec<u8>) -> Step {
+        loop {
+            if let Some(outcome) = self.outcome.take() {
+                self.phase = Phase::Over;
+                return match outcome {
+                    Ok(status) => Step::Done(status),
+                    Err(e) => Step::Failed(e),
+                };
+            }
+            match self.phase {
+                Phase::Start => {
+                    // A third of the budget for the first step, whichever it is.
+                    self.until = share(now, self.deadline, 3);
+                    self.phase = if self.remembered {
+                        Phase::Query {
+                            challenge: None,
+                            sent: false,
+                        }
+                    } else {
+                        Phase::Handshake { sent: false }
+                    };
+                }
+                Phase::Handshake { sent: false } => {
+                    out.clear();
+                    encode_handshake(self.session, out);
+                    self.phase = Phase::Handshake { sent: true };
+                    return Step::Send("GameSpy3 handshake");
+                }
+                Phase::Query {
+                    challenge,
+                    sent: false,
+                } => {
+                    out.clear();
+                    encode_request(self.session, challenge, Flavor::GAMESPY3.payload, out);
+                    self.phase = Phase::Query {
+                        challenge,
+                        sent: true,
+                    };
+                    self.asked = true;
+                    return Step::Send(if challenge.is_some() {
+                        "GameSpy3 request with the challenge"
+                    } else {
+                        "GameSpy3 request (no handshake needed)"
+                    });
+                }
+                Phase::Handshake { sent: true } | Phase::Query { sent: true, .. } => {
+                    if now < self.until {
+                        return Step::Wait(self.until);
+                    }
+                    self.expire(now);
+                }
+                // Polled again after the end: nothing more to do than fail politely.
+                Phase::Over => return Step::Failed(LinkError::Timeout.into()),
+            }
+        }
+    }
+
+    fn handle(&mut self, _now: Instant, input: Input<'_>) {
+        if self.outcome.is_some() || matches!(self.phase, Phase::Over | Phase::Start) {
+            return;
+        }
+        let (datagram, rtt) = match input {
+            Input::Received { bytes, rtt } => (bytes, rtt),
+            Input::Closed => return self.fail(LinkError::Closed { received: 0 }.into()),
+            Input::Failed(e) => return self.fail(e.into()),
+        };
+        let result = if datagram.first() == Some(&TYPE_HANDSHAKE) {
+            self.on_challenge(datagram)
+        } else {
+            self.on_part(datagram, rtt)
+        };
+        match result {
+            Ok(()) => {}
+            // Not our answer (another session or type): skipped, counted for the reason.
+            Err(e)
+                if e.decode()
+                    .is_some_and(|d| matches!(d, DecodeError::Mismatch(_))) =>
+            {
+                self.foreign = self.foreign.saturating_add(1);
+            }
+            Err(e) => self.fail(e),
+        }
     }
 }

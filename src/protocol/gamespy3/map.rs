@@ -24,7 +24,8 @@ fn number(s: &str) -> Option<i64> {
 /// Maps a reply onto [`Status`]; strings stay as the server sent them (GameSpy 3 games use
 /// no colour codes).
 ///
-/// - name: `hostname`; map: `mapname`, else `map` (Battlefield 2 for consoles);
+/// - name: `hostname`; map: `p1073741825` (Unreal Tournament 3, whose `mapname` is not the
+///   map), else `mapname`, else `map` (Battlefield 2 for consoles);
 /// - game: `gamename`, else `game_id`; version: `gamever`;
 /// - online: `numplayers`, else the player rows; max: `maxplayers`;
 /// - password: `password` (0 or 1);
@@ -50,7 +51,7 @@ pub fn to_status(reply: &Reply, want: Want, latency: Duration) -> Status {
         online: count("numplayers").unwrap_or(u32::try_from(listed).unwrap_or(u32::MAX)),
         max: count("maxplayers").unwrap_or(0),
         name: get(&["hostname"]).unwrap_or_default(),
-        map: get(&["mapname", "map"]),
+        map: get(&["p1073741825", "mapname", "map"]),
         game: get(&["gamename", "game_id"]),
         version: get(&["gamever"]),
         password: reply.get("password").and_then(number).map(|n| n != 0),

@@ -17,8 +17,9 @@
 //! then the player and team sections ([`body`]).
 //!
 //! # Driving it
-//! [`Exchange`] is the whole dialogue as a sans-IO state machine: handshake, the request with
-//! or without a challenge, reassembly of the parts in any order, then [`to_status`].
+//! [`GameSpy3`] ([`exchange`]) is the whole dialogue on the shared exchange trait:
+//! handshake, the request with or without a challenge, reassembly of the parts in any order,
+//! then [`to_status`].
 //!
 //! # Minecraft Query
 //! Minecraft's Query ("GameSpy 4", `protocol::minecraft::query`) is this protocol with a
@@ -27,12 +28,12 @@
 //! is `01 player_ 00 00` followed by the names. [`decode_body`] reads that reply as is.
 
 mod body;
-mod exchange;
+pub mod exchange;
 mod map;
 mod parts;
 
 pub use body::{decode_body, encode_reply, Reply, Table, MAX_FIELDS, MAX_PAIRS, MAX_ROWS};
-pub use exchange::{Error, Exchange, Options, Step, MAX_CHALLENGES};
+pub use exchange::GameSpy3;
 pub use map::{to_status, Want};
 pub use parts::{decode_part, encode_part, Part, Parts, HEADER_LEN, MAX_PARTS, MAX_REPLY_BYTES};
 

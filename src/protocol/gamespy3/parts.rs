@@ -56,29 +56,51 @@ pub fn encode_part(session: i32, part: &Part<'_>, out: &mut Vec<u8>) {
 }
 
 /// The parts of one reply as they arrive, in any order, duplicates ignored.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Parts {
     /// (index, section, body), kept sorted by index.
     got: Vec<(u8, u8, Vec<u8>)>,
     /// Number of parts, once the last one came.
     total: Option<u8>,
     bytes: usize,
+    /// Caps: parts in one reply (at most [`MAX_PARTS`]), body bytes over all of them.
+    max_parts: u8,
+    max_bytes: usize,
+}
+
+impl Default for Parts {
+    fn default() -> Self {
+        Parts::new()
+    }
 }
 
 impl Parts {
+    /// Reassembly under the default caps, [`MAX_PARTS`] and [`MAX_REPLY_BYTES`].
     pub fn new() -> Parts {
-        Parts::default()
+        Parts::with_caps(MAX_PARTS, MAX_REPLY_BYTES)
     }
 
-    /// Adds a part; `Ok(true)` once every part is in. A part whose index is at or above
-    /// [`MAX_PARTS`], or bodies adding up past [`MAX_REPLY_BYTES`], are [`DecodeError::TooLarge`];
+    /// Reassembly under the target's caps (`Limits::max_split_packets`, `max_reply_bytes`);
+    /// the part count stays within [`MAX_PARTS`].
+    pub fn with_caps(max_parts: u8, max_bytes: usize) -> Parts {
+        Parts {
+            got: Vec::new(),
+            total: None,
+            bytes: 0,
+            max_parts: max_parts.clamp(1, MAX_PARTS),
+            max_bytes,
+        }
+    }
+
+    /// Adds a part; `Ok(true)` once every part is in. A part whose index is at or above the
+    /// part cap, or bodies adding up past the byte cap, are [`DecodeError::TooLarge`];
     /// two different "last" parts, or a part beyond the last, are [`DecodeError::Invalid`].
     pub fn add(&mut self, part: &Part<'_>) -> Result<bool, DecodeError> {
-        if part.index >= MAX_PARTS {
+        if part.index >= self.max_parts {
             return Err(DecodeError::TooLarge {
                 what: "GameSpy3 part index",
                 value: part.index.into(),
-                limit: u64::from(MAX_PARTS) - 1,
+                limit: u64::from(self.max_parts) - 1,
             });
         }
         if part.last {
@@ -90,7 +112,7 @@ impl Parts {
                 _ => self.total = Some(total),
             }
         }
-        let total = self.total.unwrap_or(MAX_PARTS);
+        let total = self.total.unwrap_or(self.max_parts);
         if part.index >= total || self.got.iter().any(|(i, _, _)| *i >= total) {
             return Err(DecodeError::Invalid(
                 "GameSpy3 parts (a part after the last)",
@@ -101,11 +123,11 @@ impl Parts {
             Ok(_) => {}
             Err(at) => {
                 self.bytes = self.bytes.saturating_add(part.body.len());
-                if self.bytes > MAX_REPLY_BYTES {
+                if self.bytes > self.max_bytes {
                     return Err(DecodeError::TooLarge {
                         what: "GameSpy3 reply bytes",
                         value: self.bytes as u64,
-                        limit: MAX_REPLY_BYTES as u64,
+                        limit: self.max_bytes as u64,
                     });
                 }
                 self.got

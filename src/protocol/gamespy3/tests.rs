@@ -302,7 +302,19 @@ fn status_mapping() {
     assert_eq!(s.latency, Duration::from_millis(7));
 }
 
+/// Unreal Tournament 3 names the map in a numbered key; its `mapname` is something else.
+#[test]
+fn ut3_map_key() {
+    let mut reply = sample();
+    reply.info.push(("p1073741825".into(), "DM-Deck".into()));
+    let s = to_status(&reply, Want::default(), Duration::ZERO);
+    assert_eq!(s.map.as_deref(), Some("DM-Deck"));
+}
+
 // --- the state machine ---
+
+use crate::protocol::exchange::{Error, Exchange as _, Input, LinkError, Params, Step};
+use crate::status::Reason;
 
 fn handshake_reply(session: i32, challenge: i32) -> Vec<u8> {
     let mut out = Vec::new();
@@ -310,123 +322,201 @@ fn handshake_reply(session: i32, challenge: i32) -> Vec<u8> {
     out
 }
 
-fn opts() -> Options {
-    Options {
-        timeout: Duration::from_secs(3),
-        ..Options::default()
+const BUDGET: Duration = Duration::from_secs(3);
+
+fn exchange(t0: Instant, challengeless: bool) -> GameSpy3 {
+    let params = Params {
+        players: true,
+        ..Params::default()
+    };
+    GameSpy3::new(params, SESSION, challengeless, t0 + BUDGET)
+}
+
+fn feed(ex: &mut GameSpy3, now: Instant, bytes: &[u8]) {
+    let rtt = Duration::from_millis(5);
+    ex.handle(now, Input::Received { bytes, rtt });
+}
+
+fn sent(step: Step) -> &'static str {
+    match step {
+        Step::Send(label) => label,
+        other => panic!("expected a send, got {other:?}"),
+    }
+}
+
+fn waits(step: Step) -> Instant {
+    match step {
+        Step::Wait(until) => until,
+        other => panic!("expected a wait, got {other:?}"),
+    }
+}
+
+fn failed(step: Step) -> Error {
+    match step {
+        Step::Failed(e) => e,
+        other => panic!("expected a failure, got {other:?}"),
+    }
+}
+
+fn done(step: Step) -> crate::status::Status {
+    match step {
+        Step::Done(s) => s,
+        other => panic!("expected a status, got {other:?}"),
     }
 }
 
 #[test]
 fn exchange_with_challenge() {
     let t0 = Instant::now();
-    let mut ex = Exchange::new(SESSION, opts(), t0);
+    let mut ex = exchange(t0, false);
     let mut out = Vec::new();
-    assert_eq!(ex.poll(t0, &mut out), Step::Send("handshake"));
+    assert_eq!(sent(ex.poll(t0, &mut out)), "GameSpy3 handshake");
     assert_eq!(out, [0xFE, 0xFD, 0x09, 0x10, 0x20, 0x30, 0x40]);
+    assert_eq!(waits(ex.poll(t0, &mut out)), t0 + Duration::from_secs(1));
+    feed(&mut ex, t0, &handshake_reply(SESSION, 42));
     assert_eq!(
-        ex.poll(t0, &mut out),
-        Step::Wait(t0 + Duration::from_secs(1))
+        sent(ex.poll(t0, &mut out)),
+        "GameSpy3 request with the challenge"
     );
-    ex.handle(t0, &handshake_reply(SESSION, 42));
-    assert_eq!(ex.poll(t0, &mut out), Step::Send("request with challenge"));
     assert_eq!(&out[7..], [0, 0, 0, 42, 0xFF, 0xFF, 0xFF, 0x01]);
-    assert_eq!(
-        ex.poll(t0, &mut out),
-        Step::Wait(t0 + Duration::from_secs(3))
-    );
+    assert_eq!(waits(ex.poll(t0, &mut out)), t0 + BUDGET);
     // Someone else's part is ignored.
     let mut other = ONE_PART.to_vec();
     other[1] ^= 1;
-    ex.handle(t0, &other);
-    assert_eq!(
-        ex.poll(t0, &mut out),
-        Step::Wait(t0 + Duration::from_secs(3))
-    );
-    ex.handle(t0, ONE_PART);
-    assert_eq!(ex.poll(t0, &mut out), Step::Done(sample()));
+    feed(&mut ex, t0, &other);
+    assert_eq!(waits(ex.poll(t0, &mut out)), t0 + BUDGET);
+    feed(&mut ex, t0, ONE_PART);
+    let s = done(ex.poll(t0, &mut out));
+    assert_eq!((s.name.as_str(), s.online, s.max), ("Sim BF2", 2, 64));
+    assert_eq!(s.players.map(|p| p.len()), Some(2));
+    assert_eq!(s.latency, Duration::from_millis(5));
+    assert!(!ex.challengeless());
 }
 
-/// Challenge 0, or no answer to the handshake: the request goes without challenge bytes.
+/// Challenge 0, or no answer to the handshake: the request goes without challenge bytes,
+/// and the next poll is told to start with it.
 #[test]
 fn exchange_without_challenge() {
     let t0 = Instant::now();
     let mut out = Vec::new();
-    let mut ex = Exchange::new(SESSION, opts(), t0);
+    let mut ex = exchange(t0, false);
     ex.poll(t0, &mut out);
-    ex.handle(t0, &handshake_reply(SESSION, 0));
+    feed(&mut ex, t0, &handshake_reply(SESSION, 0));
     assert_eq!(
-        ex.poll(t0, &mut out),
-        Step::Send("request without challenge")
+        sent(ex.poll(t0, &mut out)),
+        "GameSpy3 request (no handshake needed)"
     );
     assert_eq!(out.len(), 11);
+    feed(&mut ex, t0, ONE_PART);
+    done(ex.poll(t0, &mut out));
+    assert!(ex.challengeless());
 
-    let mut ex = Exchange::new(SESSION, opts(), t0);
+    let mut ex = exchange(t0, false);
     ex.poll(t0, &mut out);
     let later = t0 + Duration::from_secs(1);
     assert_eq!(
-        ex.poll(later, &mut out),
-        Step::Send("request without challenge")
+        sent(ex.poll(later, &mut out)),
+        "GameSpy3 request (no handshake needed)"
     );
     // A late challenge still counts: the request goes again with it.
-    ex.handle(later, &handshake_reply(SESSION, 9));
+    feed(&mut ex, later, &handshake_reply(SESSION, 9));
     assert_eq!(
-        ex.poll(later, &mut out),
-        Step::Send("request with challenge")
+        sent(ex.poll(later, &mut out)),
+        "GameSpy3 request with the challenge"
     );
-    ex.handle(later, ONE_PART);
-    assert_eq!(ex.poll(later, &mut out), Step::Done(sample()));
+    feed(&mut ex, later, ONE_PART);
+    assert_eq!(done(ex.poll(later, &mut out)).name, "Sim BF2");
+    assert!(!ex.challengeless());
+}
+
+/// Remembered: the request goes first, without a handshake; unanswered for a third of the
+/// budget, the handshake follows and its challenge is used.
+#[test]
+fn exchange_remembers_challengeless() {
+    let t0 = Instant::now();
+    let mut out = Vec::new();
+    let mut ex = exchange(t0, true);
+    assert_eq!(
+        sent(ex.poll(t0, &mut out)),
+        "GameSpy3 request (no handshake needed)"
+    );
+    feed(&mut ex, t0, ONE_PART);
+    done(ex.poll(t0, &mut out));
+    assert!(ex.challengeless());
+
+    let mut ex = exchange(t0, true);
+    ex.poll(t0, &mut out);
+    let third = t0 + Duration::from_secs(1);
+    assert_eq!(waits(ex.poll(t0, &mut out)), third);
+    assert_eq!(sent(ex.poll(third, &mut out)), "GameSpy3 handshake");
+    assert_eq!(waits(ex.poll(third, &mut out)), t0 + BUDGET);
+    feed(&mut ex, third, &handshake_reply(SESSION, 7));
+    assert_eq!(
+        sent(ex.poll(third, &mut out)),
+        "GameSpy3 request with the challenge"
+    );
+    feed(&mut ex, third, ONE_PART);
+    done(ex.poll(third, &mut out));
+    assert!(!ex.challengeless());
 }
 
 #[test]
 fn exchange_failures() {
     let t0 = Instant::now();
-    let end = t0 + Duration::from_secs(3);
+    let end = t0 + BUDGET;
     let mut out = Vec::new();
     // Silence: a timeout at the deadline.
-    let mut ex = Exchange::new(SESSION, opts(), t0);
+    let mut ex = exchange(t0, false);
     ex.poll(t0, &mut out);
     ex.poll(t0 + Duration::from_secs(1), &mut out);
-    assert_eq!(ex.poll(end, &mut out), Step::Failed(Error::Timeout));
-    // Some parts: incomplete.
-    let mut ex = Exchange::new(SESSION, opts(), t0);
+    assert_eq!(failed(ex.poll(end, &mut out)).reason(), Reason::Timeout);
+    // Only someone else's replies: mismatch.
+    let mut ex = exchange(t0, false);
     ex.poll(t0, &mut out);
-    ex.handle(t0, &handshake_reply(SESSION, 1));
+    feed(&mut ex, t0, &handshake_reply(SESSION ^ 1, 5));
+    assert_eq!(failed(ex.poll(end, &mut out)).reason(), Reason::Mismatch);
+    // Some parts: incomplete.
+    let mut ex = exchange(t0, false);
+    ex.poll(t0, &mut out);
+    feed(&mut ex, t0, &handshake_reply(SESSION, 1));
     ex.poll(t0, &mut out);
     let mut p = ONE_PART.to_vec();
     p[14] = 0x81;
-    ex.handle(t0, &p);
-    assert_eq!(
-        ex.poll(end, &mut out),
-        Step::Failed(Error::Incomplete {
-            have: 1,
-            total: Some(2)
-        })
-    );
-    // Endless new challenges.
-    let mut ex = Exchange::new(SESSION, opts(), t0);
-    ex.poll(t0, &mut out);
-    for c in 1..=i32::from(MAX_CHALLENGES) {
-        ex.handle(t0, &handshake_reply(SESSION, c));
-        assert_eq!(ex.poll(t0, &mut out), Step::Send("request with challenge"));
-    }
-    ex.handle(t0, &handshake_reply(SESSION, 99));
-    assert_eq!(
-        ex.poll(t0, &mut out),
-        Step::Failed(Error::Challenge {
-            limit: MAX_CHALLENGES
-        })
-    );
-    // A garbage part addressed to us: malformed.
-    let mut ex = Exchange::new(SESSION, opts(), t0);
-    ex.poll(t0, &mut out);
-    ex.handle(t0, &handshake_reply(SESSION, 1));
-    ex.poll(t0, &mut out);
-    ex.handle(t0, b"\x00\x10\x20\x30\x40splitnuX\x00\x80\x00");
+    feed(&mut ex, t0, &p);
     assert!(matches!(
-        ex.poll(t0, &mut out),
-        Step::Failed(Error::Decode(DecodeError::Invalid(_)))
+        failed(ex.poll(end, &mut out)),
+        Error::SplitIncomplete
     ));
+    // Endless new challenges.
+    let limit = Params::default().limits.max_challenges;
+    let mut ex = exchange(t0, false);
+    ex.poll(t0, &mut out);
+    for c in 1..=i32::from(limit) {
+        feed(&mut ex, t0, &handshake_reply(SESSION, c));
+        assert_eq!(
+            sent(ex.poll(t0, &mut out)),
+            "GameSpy3 request with the challenge"
+        );
+    }
+    feed(&mut ex, t0, &handshake_reply(SESSION, 99));
+    assert!(matches!(
+        failed(ex.poll(t0, &mut out)),
+        Error::Challenge { limit: l } if l == limit
+    ));
+    // A garbage part addressed to us: malformed.
+    let mut ex = exchange(t0, false);
+    ex.poll(t0, &mut out);
+    feed(&mut ex, t0, &handshake_reply(SESSION, 1));
+    ex.poll(t0, &mut out);
+    feed(&mut ex, t0, b"\x00\x10\x20\x30\x40splitnuX\x00\x80\x00");
+    let e = failed(ex.poll(t0, &mut out));
+    assert!(matches!(e.decode(), Some(DecodeError::Invalid(_))), "{e:?}");
+    assert_eq!(e.reason(), Reason::Malformed);
+    // The link failed.
+    let mut ex = exchange(t0, false);
+    ex.poll(t0, &mut out);
+    ex.handle(t0, Input::Failed(LinkError::Refused));
+    assert_eq!(failed(ex.poll(t0, &mut out)).reason(), Reason::Refused);
 }
 
 fn text() -> impl Strategy<Value = String> {
@@ -514,9 +604,9 @@ proptest! {
     /// The state machine fed arbitrary datagrams at arbitrary times ends, and never runs
     /// past its deadline.
     #[test]
-    fn exchange_survives_noise(inputs in proptest::collection::vec((proptest::collection::vec(any::<u8>(), 0..64), 0u64..4000), 0..12)) {
+    fn exchange_survives_noise(inputs in proptest::collection::vec((proptest::collection::vec(any::<u8>(), 0..64), 0u64..4000), 0..12), remembered in any::<bool>()) {
         let t0 = Instant::now();
-        let mut ex = Exchange::new(SESSION, opts(), t0);
+        let mut ex = exchange(t0, remembered);
         let mut out = Vec::new();
         let mut now = t0;
         for (mut d, ms) in inputs {
@@ -524,10 +614,9 @@ proptest! {
                 d[1..5].copy_from_slice(&SESSION.to_be_bytes());
             }
             now = t0 + Duration::from_millis(ms).max(now - t0);
-            ex.handle(now, &d);
-            match ex.poll(now, &mut out) {
-                Step::Wait(t) => prop_assert!(t <= t0 + Duration::from_secs(3) && t > now),
-                Step::Done(_) | Step::Failed(_) | Step::Send(_) => {}
+            feed(&mut ex, now, &d);
+            if let Step::Wait(t) = ex.poll(now, &mut out) {
+                prop_assert!(t <= t0 + BUDGET && t > now);
             }
         }
         let end = t0 + Duration::from_secs(4);
@@ -538,7 +627,7 @@ proptest! {
             match ex.poll(end, &mut out) {
                 Step::Done(_) | Step::Failed(_) => break,
                 Step::Wait(t) => prop_assert!(false, "waits past the deadline until {:?}", t),
-                Step::Send(_) => {}
+                _ => {}
             }
         }
     }
