@@ -272,7 +272,7 @@ async fn fetch(addr: SocketAddr, path: &str, accept: &str) -> Vec<u8> {
         .await
         .expect("an HTTP reply");
     assert_eq!(reply.status, 200, "{}", reply.head);
-    reply.body
+    reply.decoded()
 }
 
 /// Scrapes both formats, parses each strictly, and returns the text format's samples.

@@ -28,6 +28,15 @@ impl Reply {
     pub fn text(&self) -> &str {
         std::str::from_utf8(&self.body).unwrap()
     }
+
+    /// The body with chunked transfer encoding undone, if it was sent chunked (a page larger
+    /// than one chunk is streamed while it is rendered).
+    pub fn decoded(&self) -> Vec<u8> {
+        match self.header("transfer-encoding") {
+            Some(te) if te.eq_ignore_ascii_case("chunked") => dechunk(&self.body).0,
+            _ => self.body.clone(),
+        }
+    }
 }
 
 /// One request on `s`, read to the end (at most 20 s). `None` if no HTTP reply came
@@ -73,7 +82,7 @@ pub async fn plain(addr: SocketAddr, method: &str, path: &str, extra: &str) -> O
 pub async fn get_ok(addr: SocketAddr, path: &str) -> String {
     let reply = plain(addr, "GET", path, "").await.expect("an HTTP reply");
     assert_eq!(reply.status, 200, "GET {path}: {}", reply.head);
-    reply.text().to_string()
+    String::from_utf8(reply.decoded()).unwrap()
 }
 
 /// Raw bytes over plain TCP (see [`send`]).
