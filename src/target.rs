@@ -57,10 +57,13 @@ pub enum Protocol {
     /// Teeworlds 0.6/0.7 and DDNet server info, UDP.
     #[serde(rename = "teeworlds")]
     Teeworlds,
+    /// Unreal Engine 2 query (UT2003, UT2004, Killing Floor, Red Orchestra...), UDP.
+    #[serde(rename = "unreal2")]
+    Unreal2,
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 8] = [
+    pub const ALL: [Protocol; 9] = [
         Protocol::A2s,
         Protocol::Minecraft,
         Protocol::MinecraftQuery,
@@ -69,6 +72,7 @@ impl Protocol {
         Protocol::Mumble,
         Protocol::Quake3,
         Protocol::Teeworlds,
+        Protocol::Unreal2,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -81,6 +85,7 @@ impl Protocol {
             Protocol::Mumble => "mumble",
             Protocol::Quake3 => "quake3",
             Protocol::Teeworlds => "teeworlds",
+            Protocol::Unreal2 => "unreal2",
         }
     }
 
@@ -94,6 +99,8 @@ impl Protocol {
             Protocol::Mumble => 64738,
             Protocol::Quake3 => 27960,
             Protocol::Teeworlds => 8303,
+            // UT2004's query port: its game port 7777 + 1.
+            Protocol::Unreal2 => 7778,
         }
     }
 
@@ -119,7 +126,8 @@ impl Protocol {
             | Protocol::Samp
             | Protocol::Mumble
             | Protocol::Quake3
-            | Protocol::Teeworlds => false,
+            | Protocol::Teeworlds
+            | Protocol::Unreal2 => false,
         }
     }
 

@@ -3,9 +3,9 @@
 //! Every exchange must finish (no endless sending without a wait) by its deadline, never
 //! panic, and never send an empty request.
 //!
-//! Input: the first byte picks the exchange (low three bits) and the poll's options (players,
-//! rules, detail, and remembered state from an earlier poll: challenge, token, dialect); the
-//! rest is the replay script. Match keys (session ids, echoed times, idents, tokens) are
+//! Input: the first byte picks the exchange (low three bits, and the top bit for the legacy
+//! UDP families) and the poll's options (players, rules, detail, and remembered state from
+//! an earlier poll: challenge, token, dialect); the rest is the replay script. Match keys (session ids, echoed times, idents, tokens) are
 //! fixed where the exchange takes them, so the fuzzer can learn to answer them.
 #![no_main]
 
@@ -23,6 +23,7 @@ use gameserver_exporter::protocol::samp::{exchange::Samp, Header};
 use gameserver_exporter::protocol::teeworlds::exchange::Teeworlds;
 use gameserver_exporter::protocol::teeworlds::machine::Tokens;
 use gameserver_exporter::protocol::teeworlds::Flavour;
+use gameserver_exporter::protocol::unreal2::Unreal2;
 use gameserver_exporter::protocol::{bedrock, mumble};
 use libfuzzer_sys::fuzz_target;
 
@@ -55,7 +56,7 @@ fuzz_target!(|data: &[u8]| {
     let remembered = pick & 0x40 != 0;
     let start = Instant::now();
     let deadline = start + BUDGET;
-    match pick & 7 {
+    match pick & 0x87 {
         0 => run(
             A2s::new(params, remembered.then_some([1, 2, 3, 4]), deadline),
             start,
@@ -111,6 +112,7 @@ fuzz_target!(|data: &[u8]| {
             };
             run(OneShot::new(get, deadline), start, script)
         }
+        0x80 => run(Unreal2::new(params, deadline), start, script),
         _ => {
             let hint = remembered.then_some(Flavour::Seven);
             let min_gap = Duration::from_millis(500);

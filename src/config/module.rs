@@ -259,10 +259,6 @@ mod tests {
                 "exporter.toml:6: module.x.players.max_series: 0 is out of range 1..=1000",
             ),
             (
-                "[module.x]\nprotocol = \"quake9\"\n",
-                "exporter.toml:5: module.x.protocol: unknown protocol \"quake9\" (one of: a2s, minecraft, minecraft-query, minecraft-bedrock, samp, mumble, quake3, teeworlds)",
-            ),
-            (
                 "[module.x]\ngame = \"rust\"\nprotocol = \"samp\"\n",
                 "exporter.toml:6: module.x.protocol: \"samp\" does not match game \"rust\" (Rust is polled with a2s); drop one of the two",
             ),
@@ -293,6 +289,14 @@ mod tests {
         ] {
             assert_eq!(err(&format!("{EX}{body}")), want, "{body}");
         }
+        // Every protocol id is offered, in `Protocol::ALL`'s order.
+        assert_eq!(
+            err(&format!("{EX}[module.x]\nprotocol = \"quake9\"\n")),
+            format!(
+                "exporter.toml:5: module.x.protocol: unknown protocol \"quake9\" (one of: {})",
+                Protocol::names()
+            )
+        );
     }
 
     /// The commented `[module.example]` in exporter.example.toml is valid once uncommented.

@@ -20,6 +20,7 @@
 use super::{Game, Quirks};
 use crate::target::Protocol::{
     self, A2s, Minecraft, MinecraftBedrock, MinecraftQuery, Mumble, Quake3, Samp, Teeworlds,
+    Unreal2,
 };
 
 const N: Quirks = Quirks::NONE;
@@ -71,10 +72,12 @@ pub static GAMES: &[Game] = &[
     game("counterstrike2", &["cs2"], "Counter-Strike 2", A2s, 27015, 27015, N, GL, "Player list without names unless a plugin adds them"),
     game("csgo", &[], "Counter-Strike: Global Offensive", A2s, 27015, 27015, N, GL, "Full player list only with host_players_show 2"),
     game("css", &[], "Counter-Strike: Source", A2s, 27015, 27015, N, GL, ""),
+    game("dhe4445", &["darkesthour"], "Darkest Hour: Europe '44-'45", Unreal2, 7757, 7758, N, G, "Unreal Engine 2: query port = game port + 1"),
     game("dods", &[], "Day of Defeat: Source", A2s, 27015, 27015, N, GL, ""),
     game("dayofdragons", &[], "Day of Dragons", A2s, 7777, 27015, N, GL, ""),
     game("doi", &[], "Day of Infamy", A2s, 27015, 27015, N, GL, ""),
     game("dayz", &[], "DayZ", A2s, 2302, 27016, N, GL, "steamQueryPort (27016), not the game port; player list without names"),
+    game("devastation", &[], "Devastation", Unreal2, 7777, 7778, N, G, "Unreal Engine 2: query port = game port + 1"),
     game("dst", &[], "Don't Starve Together", A2s, 10999, 27016, N, G, ""),
     game("egs", &["empyrion"], "Empyrion - Galactic Survival", A2s, 30000, 30001, N, G, "Query port = game port + 1"),
     game("enshrouded", &[], "Enshrouded", A2s, 15636, 15637, N, G, "Query port = game port + 1"),
@@ -85,6 +88,7 @@ pub static GAMES: &[Game] = &[
     game("hurtworld", &[], "Hurtworld", A2s, 12871, 12881, N, GL, ""),
     game("insurgency", &[], "Insurgency", A2s, 27015, 27015, N, GL, ""),
     game("insurgencysandstorm", &[], "Insurgency: Sandstorm", A2s, 27102, 27131, N, "LinuxGSM, gamedig", "Follows LinuxGSM's defaults (Port 27102, QueryPort 27131); gamedig assumes 27015 + 1"),
+    game("killingfloor", &[], "Killing Floor", Unreal2, 7707, 7708, N, G, "Unreal Engine 2: query port = game port + 1; wave and waves in the JSON extras"),
     game("killingfloor2", &[], "Killing Floor 2", A2s, 7777, 27015, N, GL, ""),
     game("l4d", &["left4dead"], "Left 4 Dead", A2s, 27015, 27015, N, GL, ""),
     game("l4d2", &["left4dead2"], "Left 4 Dead 2", A2s, 27015, 27015, N, GL, ""),
@@ -104,6 +108,7 @@ pub static GAMES: &[Game] = &[
     game("projectzomboid", &["przomboid"], "Project Zomboid", A2s, 16261, 16261, N, GL, ""),
     game("q3a", &["quake3"], "Quake III Arena", Quake3, 27960, 27960, N, GL, "ioquake3 answers a burst of 10 requests, then one per second per address"),
     game("quakelive", &[], "Quake Live", A2s, 27960, 27960, N, GL, "Answers A2S, not the Quake 3 protocol"),
+    game("redorchestra", &[], "Red Orchestra", Unreal2, 7758, 7759, N, G, "Unreal Engine 2: query port = game port + 1"),
     game("rtcw", &[], "Return to Castle Wolfenstein", Quake3, 27960, 27960, N, GL, "Quake 3 engine"),
     game("ror2", &[], "Risk of Rain 2", A2s, 27015, 27016, N, G, "Query port = game port + 1"),
     game("rust", &[], "Rust", A2s, 28015, 28015, N.counts_in_keywords(), "gamedig, LinuxGSM", "True counts and queue in keywords (cp, mp, qp); with +server.queryport set (LinuxGSM: 28017) put that port in the address"),
@@ -121,6 +126,9 @@ pub static GAMES: &[Game] = &[
     game("teeworlds", &[], "Teeworlds", Teeworlds, 8303, 8303, N, "LinuxGSM", "Also DDNet and its mods; query port = sv_port. A 0.7 server is found after a 500 ms fallback, then asked first"),
     game("theforest", &["forrest"], "The Forest", A2s, 27015, 27016, N, G, "Query port = game port + 1"),
     game("theisle", &["isle"], "The Isle", A2s, 7707, 7708, N, G, "Query port = game port + 1"),
+    game("u2tax", &[], "Unreal 2: The Awakening - XMP", Unreal2, 7777, 7778, N, G, "Unreal Engine 2: query port = game port + 1"),
+    game("unrealtournament2003", &["ut2003"], "Unreal Tournament 2003", Unreal2, 7757, 7758, N, G, "Unreal Engine 2: query port = game port + 1"),
+    game("unrealtournament2004", &["ut2004"], "Unreal Tournament 2004", Unreal2, 7777, 7778, N, G, "Query port = game port + 1; rules cost a quiet gap (150 ms) per poll"),
     game("unturned", &[], "Unturned", A2s, 27015, 27016, N, "gamedig, LinuxGSM", "Follows gamedig (game port + 1); LinuxGSM queries the game port"),
     game("urbanterror", &[], "Urban Terror", Quake3, 27960, 27960, N, G, "ioquake3-based"),
     game("valheim", &[], "Valheim", A2s, 2456, 2457, N, GL, "Query port = game port + 1; answers only when started with -public 1; crossplay servers report 0 players"),

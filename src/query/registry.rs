@@ -31,6 +31,7 @@ use crate::protocol::samp::exchange::Samp;
 use crate::protocol::samp::Header;
 use crate::protocol::teeworlds::exchange::Teeworlds;
 use crate::protocol::teeworlds::machine::Tokens;
+use crate::protocol::unreal2::Unreal2;
 use crate::protocol::{bedrock, mumble, quake3};
 use crate::status::Status;
 use crate::target::Protocol;
@@ -177,6 +178,17 @@ const QUAKE3: Entry = Entry {
     poll: run::<OneShot<quake3::exchange::GetStatus>>,
 };
 
+/// UT2004 answers quick repeats; a lost list request is not resent (only the info request
+/// is, docs/protocols/unreal2.md).
+const UNREAL2: Entry = Entry {
+    protocol: Protocol::Unreal2,
+    resolve: Resolve::Plain,
+    link: Link::UdpShared,
+    min_gap: Duration::ZERO,
+    self_paced: false,
+    poll: run::<Unreal2>,
+};
+
 /// The registry entry of `protocol`.
 pub fn entry(protocol: Protocol) -> &'static Entry {
     match protocol {
@@ -188,6 +200,7 @@ pub fn entry(protocol: Protocol) -> &'static Entry {
         Protocol::Mumble => &MUMBLE,
         Protocol::Quake3 => &QUAKE3,
         Protocol::Teeworlds => &TEEWORLDS,
+        Protocol::Unreal2 => &UNREAL2,
     }
 }
 
@@ -296,6 +309,12 @@ impl Build for Teeworlds {
 
     fn remember(&self, session: &mut Session) {
         session.teeworlds_flavour = self.flavour();
+    }
+}
+
+impl Build for Unreal2 {
+    fn build(start: &Start<'_>, _session: &Session) -> Self {
+        Unreal2::new(start.params, start.deadline)
     }
 }
 

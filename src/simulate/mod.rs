@@ -100,6 +100,11 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(teeworlds::spawn_demo(w)),
             &[][..],
         ),
+        Protocol::Unreal2 => (
+            |w| Box::pin(unreal2::spawn(w, Default::default())),
+            |w| Box::pin(unreal2::spawn_demo(w)),
+            &["GoalScore"][..],
+        ),
     };
     Simulator {
         protocol,
@@ -122,6 +127,7 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         | Protocol::Mumble
         | Protocol::Quake3
         | Protocol::Teeworlds => Vec::new,
+        Protocol::Unreal2 => unreal2::hostile,
     }
 }
 
