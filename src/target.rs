@@ -60,10 +60,13 @@ pub enum Protocol {
     /// Unreal Engine 2 query (UT2003, UT2004, Killing Floor, Red Orchestra...), UDP.
     #[serde(rename = "unreal2")]
     Unreal2,
+    /// id Tech 4 `getInfo` (Doom 3, Quake 4, Prey, ETQW, Wolfenstein 2009), UDP.
+    #[serde(rename = "doom3")]
+    Doom3,
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 9] = [
+    pub const ALL: [Protocol; 10] = [
         Protocol::A2s,
         Protocol::Minecraft,
         Protocol::MinecraftQuery,
@@ -73,6 +76,7 @@ impl Protocol {
         Protocol::Quake3,
         Protocol::Teeworlds,
         Protocol::Unreal2,
+        Protocol::Doom3,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -86,6 +90,7 @@ impl Protocol {
             Protocol::Quake3 => "quake3",
             Protocol::Teeworlds => "teeworlds",
             Protocol::Unreal2 => "unreal2",
+            Protocol::Doom3 => "doom3",
         }
     }
 
@@ -101,6 +106,7 @@ impl Protocol {
             Protocol::Teeworlds => 8303,
             // UT2004's query port: its game port 7777 + 1.
             Protocol::Unreal2 => 7778,
+            Protocol::Doom3 => 27666,
         }
     }
 
@@ -127,7 +133,8 @@ impl Protocol {
             | Protocol::Mumble
             | Protocol::Quake3
             | Protocol::Teeworlds
-            | Protocol::Unreal2 => false,
+            | Protocol::Unreal2
+            | Protocol::Doom3 => false,
         }
     }
 

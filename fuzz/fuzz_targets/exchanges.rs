@@ -24,7 +24,7 @@ use gameserver_exporter::protocol::teeworlds::exchange::Teeworlds;
 use gameserver_exporter::protocol::teeworlds::machine::Tokens;
 use gameserver_exporter::protocol::teeworlds::Flavour;
 use gameserver_exporter::protocol::unreal2::Unreal2;
-use gameserver_exporter::protocol::{bedrock, mumble};
+use gameserver_exporter::protocol::{bedrock, doom3, mumble};
 use libfuzzer_sys::fuzz_target;
 
 const BUDGET: Duration = Duration::from_secs(5);
@@ -113,6 +113,14 @@ fuzz_target!(|data: &[u8]| {
             run(OneShot::new(get, deadline), start, script)
         }
         0x80 => run(Unreal2::new(params, deadline), start, script),
+        0x81 => {
+            // A fixed challenge, so the fuzzer can learn to echo it.
+            let get = doom3::GetInfo {
+                challenge: 0x1234_5678,
+                params,
+            };
+            run(OneShot::new(get, deadline), start, script)
+        }
         _ => {
             let hint = remembered.then_some(Flavour::Seven);
             let min_gap = Duration::from_millis(500);

@@ -19,7 +19,7 @@
 
 use super::{Game, Quirks};
 use crate::target::Protocol::{
-    self, A2s, Minecraft, MinecraftBedrock, MinecraftQuery, Mumble, Quake3, Samp, Teeworlds,
+    self, A2s, Doom3, Minecraft, MinecraftBedrock, MinecraftQuery, Mumble, Quake3, Samp, Teeworlds,
     Unreal2,
 };
 
@@ -79,7 +79,9 @@ pub static GAMES: &[Game] = &[
     game("dayz", &[], "DayZ", A2s, 2302, 27016, N, GL, "steamQueryPort (27016), not the game port; player list without names"),
     game("devastation", &[], "Devastation", Unreal2, 7777, 7778, N, G, "Unreal Engine 2: query port = game port + 1"),
     game("dst", &[], "Don't Starve Together", A2s, 10999, 27016, N, G, ""),
+    game("doom3", &[], "Doom 3", Doom3, 27666, 27666, N, G, "id Tech 4 getInfo on the game port; the layout (Doom 3, Quake 4, ETQW, Prey, Wolfenstein) is read from the reply"),
     game("egs", &["empyrion"], "Empyrion - Galactic Survival", A2s, 30000, 30001, N, G, "Query port = game port + 1"),
+    game("etqw", &[], "Enemy Territory: Quake Wars", Doom3, 3074, 27733, N, G, "id Tech 4: query port 27733 (gamedig), not the game port; bots counted from their flags"),
     game("enshrouded", &[], "Enshrouded", A2s, 15636, 15637, N, G, "Query port = game port + 1"),
     game("ets2", &[], "Euro Truck Simulator 2", A2s, 27015, 27016, N, GL, "query_dedicated_port, default game port + 1"),
     game("fof", &[], "Fistful of Frags", A2s, 27015, 27015, N, GL, ""),
@@ -105,7 +107,9 @@ pub static GAMES: &[Game] = &[
     game("gtasao", &["saomp"], "open.mp (San Andreas)", Samp, 7777, 7777, N, G, "Answers the SA:MP query"),
     game("openarena", &[], "OpenArena", Quake3, 27960, 27960, N, G, "ioquake3; max is sv_maxclients minus sv_privateClients. Tested against Debian's openarena-server 0.8.8"),
     game("pixark", &[], "PixARK", A2s, 7777, 27015, N, G, ""),
+    game("prey", &[], "Prey", Doom3, 27719, 27719, N, G, "id Tech 4 (Doom 3's layout): getInfo on the game port"),
     game("projectzomboid", &["przomboid"], "Project Zomboid", A2s, 16261, 16261, N, GL, ""),
+    game("quake4", &[], "Quake 4", Doom3, 28004, 28004, N, G, "id Tech 4: getInfo on the game port"),
     game("q3a", &["quake3"], "Quake III Arena", Quake3, 27960, 27960, N, GL, "ioquake3 answers a burst of 10 requests, then one per second per address"),
     game("quakelive", &[], "Quake Live", A2s, 27960, 27960, N, GL, "Answers A2S, not the Quake 3 protocol"),
     game("redorchestra", &[], "Red Orchestra", Unreal2, 7758, 7759, N, G, "Unreal Engine 2: query port = game port + 1"),
@@ -132,6 +136,7 @@ pub static GAMES: &[Game] = &[
     game("unturned", &[], "Unturned", A2s, 27015, 27016, N, "gamedig, LinuxGSM", "Follows gamedig (game port + 1); LinuxGSM queries the game port"),
     game("urbanterror", &[], "Urban Terror", Quake3, 27960, 27960, N, G, "ioquake3-based"),
     game("valheim", &[], "Valheim", A2s, 2456, 2457, N, GL, "Query port = game port + 1; answers only when started with -public 1; crossplay servers report 0 players"),
+    game("wolfenstein", &["wolfenstein2009"], "Wolfenstein", Doom3, 27666, 27666, N, G, "Wolfenstein (2009), id Tech 4: getInfo on the game port"),
     game("wet", &["wolfensteinet"], "Wolfenstein: Enemy Territory", Quake3, 27960, 27960, N, GL, "Quake 3 engine"),
     game("wurmunlimited", &["wurm"], "Wurm Unlimited", A2s, 3724, 27016, N, GL, ""),
     game("zps", &[], "Zombie Panic! Source", A2s, 27015, 27015, N, GL, ""),

@@ -32,7 +32,7 @@ use crate::protocol::samp::Header;
 use crate::protocol::teeworlds::exchange::Teeworlds;
 use crate::protocol::teeworlds::machine::Tokens;
 use crate::protocol::unreal2::Unreal2;
-use crate::protocol::{bedrock, mumble, quake3};
+use crate::protocol::{bedrock, doom3, mumble, quake3};
 use crate::status::Status;
 use crate::target::Protocol;
 
@@ -189,6 +189,17 @@ const UNREAL2: Entry = Entry {
     poll: run::<Unreal2>,
 };
 
+/// One `getInfo`, one reply; the engine answers repeats (its only limit is per-address
+/// connection attempts, not info requests).
+const DOOM3: Entry = Entry {
+    protocol: Protocol::Doom3,
+    resolve: Resolve::Plain,
+    link: Link::UdpShared,
+    min_gap: Duration::ZERO,
+    self_paced: false,
+    poll: run::<OneShot<doom3::GetInfo>>,
+};
+
 /// The registry entry of `protocol`.
 pub fn entry(protocol: Protocol) -> &'static Entry {
     match protocol {
@@ -201,6 +212,7 @@ pub fn entry(protocol: Protocol) -> &'static Entry {
         Protocol::Quake3 => &QUAKE3,
         Protocol::Teeworlds => &TEEWORLDS,
         Protocol::Unreal2 => &UNREAL2,
+        Protocol::Doom3 => &DOOM3,
     }
 }
 
@@ -315,6 +327,12 @@ impl Build for Teeworlds {
 impl Build for Unreal2 {
     fn build(start: &Start<'_>, _session: &Session) -> Self {
         Unreal2::new(start.params, start.deadline)
+    }
+}
+
+impl Build for OneShot<doom3::GetInfo> {
+    fn build(start: &Start<'_>, _session: &Session) -> Self {
+        doom3::exchange::new(start.params, start.deadline)
     }
 }
 

@@ -105,6 +105,11 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(unreal2::spawn_demo(w)),
             &["GoalScore"][..],
         ),
+        Protocol::Doom3 => (
+            |w| Box::pin(doom3::spawn(w, Default::default())),
+            |w| Box::pin(doom3::spawn_demo(w)),
+            &["si_fragLimit"][..],
+        ),
     };
     Simulator {
         protocol,
@@ -128,6 +133,7 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         | Protocol::Quake3
         | Protocol::Teeworlds => Vec::new,
         Protocol::Unreal2 => unreal2::hostile,
+        Protocol::Doom3 => doom3::hostile,
     }
 }
 
