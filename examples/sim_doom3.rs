@@ -2,12 +2,11 @@
 //! check (`.ci/interop/qstat-doom3.sh`).
 //!
 //! Usage: sim_doom3 [doom3|quake4|etqw|wolfenstein]
-//! Prints `addr=HOST:PORT`, then what our own decoder reads from it:
-//! `ours name=... map=... players=N max=M`, then serves until the process is killed.
+//! Prints `addr=HOST:PORT`, then serves until the process is killed; the script reads it
+//! with qstat and with our own CLI (`gameserver-exporter query doom3 ADDR --json`), which
+//! tells the layout from the reply.
 
-use std::time::{Duration, Instant};
-
-use gameserver_exporter::protocol::doom3::{self, Dialect, Poll, Step};
+use gameserver_exporter::protocol::doom3::Dialect;
 use gameserver_exporter::simulate::doom3::{spawn, Doom3Config};
 use gameserver_exporter::simulate::{World, WorldState};
 
@@ -35,34 +34,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let server = spawn(world, config).await?;
     println!("addr={}", server.addr);
-
-    let sock = tokio::net::UdpSocket::bind("127.0.0.1:0").await?;
-    sock.connect(server.addr).await?;
-    let start = Instant::now();
-    let (mut poll, request) = Poll::start(dialect, 0x5EED_0001, start + Duration::from_secs(3));
-    sock.send(&request).await?;
-    let mut buf = vec![0u8; 65_536];
-    let reply = loop {
-        let now = Instant::now();
-        match poll.step(now) {
-            Step::Done(r) => break r,
-            Step::Failed(e) => return Err(e.into()),
-            Step::Wait(until) => {
-                let wait = until.saturating_duration_since(now);
-                if let Ok(Ok(n)) = tokio::time::timeout(wait, sock.recv(&mut buf)).await {
-                    poll.receive(&buf[..n]);
-                }
-            }
-        }
-    };
-    let s = doom3::to_status(&reply, dialect, start.elapsed(), false);
-    println!(
-        "ours name={} map={} players={} max={}",
-        s.name,
-        s.map.unwrap_or_default(),
-        s.online,
-        s.max
-    );
     std::future::pending::<()>().await;
     Ok(())
 }

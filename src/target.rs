@@ -63,10 +63,16 @@ pub enum Protocol {
     /// All-Seeing Eye (Multi Theft Auto, Far Cry, Chrome...), UDP.
     #[serde(rename = "ase")]
     Ase,
+    /// Unreal Engine 2 query (UT2003, UT2004, Killing Floor, Red Orchestra...), UDP.
+    #[serde(rename = "unreal2")]
+    Unreal2,
+    /// id Tech 4 `getInfo` (Doom 3, Quake 4, Prey, ETQW, Wolfenstein 2009), UDP.
+    #[serde(rename = "doom3")]
+    Doom3,
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 10] = [
+    pub const ALL: [Protocol; 12] = [
         Protocol::A2s,
         Protocol::Minecraft,
         Protocol::MinecraftQuery,
@@ -77,6 +83,8 @@ impl Protocol {
         Protocol::Teeworlds,
         Protocol::Gamespy3,
         Protocol::Ase,
+        Protocol::Unreal2,
+        Protocol::Doom3,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -91,6 +99,8 @@ impl Protocol {
             Protocol::Teeworlds => "teeworlds",
             Protocol::Gamespy3 => "gamespy3",
             Protocol::Ase => "ase",
+            Protocol::Unreal2 => "unreal2",
+            Protocol::Doom3 => "doom3",
         }
     }
 
@@ -108,6 +118,9 @@ impl Protocol {
             Protocol::Gamespy3 => 29900,
             // Multi Theft Auto's: its game port 22003 + 123.
             Protocol::Ase => 22126,
+            // UT2004's query port: its game port 7777 + 1.
+            Protocol::Unreal2 => 7778,
+            Protocol::Doom3 => 27666,
         }
     }
 
@@ -136,6 +149,7 @@ impl Protocol {
             | Protocol::Teeworlds
             | Protocol::Gamespy3
             | Protocol::Ase => false,
+            Protocol::Unreal2 | Protocol::Doom3 => false,
         }
     }
 

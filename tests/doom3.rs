@@ -1,18 +1,16 @@
-//! The id Tech 4 codec and its poll against the simulator over real loopback UDP: each
-//! game's layout, and every misbehaviour.
+//! The id Tech 4 dialogue against the simulator over real loopback UDP, through the
+//! exporter's own poll (registry entry, driver, resends): each game's layout, read from the
+//! reply itself, and every misbehaviour ending in its value or failure reason.
 
-use std::net::SocketAddr;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use gameserver_exporter::protocol::doom3::{self, Dialect, ExchangeError, Poll, Reply, Step};
-use gameserver_exporter::protocol::DecodeError;
-use gameserver_exporter::query;
+use gameserver_exporter::protocol::doom3::{Dialect, Version};
+use gameserver_exporter::query::{poll, Request};
 use gameserver_exporter::simulate::doom3::{spawn, Doom3Config, Misbehaviour};
-use gameserver_exporter::simulate::{World, WorldState};
+use gameserver_exporter::simulate::{SimServer, World, WorldState};
 use gameserver_exporter::status::Reason;
-use tokio::net::UdpSocket;
-
-const BUDGET: Duration = Duration::from_millis(800);
+use gameserver_exporter::target::{Address, Protocol};
+use serde_json::json;
 
 fn world() -> World {
     World::new(WorldState {
@@ -28,106 +26,98 @@ fn world() -> World {
     })
 }
 
-async fn poll(server: SocketAddr, dialect: Dialect) -> Result<Reply, ExchangeError> {
-    let sock = UdpSocket::bind("127.0.0.1:0").await.unwrap();
-    sock.connect(server).await.unwrap();
-    let (mut poll, request) = Poll::start(dialect, 0xC0FF_EE00, Instant::now() + BUDGET);
-    sock.send(&request).await.unwrap();
-    let mut buf = vec![0u8; 65_536];
-    loop {
-        let now = Instant::now();
-        match poll.step(now) {
-            Step::Done(r) => return Ok(*r),
-            Step::Failed(e) => return Err(e),
-            Step::Wait(until) => {
-                let wait = until.saturating_duration_since(now);
-                if let Ok(Ok(n)) = tokio::time::timeout(wait, sock.recv(&mut buf)).await {
-                    poll.receive(&buf[..n]);
-                }
-            }
-        }
-    }
+fn request(server: &SimServer) -> Request {
+    let mut req = Request::new(
+        Protocol::Doom3,
+        Address::parse(&server.addr.to_string()).unwrap(),
+    );
+    req.timeout = Duration::from_secs(2);
+    req.players = true;
+    req.rules = true;
+    req.detail = true;
+    req
 }
 
-/// Every layout reads back the world: name without colours, map, game, counts; bots
-/// flagged where the layout flags them.
+/// Every layout, told apart by the reply alone, reads back the world: name without
+/// colours, map, game, counts, the protocol version; bots flagged where the layout flags
+/// them. Prey (protocol 3.x) reads in Doom 3's layout.
 #[tokio::test]
 async fn every_dialect() {
-    for d in [
-        Dialect::Doom3,
-        Dialect::Quake4,
-        Dialect::Etqw,
-        Dialect::Wolfenstein,
+    for (d, version, protocol) in [
+        (Dialect::Doom3, None, "1.41"),
+        (Dialect::Doom3, Some((3, 1)), "3.1"),
+        (Dialect::Quake4, None, "2.86"),
+        (Dialect::Etqw, None, "10.19"),
+        (Dialect::Wolfenstein, None, "10.17"),
     ] {
         let config = Doom3Config {
             dialect: d,
+            version: version.map(|(major, minor)| Version { major, minor }),
             ..Doom3Config::default()
         };
         let server = spawn(world(), config).await.unwrap();
-        let r = poll(server.addr, d).await.unwrap();
-        let s = doom3::to_status(&r, d, Duration::ZERO, true);
+        let s = poll(&request(&server)).await.unwrap();
         assert_eq!(s.name, "Red Sim", "{d:?}");
         assert_eq!(s.map.as_deref(), Some("game/mp/d3dm1"), "{d:?}");
         assert_eq!(s.game.as_deref(), Some("Tourney"), "{d:?}");
+        assert_eq!(s.version.as_deref(), Some("DOOM 1.3.1"), "{d:?}");
         assert_eq!((s.online, s.max, s.password), (3, 8, Some(true)), "{d:?}");
+        assert_eq!(s.extras["protocol"], json!(protocol), "{d:?}");
         let bots = matches!(d, Dialect::Etqw | Dialect::Wolfenstein).then_some(1);
         assert_eq!(s.bots, bots, "{d:?}");
         let names: Vec<_> = s.players.unwrap().into_iter().map(|p| p.name).collect();
         assert_eq!(names, ["Marine", "Imp", "bot0"], "{d:?}");
+        let rules = s.rules.unwrap();
+        assert!(
+            rules.contains(&("si_fragLimit".into(), "10".into())),
+            "{d:?}"
+        );
     }
 }
 
-/// Each misbehaviour ends in the right typed error (and reason) or a correct result.
+/// Without players and rules asked for, the count still comes from the list, and neither
+/// is kept.
+#[tokio::test]
+async fn counts_without_lists() {
+    let server = spawn(world(), Doom3Config::default()).await.unwrap();
+    let mut req = request(&server);
+    (req.players, req.rules) = (false, false);
+    let s = poll(&req).await.unwrap();
+    assert_eq!((s.online, s.players, s.rules), (3, None, None));
+}
+
+/// Each misbehaviour ends in its failure reason, or in the values a careful reader gets.
 #[tokio::test]
 async fn misbehaviours() {
-    for m in [
-        Misbehaviour::Silence,
-        Misbehaviour::Truncated,
-        Misbehaviour::WrongChallenge,
-        Misbehaviour::Duplicated,
-        Misbehaviour::NoEndMarker,
-        Misbehaviour::LyingCounts,
-        Misbehaviour::Oversized,
-        Misbehaviour::Garbage,
+    for (m, want) in [
+        (Misbehaviour::Silence, Err(Reason::Timeout)),
+        (Misbehaviour::Truncated, Err(Reason::Malformed)),
+        (Misbehaviour::WrongChallenge, Err(Reason::Mismatch)),
+        (Misbehaviour::Oversized, Err(Reason::TooLarge)),
+        (Misbehaviour::Duplicated, Ok((3, 8))),
+        // Foreign datagrams before the reply are someone else's.
+        (Misbehaviour::Garbage, Ok((3, 8))),
+        // Like qstat, a list that runs into the OS mask ends there.
+        (Misbehaviour::NoEndMarker, Ok((3, 8))),
+        // Lies are passed on as told.
+        (Misbehaviour::LyingCounts, Ok((3, 1))),
     ] {
         let config = Doom3Config {
             misbehaviour: m,
             ..Doom3Config::default()
         };
         let server = spawn(world(), config).await.unwrap();
-        let started = Instant::now();
-        let result = poll(server.addr, Dialect::Doom3).await;
-        assert!(
-            started.elapsed() <= BUDGET + Duration::from_millis(500),
-            "{m:?}"
-        );
-        let reason = |e: &ExchangeError| match e {
-            ExchangeError::Timeout => Reason::Timeout,
-            ExchangeError::Decode(d) => query::Error::from(d.clone()).reason(),
-        };
-        match (m, &result) {
-            (Misbehaviour::Silence, Err(e)) => assert_eq!(e, &ExchangeError::Timeout),
-            (Misbehaviour::Truncated, Err(e)) => {
-                assert!(
-                    matches!(e, ExchangeError::Decode(DecodeError::Unterminated { .. })),
-                    "{e}"
-                );
-                assert_eq!(reason(e), Reason::Malformed);
-            }
-            (Misbehaviour::WrongChallenge, Err(e)) => assert_eq!(reason(e), Reason::Mismatch),
-            (Misbehaviour::Oversized, Err(e)) => assert_eq!(reason(e), Reason::TooLarge),
-            (
-                Misbehaviour::Duplicated | Misbehaviour::Garbage | Misbehaviour::NoEndMarker,
-                Ok(r),
-            ) => {
-                assert_eq!(r.players.len(), 3, "{m:?}");
-                assert_eq!(r.os_mask, Some(1), "{m:?}");
-            }
-            (Misbehaviour::LyingCounts, Ok(r)) => {
-                let s = doom3::to_status(r, Dialect::Doom3, Duration::ZERO, false);
-                assert_eq!((s.online, s.max), (3, 1));
-            }
-            _ => panic!("{m:?}: {result:?}"),
+        let mut req = request(&server);
+        if matches!(m, Misbehaviour::Silence | Misbehaviour::WrongChallenge) {
+            req.timeout = Duration::from_millis(300);
         }
+        let got = poll(&req)
+            .await
+            .map(|s| {
+                assert_eq!(s.players.as_ref().map(Vec::len), Some(3), "{m:?}");
+                (s.online, s.max)
+            })
+            .map_err(|f| f.reason);
+        assert_eq!(got, want, "{m:?}");
     }
 }

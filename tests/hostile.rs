@@ -194,11 +194,11 @@ fn config(targets: &[Target]) -> String {
     let mut c = format!("[exporter]\ninterval = \"{INTERVAL}\"\ntimeout = \"{TIMEOUT}\"\n");
     for t in targets {
         c.push_str(&format!(
-            "[[target]]\nname = \"{}\"\nprotocol = \"{}\"\naddress = \"{}\"\n{}",
+            "[[target]]\nname = \"{}\"\nprotocol = \"{}\"\naddress = \"{}\"\n{}\n",
             t.name,
             t.protocol.as_str(),
             t.addr,
-            t.extra
+            t.extra.trim_end()
         ));
     }
     c
@@ -246,7 +246,8 @@ fn start_daemon(config_path: &std::path::Path) -> Daemon {
             .next()
             .expect("daemon log ended before listening")
             .unwrap();
-        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+        let v: serde_json::Value =
+            serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
         if v["fields"]["message"] == "gameserver-exporter listening" {
             break v["fields"]["addr"].as_str().unwrap().parse().unwrap();
         }

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Cross-reads the Unreal 2 simulator with qstat (Debian's `qstat` package, binary
-# `quakestat`): starts examples/sim_unreal2 (which prints its address and what our decoder
-# read), queries it with `-ut2004s` and `-ut2s`, and asserts that qstat reads the same name,
-# map, player count and maximum. qstat adds 1 to the port it is given (UE2's query port is
+# `quakestat`): starts examples/sim_unreal2 (which prints its address), reads it with our
+# CLI (`gameserver-exporter query unreal2 ADDR --json`) and with qstat `-ut2004s` and
+# `-ut2s`, and asserts that qstat reads the same name, map, player count and maximum. qstat adds 1 to the port it is given (UE2's query port is
 # the game port + 1), so it gets the simulator's port - 1. Stops the simulator by PID.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -22,14 +22,22 @@ if [[ -z $QSTAT ]]; then
 fi
 
 interop_work
+bin=${GSE_BIN:-target/debug/gameserver-exporter}
+[[ -x $bin ]] || cargo build --locked -q --bin gameserver-exporter
 cargo build --locked -q --example sim_unreal2
 target/debug/examples/sim_unreal2 >"$work/sim.log" 2>&1 &
 pids+=($!)
-for _ in $(seq 50); do grep -q '^ours ' "$work/sim.log" && break; sleep 0.1; done
-grep -q '^ours ' "$work/sim.log" || interop_fail "the simulator did not start"
+for _ in $(seq 50); do grep -q '^addr=' "$work/sim.log" && break; sleep 0.1; done
+grep -q '^addr=' "$work/sim.log" || interop_fail "the simulator did not start"
 addr=$(sed -n 's/^addr=//p' "$work/sim.log")
-ours=$(sed -n 's/^ours //p' "$work/sim.log")
 port=${addr##*:}
+json=$("$bin" query unreal2 "$addr" --json --players --rules --timeout 3s) ||
+    interop_fail "query unreal2 $addr failed: $json"
+echo "$NAME: our query --json:"
+printf '%s\n' "$json" | sed 's/^/    /'
+ours=$(python3 -c 'import json, sys
+s = json.loads(sys.argv[1])
+print("name=%s map=%s players=%d max=%d" % (s["name"], s.get("map") or "", s["online"], s["max"]))' "$json")
 echo "$NAME: ours:  $ours"
 
 for kind in ut2004s ut2s; do

@@ -597,7 +597,7 @@ fn ase(root: &Path) {
 }
 
 /// Unreal 2: a UT2004 info reply, a Killing Floor one, rules, players (one in UCS-2), the
-/// request, and a poll sequence (records `len | step_ms | bytes`: info then players).
+/// request.
 fn unreal2(root: &Path) {
     let c = Corpus::new(root, "unreal2");
     c.add("request_info", &build(|o| ue2::encode_request(Kind::Info, o)));
@@ -626,13 +626,6 @@ fn unreal2(root: &Path) {
     ];
     let player_bytes = build(|o| ue2::encode_players(ue2::UT2004, &players, o));
     c.add("players", &player_bytes);
-    let mut seq = vec![3u8];
-    for (d, ms) in [(&info_bytes, 5u8), (&player_bytes, 20)] {
-        seq.push(d.len() as u8);
-        seq.push(ms);
-        seq.extend_from_slice(d);
-    }
-    c.add("poll_sequence", &seq);
 }
 
 /// id Tech 4: the simulator's reply in each layout, with the layout byte and the challenge

@@ -24,7 +24,8 @@ use gameserver_exporter::protocol::samp::{exchange::Samp, Header};
 use gameserver_exporter::protocol::teeworlds::exchange::Teeworlds;
 use gameserver_exporter::protocol::teeworlds::machine::Tokens;
 use gameserver_exporter::protocol::teeworlds::Flavour;
-use gameserver_exporter::protocol::{ase, bedrock, mumble};
+use gameserver_exporter::protocol::unreal2::Unreal2;
+use gameserver_exporter::protocol::{ase, bedrock, doom3, mumble};
 use libfuzzer_sys::fuzz_target;
 
 /// The GameSpy 3 session id: fixed, so the fuzzer can learn to echo it.
@@ -121,6 +122,15 @@ fuzz_target!(|data: &[u8]| {
             script,
         ),
         9 => run(ase::exchange::new(&params, deadline), start, script),
+        10 => run(Unreal2::new(params, deadline), start, script),
+        11 => {
+            // A fixed challenge, so the fuzzer can learn to echo it.
+            let get = doom3::GetInfo {
+                challenge: 0x1234_5678,
+                params,
+            };
+            run(OneShot::new(get, deadline), start, script)
+        }
         _ => {
             let hint = remembered.then_some(Flavour::Seven);
             let min_gap = Duration::from_millis(500);

@@ -32,7 +32,8 @@ use crate::protocol::samp::exchange::Samp;
 use crate::protocol::samp::Header;
 use crate::protocol::teeworlds::exchange::Teeworlds;
 use crate::protocol::teeworlds::machine::Tokens;
-use crate::protocol::{ase, bedrock, mumble, quake3};
+use crate::protocol::unreal2::Unreal2;
+use crate::protocol::{ase, bedrock, doom3, mumble, quake3};
 use crate::status::Status;
 use crate::target::Protocol;
 
@@ -197,6 +198,28 @@ const ASE: Entry = Entry {
     poll: run::<OneShot<ase::exchange::FullStatus>>,
 };
 
+/// UT2004 answers quick repeats; a lost list request is not resent (only the info request
+/// is, docs/protocols/unreal2.md).
+const UNREAL2: Entry = Entry {
+    protocol: Protocol::Unreal2,
+    resolve: Resolve::Plain,
+    link: Link::UdpShared,
+    min_gap: Duration::ZERO,
+    self_paced: false,
+    poll: run::<Unreal2>,
+};
+
+/// One `getInfo`, one reply; the engine answers repeats (its only limit is per-address
+/// connection attempts, not info requests).
+const DOOM3: Entry = Entry {
+    protocol: Protocol::Doom3,
+    resolve: Resolve::Plain,
+    link: Link::UdpShared,
+    min_gap: Duration::ZERO,
+    self_paced: false,
+    poll: run::<OneShot<doom3::GetInfo>>,
+};
+
 /// The registry entry of `protocol`.
 pub fn entry(protocol: Protocol) -> &'static Entry {
     match protocol {
@@ -210,6 +233,8 @@ pub fn entry(protocol: Protocol) -> &'static Entry {
         Protocol::Teeworlds => &TEEWORLDS,
         Protocol::Gamespy3 => &GAMESPY3,
         Protocol::Ase => &ASE,
+        Protocol::Unreal2 => &UNREAL2,
+        Protocol::Doom3 => &DOOM3,
     }
 }
 
@@ -341,6 +366,18 @@ impl Build for GameSpy3 {
 impl Build for OneShot<ase::exchange::FullStatus> {
     fn build(start: &Start<'_>, _session: &Session) -> Self {
         ase::exchange::new(&start.params, start.deadline)
+    }
+}
+
+impl Build for Unreal2 {
+    fn build(start: &Start<'_>, _session: &Session) -> Self {
+        Unreal2::new(start.params, start.deadline)
+    }
+}
+
+impl Build for OneShot<doom3::GetInfo> {
+    fn build(start: &Start<'_>, _session: &Session) -> Self {
+        doom3::exchange::new(start.params, start.deadline)
     }
 }
 

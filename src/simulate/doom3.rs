@@ -5,6 +5,7 @@ use std::io;
 use std::time::Duration;
 
 use super::churn::churn;
+use super::hostile::{start, Hostile};
 use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::doom3::{self, Dialect, EtqwTail, Player, Reply, Version};
 
@@ -87,6 +88,42 @@ pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
             format!("marine{t}")
         }));
     Ok(server)
+}
+
+/// The hostile fleet's id Tech 4 servers (Doom 3 layout): one per misbehaviour. The count
+/// is the list's, so for the fleet's world (`tests/hostile.rs`: 2 players and 2 bots, 24
+/// slots) it is 4 of 24 (bots are not flagged in Doom 3's layout), except where the server
+/// lies about its slots.
+pub fn hostile() -> Vec<Hostile> {
+    let with = |m: Misbehaviour| {
+        start(move |w| {
+            let config = Doom3Config {
+                misbehaviour: m,
+                ..Doom3Config::default()
+            };
+            spawn(w, config)
+        })
+    };
+    vec![
+        Hostile::down("silence", "timeout", with(Misbehaviour::Silence)),
+        Hostile::down("truncated", "malformed", with(Misbehaviour::Truncated)),
+        Hostile::down(
+            "wrong-challenge",
+            "mismatch",
+            with(Misbehaviour::WrongChallenge),
+        ),
+        Hostile::down("oversized", "too_large", with(Misbehaviour::Oversized)),
+        Hostile::up("duplicated", 4, 24, None, with(Misbehaviour::Duplicated)),
+        Hostile::up(
+            "no-end-marker",
+            4,
+            24,
+            None,
+            with(Misbehaviour::NoEndMarker),
+        ),
+        Hostile::up("lying-counts", 4, 1, None, with(Misbehaviour::LyingCounts)),
+        Hostile::up("garbage", 4, 24, None, with(Misbehaviour::Garbage)),
+    ]
 }
 
 /// The reply the world makes, in the configured layout.

@@ -110,6 +110,16 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(ase::spawn_demo(w)),
             &["weather"][..],
         ),
+        Protocol::Unreal2 => (
+            |w| Box::pin(unreal2::spawn(w, Default::default())),
+            |w| Box::pin(unreal2::spawn_demo(w)),
+            &["GoalScore"][..],
+        ),
+        Protocol::Doom3 => (
+            |w| Box::pin(doom3::spawn(w, Default::default())),
+            |w| Box::pin(doom3::spawn_demo(w)),
+            &["si_fragLimit"][..],
+        ),
     };
     Simulator {
         protocol,
@@ -135,6 +145,8 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         Protocol::Teeworlds => teeworlds::hostile,
         Protocol::Gamespy3 => gamespy3::hostile,
         Protocol::Ase => ase::hostile,
+        Protocol::Unreal2 => unreal2::hostile,
+        Protocol::Doom3 => doom3::hostile,
     }
 }
 

@@ -5,6 +5,7 @@ use std::io;
 use std::time::Duration;
 
 use super::churn::churn;
+use super::hostile::{start, Hostile};
 use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::unreal2::{self, Info, Kind, Player, Tail, UT2004};
 
@@ -103,6 +104,45 @@ pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
             format!("Player{t}")
         }));
     Ok(server)
+}
+
+/// The hostile fleet's Unreal 2 servers: one per misbehaviour, each polled with players on
+/// (so the list cap can be hit). Counts are the info reply's, whatever the lists did: for
+/// the fleet's world (`tests/hostile.rs`: 2 players and 2 bots online, 24 slots) that is
+/// 4 of 24, except where the server lies.
+pub fn hostile() -> Vec<Hostile> {
+    let with = |m: Misbehaviour| {
+        start(move |w| {
+            let config = Unreal2Config {
+                misbehaviour: m,
+                ..Unreal2Config::default()
+            };
+            spawn(w, config)
+        })
+    };
+    let players = "players = true";
+    let mut all = vec![
+        Hostile::down("silence", "timeout", with(Misbehaviour::Silence)),
+        Hostile::down("truncated", "malformed", with(Misbehaviour::Truncated)),
+        Hostile::down("wrong-type", "malformed", with(Misbehaviour::WrongType)),
+        Hostile::down("oversized", "too_large", with(Misbehaviour::Oversized)).with_config(players),
+        Hostile::up(
+            "lying-counts",
+            1000,
+            1,
+            None,
+            with(Misbehaviour::LyingCounts),
+        ),
+    ];
+    for (name, m) in [
+        ("duplicated", Misbehaviour::Duplicated),
+        ("reordered", Misbehaviour::Reordered),
+        ("missing-part", Misbehaviour::MissingPart),
+        ("garbage", Misbehaviour::Garbage),
+    ] {
+        all.push(Hostile::up(name, 4, 24, None, with(m)).with_config(players));
+    }
+    all
 }
 
 /// The server's info from the world: its name, map, game type and counts.

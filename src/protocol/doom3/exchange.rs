@@ -1,89 +1,63 @@
-//! One poll as a sans-IO state machine: one request, the first reply with our challenge.
-//! Datagrams that are not an info response with our challenge are ignored (at most
-//! [`MAX_DATAGRAMS`] of them); one that is ours but does not decode fails the poll.
+//! One poll: one `getInfo` with a fresh challenge, the first `infoResponse` echoing it
+//! ([`OneShot`]). Datagrams that are not an info response, or echo another challenge, are
+//! skipped (a poll that only gets those fails as `mismatch`); one that is ours but does not
+//! decode fails the poll. The reply's layout is read from the reply ([`detect`]).
+//!
+//! [`detect`]: super::reply::detect
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use super::reply::{decode_reply, Reply};
-use super::{encode_request, Dialect};
+use super::reply::{decode_detected, Reply};
+use super::{encode_request, to_status, Dialect};
+use crate::protocol::exchange::oneshot::{Codec, OneShot};
+use crate::protocol::exchange::tools::random_u32;
+use crate::protocol::exchange::Params;
 use crate::protocol::DecodeError;
+use crate::status::Status;
 
-/// Most datagrams one poll reads, ours or not.
-pub const MAX_DATAGRAMS: usize = 32;
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Step {
-    /// Feed any datagram that arrives before this instant, then ask again.
-    Wait(Instant),
-    Done(Box<Reply>),
-    Failed(ExchangeError),
+/// One `getInfo` and the challenge its reply must echo.
+#[derive(Debug)]
+pub struct GetInfo {
+    pub challenge: u32,
+    pub params: Params,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ExchangeError {
-    #[error("no Doom 3 info reply before the deadline")]
-    Timeout,
-    #[error(transparent)]
-    Decode(#[from] DecodeError),
+impl Codec for GetInfo {
+    type Reply = (Reply, Dialect);
+    const REQUEST: &'static str = "Doom 3 getInfo";
+
+    fn encode_request(&mut self, out: &mut Vec<u8>) {
+        encode_request(self.challenge, out);
+    }
+
+    fn decode_reply(&self, datagram: &[u8]) -> Result<(Reply, Dialect), DecodeError> {
+        decode_detected(datagram, self.challenge)
+    }
+
+    /// The player list is the count, so it is always read; it and the server variables are
+    /// kept in the status only when the poll asks for them.
+    fn to_status(&self, (reply, dialect): (Reply, Dialect), latency: Duration) -> Status {
+        let mut s = to_status(&reply, dialect, latency, self.params.detail);
+        if !self.params.players {
+            s.players = None;
+        }
+        if !self.params.rules {
+            s.rules = None;
+        }
+        s
+    }
 }
 
-#[derive(Debug, Clone)]
-pub struct Poll {
-    dialect: Dialect,
-    challenge: u32,
-    deadline: Instant,
-    datagrams: usize,
-    /// The last foreign datagram's error, reported if nothing of ours comes (a server that
-    /// only ever answers with the wrong challenge is a mismatch, not a timeout).
-    mismatch: Option<DecodeError>,
-    result: Option<Result<Reply, DecodeError>>,
+/// A fresh challenge: never `FFFF FFFF`, ETQW's task id, so the layouts stay apart.
+pub fn challenge() -> u32 {
+    random_u32().min(u32::MAX - 1)
 }
 
-impl Poll {
-    /// Starts a poll; returns it and the request to send. `challenge` is the caller's
-    /// random number (this module has no randomness).
-    pub fn start(dialect: Dialect, challenge: u32, deadline: Instant) -> (Poll, Vec<u8>) {
-        let mut request = Vec::with_capacity(14);
-        encode_request(challenge, &mut request);
-        let poll = Poll {
-            dialect,
-            challenge,
-            deadline,
-            datagrams: 0,
-            mismatch: None,
-            result: None,
-        };
-        (poll, request)
-    }
-
-    pub fn receive(&mut self, datagram: &[u8]) {
-        if self.result.is_some() {
-            return;
-        }
-        self.datagrams += 1;
-        if self.datagrams > MAX_DATAGRAMS {
-            self.result = Some(Err(DecodeError::TooLarge {
-                what: "Doom 3 reply datagrams",
-                value: self.datagrams as u64,
-                limit: MAX_DATAGRAMS as u64,
-            }));
-            return;
-        }
-        match decode_reply(datagram, self.dialect, self.challenge) {
-            Err(e @ DecodeError::Mismatch(_)) => self.mismatch = Some(e),
-            other => self.result = Some(other),
-        }
-    }
-
-    pub fn step(&self, now: Instant) -> Step {
-        match &self.result {
-            Some(Ok(reply)) => Step::Done(Box::new(reply.clone())),
-            Some(Err(e)) => Step::Failed(ExchangeError::Decode(e.clone())),
-            None if now >= self.deadline => Step::Failed(match &self.mismatch {
-                Some(e) => ExchangeError::Decode(e.clone()),
-                None => ExchangeError::Timeout,
-            }),
-            None => Step::Wait(self.deadline),
-        }
-    }
+/// A poll's exchange: one `getInfo` with a fresh challenge, answered until `deadline`.
+pub fn new(params: Params, deadline: Instant) -> OneShot<GetInfo> {
+    let get = GetInfo {
+        challenge: challenge(),
+        params,
+    };
+    OneShot::new(get, deadline)
 }

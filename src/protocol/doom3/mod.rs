@@ -6,13 +6,13 @@
 //! request: FF FF "getInfo" 00 | challenge u32 LE
 //! reply:   FF FF "infoResponse" 00 | ... (see [`reply`])
 //! ```
-//! The reply does not say which game's layout it uses, so the caller names the
-//! [`Dialect`] (the game preset knows which game it polls). The challenge is echoed; a reply
-//! with another one is someone else's.
+//! The reply does not name its layout ([`Dialect`]): [`reply::detect`] reads it from where the
+//! challenge is echoed (ETQW puts a task id first) and the protocol version. The challenge is
+//! echoed; a reply with another one is someone else's.
 //!
 //! # Driving a poll
-//! [`Poll::start`] gives the request; feed datagrams to [`Poll::receive`], ask
-//! [`Poll::step`]; map the reply with [`to_status`]. One datagram answers.
+//! One datagram answers: [`exchange::new`] is the poll (a `OneShot`), which maps the reply
+//! with [`to_status`].
 
 pub mod exchange;
 pub mod reply;
@@ -23,8 +23,11 @@ use std::time::Duration;
 
 use serde_json::{json, Map};
 
-pub use exchange::{ExchangeError, Poll, Step};
-pub use reply::{decode_reply, encode_reply, EtqwTail, Player, Reply, Version, MAX_PLAYERS};
+pub use exchange::GetInfo;
+pub use reply::{
+    decode_detected, decode_reply, detect, encode_reply, EtqwTail, Player, Reply, Version,
+    MAX_PLAYERS,
+};
 
 use super::quake3::strip_colors as strip_caret_colours;
 use super::{DecodeError, Reader};

@@ -108,6 +108,51 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// Which layout a reply to `challenge` is in, read from the reply itself: ETQW puts a task id
+/// before the echoed challenge, the others echo it first; then the protocol's major version
+/// tells them apart (1 Doom 3, 2 Quake 4, 3 and 4 Prey, which reads as Doom 3; 5 and later,
+/// without a task id, Wolfenstein). A reply that is not an info response, or echoes neither
+/// way, is a [`DecodeError::Mismatch`]: someone else's.
+///
+/// The challenge must not be `FFFF FFFF`, ETQW's usual task id, or the two layouts could
+/// not be told apart.
+pub fn detect(datagram: &[u8], challenge: u32) -> Result<Dialect, DecodeError> {
+    let mut r = Reader::new(datagram);
+    let marker = r
+        .u16_le()
+        .map_err(|_| DecodeError::Mismatch("Doom 3 out-of-band marker"))?;
+    if marker != 0xFFFF {
+        return Err(DecodeError::Mismatch("Doom 3 out-of-band marker"));
+    }
+    match r
+        .cstr()
+        .map_err(|_| DecodeError::Mismatch("Doom 3 reply name"))?
+    {
+        b"infoResponse" | b"infoExResponse" => {}
+        _ => return Err(DecodeError::Mismatch("Doom 3 reply name")),
+    }
+    let first = r.u32_le()?;
+    let second = r.u32_le()?;
+    if first == challenge {
+        // `second` is the version: minor u16, then major u16.
+        return Ok(match second >> 16 {
+            2 => Dialect::Quake4,
+            0..=4 => Dialect::Doom3,
+            _ => Dialect::Wolfenstein,
+        });
+    }
+    if second == challenge {
+        return Ok(Dialect::Etqw);
+    }
+    Err(DecodeError::Mismatch("Doom 3 challenge"))
+}
+
+/// Decodes a reply in the layout [`detect`] reads from it.
+pub fn decode_detected(datagram: &[u8], challenge: u32) -> Result<(Reply, Dialect), DecodeError> {
+    let dialect = detect(datagram, challenge)?;
+    Ok((decode_reply(datagram, dialect, challenge)?, dialect))
+}
+
 /// Decodes a reply in `dialect`'s layout. A datagram that is not an info response, or
 /// carries another challenge, is a [`DecodeError::Mismatch`]: someone else's.
 pub fn decode_reply(

@@ -177,27 +177,108 @@ fn caps() {
     ));
 }
 
-/// The poll: foreign datagrams ignored, ours done; nothing by the deadline is a timeout,
-/// only wrong challenges a mismatch.
+/// The layout is read from the reply: every simulator layout, Prey's 3.x as Doom 3, a
+/// wrong challenge or a foreign datagram is someone else's.
 #[test]
-fn poll() {
+fn detects_layout() {
+    for (d, major, minor) in [
+        (Dialect::Doom3, 1, 41),
+        (Dialect::Quake4, 2, 86),
+        (Dialect::Etqw, 10, 19),
+        (Dialect::Wolfenstein, 10, 17),
+    ] {
+        let reply = Reply {
+            task_id: (d == Dialect::Etqw).then_some(u32::MAX),
+            challenge: CHALLENGE,
+            version: Version { major, minor },
+            vars: vec![("si_name".into(), "x".into())],
+            players: vec![Player {
+                name: "p".into(),
+                ..Player::default()
+            }],
+            ..Reply::default()
+        };
+        let mut out = Vec::new();
+        encode_reply(&reply, d, &mut out);
+        assert_eq!(detect(&out, CHALLENGE), Ok(d));
+        assert!(matches!(detect(&out, 9), Err(DecodeError::Mismatch(_))));
+    }
+    let mut prey = doom3_reply();
+    prey[21] = 4; // protocol 4.41: the Prey demo
+    assert_eq!(detect(&prey, CHALLENGE), Ok(Dialect::Doom3));
+    for foreign in [
+        &b"noise"[..],
+        b"\xff",
+        b"\xff\xff",
+        b"\xff\xffstatusResponse\0",
+    ] {
+        assert!(matches!(
+            detect(foreign, CHALLENGE),
+            Err(DecodeError::Mismatch(_))
+        ));
+    }
+}
+
+/// The exchange: foreign datagrams skipped, ours done; nothing by the deadline is a
+/// timeout, only wrong challenges a mismatch.
+#[test]
+fn exchange() {
+    use crate::protocol::exchange::oneshot::OneShot;
+    use crate::protocol::exchange::{Exchange, Input, Params, Step};
+    use crate::status::Reason;
     let t0 = Instant::now();
     let deadline = t0 + Duration::from_secs(1);
-    let (mut poll, req) = Poll::start(Dialect::Doom3, CHALLENGE, deadline);
-    assert_eq!(req.len(), 14);
-    assert_eq!(poll.step(t0), Step::Wait(deadline));
-    poll.receive(b"noise");
-    assert_eq!(poll.step(t0), Step::Wait(deadline));
-    poll.receive(&doom3_reply());
-    assert!(matches!(poll.step(t0), Step::Done(r) if r.players.len() == 1));
-    let (poll, _) = Poll::start(Dialect::Doom3, CHALLENGE, deadline);
-    assert_eq!(poll.step(deadline), Step::Failed(ExchangeError::Timeout));
-    let (mut poll, _) = Poll::start(Dialect::Doom3, 9, deadline);
-    poll.receive(&doom3_reply());
-    assert!(matches!(
-        poll.step(deadline),
-        Step::Failed(ExchangeError::Decode(DecodeError::Mismatch(_)))
-    ));
+    let params = Params {
+        players: true,
+        ..Params::default()
+    };
+    let start = |challenge| {
+        let mut x = OneShot::new(GetInfo { challenge, params }, deadline);
+        let mut out = Vec::new();
+        assert!(matches!(x.poll(t0, &mut out), Step::Send(_)));
+        assert_eq!(out[..10], *b"\xff\xffgetInfo\0");
+        assert_eq!(out[10..], challenge.to_le_bytes());
+        x
+    };
+    let rtt = Duration::from_millis(3);
+    let mut x = start(CHALLENGE);
+    x.handle(
+        t0,
+        Input::Received {
+            bytes: b"noise",
+            rtt,
+        },
+    );
+    assert!(matches!(x.poll(t0, &mut Vec::new()), Step::Wait(at) if at == deadline));
+    x.handle(
+        t0,
+        Input::Received {
+            bytes: &doom3_reply(),
+            rtt,
+        },
+    );
+    let Step::Done(s) = x.poll(t0, &mut Vec::new()) else {
+        panic!("not done")
+    };
+    assert_eq!((s.online, s.max, s.name.as_str()), (1, 8, "Red Doom"));
+    assert_eq!((s.latency, s.rules), (rtt, None));
+    assert_eq!(s.players.map(|p| p.len()), Some(1));
+    let mut x = start(CHALLENGE);
+    assert!(
+        matches!(x.poll(deadline, &mut Vec::new()), Step::Failed(e) if e.reason() == Reason::Timeout)
+    );
+    let mut x = start(9);
+    x.handle(
+        t0,
+        Input::Received {
+            bytes: &doom3_reply(),
+            rtt,
+        },
+    );
+    assert!(
+        matches!(x.poll(deadline, &mut Vec::new()), Step::Failed(e) if e.reason() == Reason::Mismatch)
+    );
+    assert_ne!(exchange::challenge(), u32::MAX);
 }
 
 #[test]

@@ -1,25 +1,32 @@
-//! One poll as a sans-IO state machine: the requests to send, then datagrams in, until the
-//! info reply is there and the rules and players have gone quiet.
+//! One poll on the shared [`Exchange`] trait: the requests go out back to back, then
+//! datagrams come in until the info reply is there and the rules and players have gone
+//! quiet.
 //!
 //! Rules and players may span several datagrams and carry no count and no end marker, so
-//! the only sign that a list is complete is silence: the poll ends [`Poll::quiet_gap`] after
-//! the last datagram that was ours. That gap is the price of a full list: a poll that asks
-//! for rules costs the round trip plus one quiet gap, every time. Asking for players alone is
-//! cheaper when the server is honest: the poll ends as soon as it holds as many players as
-//! the info reply counted. Asking for neither ends with the info reply.
+//! the only sign that a list is complete is silence: the poll ends [`QUIET_GAP`] after the
+//! last datagram that was ours (never past the poll's deadline). That gap is the price of a
+//! full list: a poll that asks for rules costs the round trip plus one quiet gap, every
+//! time. Asking for players alone is cheaper when the server is honest: the poll ends as
+//! soon as it holds as many players as the info reply counted. Asking for neither ends with
+//! the info reply.
+//!
+//! The info request goes out last, so it is the one the driver sends again while nothing
+//! answers: without the info reply there is no status, while a lost list request costs only
+//! that list.
 
 use std::collections::HashSet;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::time::{Duration, Instant};
 
 use super::reply::{decode_header, decode_reply, Body, Info, Player};
-use super::{encode_request, Kind};
+use super::{encode_request, to_status, Kind};
+use crate::protocol::exchange::ask::{Ask, Next};
+use crate::protocol::exchange::{Error, Exchange, Input, LinkError, Params, Step};
 use crate::protocol::DecodeError;
 
-/// Default silence that ends the lists: servers send a list's datagrams back to back, so a
-/// gap of this size on loopback or a LAN means the list is over; on a long path with jitter
-/// a bigger gap trades poll time for completeness.
-pub const DEFAULT_QUIET_GAP: Duration = Duration::from_millis(150);
+/// The silence that ends the lists: servers send a list's datagrams back to back, so a gap
+/// of this size on loopback, a LAN or a steady WAN path means the list is over.
+pub const QUIET_GAP: Duration = Duration::from_millis(150);
 /// Most players kept: UE2 servers hold at most a few dozen.
 pub const MAX_PLAYERS: usize = 256;
 /// Most rules kept.
@@ -27,24 +34,7 @@ pub const MAX_RULES: usize = 256;
 /// Most datagrams one poll reads, ours or not.
 pub const MAX_DATAGRAMS: usize = 64;
 
-/// What the caller wants beyond the info reply.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Want {
-    pub rules: bool,
-    pub players: bool,
-}
-
-/// What the machine asks of its caller.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Step {
-    /// Feed any datagram that arrives before this instant, then ask again; ask again at it
-    /// if none does.
-    Wait(Instant),
-    Done(Box<Outcome>),
-    Failed(ExchangeError),
-}
-
-/// A finished poll.
+/// A finished poll: what [`to_status`] normalizes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Outcome {
     /// The header's query version of the info reply.
@@ -55,86 +45,57 @@ pub struct Outcome {
     pub players: Option<Vec<Player>>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ExchangeError {
-    /// No info reply before the deadline.
-    #[error("no Unreal 2 info reply before the deadline")]
-    Timeout,
-    /// A datagram of ours did not decode, or a cap was hit.
-    #[error(transparent)]
-    Decode(#[from] DecodeError),
-}
-
 /// One poll in progress.
-#[derive(Debug, Clone)]
-pub struct Poll {
-    want: Want,
+#[derive(Debug)]
+pub struct Unreal2 {
+    params: Params,
     deadline: Instant,
-    quiet_gap: Duration,
-    info: Option<(u32, Info)>,
+    /// List requests not sent yet (the info request follows them, through `ask`).
+    lists: Vec<Kind>,
+    /// The info request and its wait.
+    ask: Ask,
+    /// The info reply, its header version and its round trip.
+    info: Option<(u32, Info, Duration)>,
     rules: Vec<(String, String)>,
     players: Vec<Player>,
     /// When the last datagram of ours arrived.
-    last: Instant,
+    last: Option<Instant>,
     datagrams: usize,
     /// Fingerprints of the datagrams taken, so a duplicated one is not counted twice.
     seen: HashSet<u64>,
-    failed: Option<ExchangeError>,
+    failed: Option<Error>,
 }
 
-impl Poll {
-    /// Starts a poll at `now` that must end by `deadline`; returns it and the requests to
-    /// send (info first, then rules and players as wanted), one datagram each.
-    pub fn start(
-        want: Want,
-        now: Instant,
-        deadline: Instant,
-        quiet_gap: Duration,
-    ) -> (Poll, Vec<Vec<u8>>) {
-        let mut kinds = vec![Kind::Info];
-        if want.rules {
-            kinds.push(Kind::Rules);
+impl Unreal2 {
+    /// A poll that must end by `deadline`; asks for rules and players as `params` says.
+    pub fn new(params: Params, deadline: Instant) -> Unreal2 {
+        let mut lists = Vec::with_capacity(2);
+        // Popped from the back: rules go out first, then players, then info.
+        if params.players {
+            lists.push(Kind::Players);
         }
-        if want.players {
-            kinds.push(Kind::Players);
+        if params.rules {
+            lists.push(Kind::Rules);
         }
-        let requests = kinds
-            .into_iter()
-            .map(|k| {
-                let mut out = Vec::with_capacity(5);
-                encode_request(k, &mut out);
-                out
-            })
-            .collect();
-        let poll = Poll {
-            want,
+        Unreal2 {
+            params,
             deadline,
-            quiet_gap,
+            lists,
+            ask: Ask::new(deadline),
             info: None,
             rules: Vec::new(),
             players: Vec::new(),
-            last: now,
+            last: None,
             datagrams: 0,
             seen: HashSet::new(),
             failed: None,
-        };
-        (poll, requests)
-    }
-
-    /// The silence that ends the lists.
-    pub fn quiet_gap(&self) -> Duration {
-        self.quiet_gap
-    }
-
-    /// Takes one datagram from the server's address. Datagrams with a foreign header and
-    /// exact duplicates are ignored; one of ours that does not decode fails the poll.
-    pub fn receive(&mut self, datagram: &[u8], now: Instant) {
-        if self.failed.is_some() {
-            return;
         }
+    }
+
+    fn take(&mut self, datagram: &[u8], rtt: Duration, now: Instant) -> Result<(), DecodeError> {
         self.datagrams += 1;
         if self.datagrams > MAX_DATAGRAMS {
-            return self.fail(too_large(
+            return Err(too_large(
                 "Unreal 2 reply datagrams",
                 self.datagrams,
                 MAX_DATAGRAMS,
@@ -142,32 +103,30 @@ impl Poll {
         }
         // Too short for a header, or another header: not a reply of ours.
         if datagram.len() < 4 || matches!(decode_header(datagram), Err(DecodeError::Mismatch(_))) {
-            return;
+            self.ask.foreign();
+            return Ok(());
         }
         let mut h = DefaultHasher::new();
         datagram.hash(&mut h);
         if !self.seen.insert(h.finish()) {
-            return;
+            return Ok(());
         }
-        let reply = match decode_reply(datagram) {
-            Ok(r) => r,
-            Err(e) => return self.fail(e),
-        };
-        self.last = now;
+        let reply = decode_reply(datagram)?;
+        self.last = Some(now);
         match reply.body {
             Body::Info(info) => {
-                self.info.get_or_insert((reply.version, info));
+                self.info.get_or_insert((reply.version, info, rtt));
             }
-            Body::Rules(rules) if self.want.rules => {
+            Body::Rules(rules) if self.params.rules => {
                 self.rules.extend(rules);
                 if self.rules.len() > MAX_RULES {
-                    self.fail(too_large("Unreal 2 rules", self.rules.len(), MAX_RULES));
+                    return Err(too_large("Unreal 2 rules", self.rules.len(), MAX_RULES));
                 }
             }
-            Body::Players(players) if self.want.players => {
+            Body::Players(players) if self.params.players => {
                 self.players.extend(players);
                 if self.players.len() > MAX_PLAYERS {
-                    self.fail(too_large(
+                    return Err(too_large(
                         "Unreal 2 players",
                         self.players.len(),
                         MAX_PLAYERS,
@@ -176,36 +135,66 @@ impl Poll {
             }
             Body::Rules(_) | Body::Players(_) => {}
         }
+        Ok(())
     }
+}
 
-    /// What to do at `now`.
-    pub fn step(&self, now: Instant) -> Step {
-        if let Some(e) = &self.failed {
-            return Step::Failed(e.clone());
+impl Exchange for Unreal2 {
+    fn poll(&mut self, now: Instant, out: &mut Vec<u8>) -> Step {
+        if let Some(e) = self.failed.take() {
+            return Step::Failed(e);
         }
-        let Some((version, info)) = &self.info else {
-            return if now >= self.deadline {
-                Step::Failed(ExchangeError::Timeout)
-            } else {
-                Step::Wait(self.deadline)
+        if let Some(kind) = self.lists.pop() {
+            out.clear();
+            encode_request(kind, out);
+            return Step::Send(match kind {
+                Kind::Rules => "Unreal 2 rules request",
+                _ => "Unreal 2 players request",
+            });
+        }
+        let Some((version, info, rtt)) = &self.info else {
+            return match self.ask.next(now) {
+                Next::Send => {
+                    out.clear();
+                    encode_request(Kind::Info, out);
+                    Step::Send("Unreal 2 info request")
+                }
+                Next::Wait(step) => step,
+                Next::Expired(e) => Step::Failed(e),
             };
         };
         let counted = usize::try_from(info.players).unwrap_or(0);
-        let early = !self.want.rules && (!self.want.players || self.players.len() >= counted);
-        let quiet_at = (self.last + self.quiet_gap).min(self.deadline);
+        let early = !self.params.rules && (!self.params.players || self.players.len() >= counted);
+        let last = self.last.unwrap_or(now);
+        let quiet_at = (last + QUIET_GAP).min(self.deadline);
         if early || now >= quiet_at {
-            return Step::Done(Box::new(Outcome {
+            let outcome = Outcome {
                 version: *version,
                 info: info.clone(),
-                rules: self.want.rules.then(|| self.rules.clone()),
-                players: self.want.players.then(|| self.players.clone()),
-            }));
+                rules: self.params.rules.then(|| std::mem::take(&mut self.rules)),
+                players: self
+                    .params
+                    .players
+                    .then(|| std::mem::take(&mut self.players)),
+            };
+            return Step::Done(to_status(&outcome, *rtt, self.params.detail));
         }
         Step::Wait(quiet_at)
     }
 
-    fn fail(&mut self, e: DecodeError) {
-        self.failed = Some(ExchangeError::Decode(e));
+    fn handle(&mut self, now: Instant, input: Input<'_>) {
+        if self.failed.is_some() {
+            return;
+        }
+        match input {
+            Input::Received { bytes, rtt } => {
+                if let Err(e) = self.take(bytes, rtt, now) {
+                    self.failed = Some(e.into());
+                }
+            }
+            Input::Closed => self.failed = Some(LinkError::Closed { received: 0 }.into()),
+            Input::Failed(e) => self.failed = Some(e.into()),
+        }
     }
 }
 

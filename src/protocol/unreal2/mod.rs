@@ -10,10 +10,10 @@
 //! The query port is the game port + 1 by default (7778 for UT2004's 7777).
 //!
 //! # Driving a poll
-//! [`Poll::start`] gives the requests to send to the query port; feed every datagram from
-//! that address to [`Poll::receive`] and ask [`Poll::step`] what next; map the outcome with
-//! [`to_status`]. Rules and players have no count or end marker, so a poll that wants them
-//! ends a quiet gap after the last datagram ([`exchange`]).
+//! [`Unreal2`] is the poll on the shared exchange trait (the registry builds it); it
+//! normalizes the [`Outcome`] with [`to_status`]. Rules and players have no count or end
+//! marker, so a poll that wants them ends a quiet gap after the last datagram
+//! ([`exchange`]).
 
 pub mod exchange;
 pub mod reply;
@@ -25,7 +25,7 @@ use std::time::Duration;
 
 use serde_json::{json, Map};
 
-pub use exchange::{ExchangeError, Outcome, Poll, Step, Want, DEFAULT_QUIET_GAP};
+pub use exchange::{Outcome, Unreal2, QUIET_GAP};
 pub use reply::{
     decode_reply, encode_info, encode_players, encode_rules, Body, Info, Kind, Player, Reply, Tail,
     VERSIONS,

@@ -6,6 +6,8 @@ use proptest::prelude::*;
 
 use super::exchange::{MAX_DATAGRAMS, MAX_PLAYERS};
 use super::*;
+use crate::protocol::exchange::{Exchange, Input, Params, Step};
+use crate::status::Reason;
 
 /// A UT2004 info reply laid out as the engine writes it (the layout qstat reads at fixed
 /// offsets: name at byte 14 after the header, so the IP is the single byte 00).
@@ -174,50 +176,90 @@ fn info(players: i32) -> Info {
     }
 }
 
-const GAP: Duration = Duration::from_millis(100);
+const GAP: Duration = QUIET_GAP;
+
+fn params(rules: bool, players: bool) -> Params {
+    Params {
+        rules,
+        players,
+        detail: true,
+        ..Params::default()
+    }
+}
+
+/// Starts a poll at `t0`: the requests it sends back to back, and the step after them.
+fn start(x: &mut Unreal2, t0: Instant) -> (Vec<Vec<u8>>, Step) {
+    let mut sent = Vec::new();
+    let mut out = Vec::new();
+    loop {
+        match x.poll(t0, &mut out) {
+            Step::Send(_) => sent.push(out.clone()),
+            step => return (sent, step),
+        }
+    }
+}
+
+fn feed(x: &mut Unreal2, bytes: &[u8], now: Instant) {
+    let rtt = Duration::from_millis(10);
+    x.handle(now, Input::Received { bytes, rtt });
+}
+
+fn step(x: &mut Unreal2, now: Instant) -> Step {
+    x.poll(now, &mut Vec::new())
+}
+
+fn wait_until(s: &Step) -> Option<Instant> {
+    match s {
+        Step::Wait(at) => Some(*at),
+        _ => None,
+    }
+}
 
 /// Rules and players in two datagrams each end a quiet gap after the last one; duplicates
-/// and foreign datagrams change nothing.
+/// and foreign datagrams change nothing. The info request goes out last (the one resent).
 #[test]
 fn exchange_collects_until_quiet() {
     let t0 = Instant::now();
-    let want = Want {
-        rules: true,
-        players: true,
-    };
-    let (mut poll, requests) = Poll::start(want, t0, t0 + Duration::from_secs(2), GAP);
+    let mut x = Unreal2::new(params(true, true), t0 + Duration::from_secs(2));
+    let (requests, first) = start(&mut x, t0);
     assert_eq!(
         requests,
         vec![
-            vec![0x79, 0, 0, 0, 0],
             vec![0x79, 0, 0, 0, 1],
-            vec![0x79, 0, 0, 0, 2]
+            vec![0x79, 0, 0, 0, 2],
+            vec![0x79, 0, 0, 0, 0]
         ]
     );
-    assert_eq!(poll.step(t0), Step::Wait(t0 + Duration::from_secs(2)));
+    assert_eq!(wait_until(&first), Some(t0 + Duration::from_secs(2)));
     let t1 = t0 + Duration::from_millis(10);
     let all = players(3);
-    poll.receive(&datagram(|o| encode_info(UT2004, &info(3), o)), t1);
+    feed(&mut x, &datagram(|o| encode_info(UT2004, &info(3), o)), t1);
     let first = datagram(|o| encode_players(UT2004, &all[..2], o));
-    poll.receive(&first, t1);
-    poll.receive(&first, t1);
-    poll.receive(b"garbage from elsewhere", t1);
-    poll.receive(
+    feed(&mut x, &first, t1);
+    feed(&mut x, &first, t1);
+    feed(&mut x, b"garbage from elsewhere", t1);
+    feed(
+        &mut x,
         &datagram(|o| encode_rules(UT2004, &[("a".into(), "1".into())], o)),
         t1,
     );
-    assert_eq!(poll.step(t1), Step::Wait(t1 + GAP));
+    assert_eq!(wait_until(&step(&mut x, t1)), Some(t1 + GAP));
     let t2 = t1 + Duration::from_millis(50);
-    poll.receive(&datagram(|o| encode_players(UT2004, &all[2..], o)), t2);
-    assert_eq!(poll.step(t1 + GAP), Step::Wait(t2 + GAP));
-    let Step::Done(outcome) = poll.step(t2 + GAP) else {
+    feed(
+        &mut x,
+        &datagram(|o| encode_players(UT2004, &all[2..], o)),
+        t2,
+    );
+    assert_eq!(wait_until(&step(&mut x, t1 + GAP)), Some(t2 + GAP));
+    let Step::Done(s) = step(&mut x, t2 + GAP) else {
         panic!("not done")
     };
-    assert_eq!(outcome.players.as_deref(), Some(&all[..]));
-    assert_eq!(outcome.rules, Some(vec![("a".into(), "1".into())]));
-    let s = to_status(&outcome, Duration::from_millis(10), true);
     assert_eq!((s.online, s.max, s.name.as_str()), (3, 8, "s"));
-    assert_eq!(s.players.map(|p| p.len()), Some(3));
+    assert_eq!(s.latency, Duration::from_millis(10));
+    let names: Vec<String> = s.players.unwrap().into_iter().map(|p| p.name).collect();
+    let expected: Vec<String> = all.iter().map(|p| p.name.clone()).collect();
+    assert_eq!(names, expected);
+    assert_eq!(s.rules, Some(vec![("a".into(), "1".into())]));
 }
 
 /// Players alone end as soon as the info's count is reached; info alone ends with it.
@@ -225,35 +267,48 @@ fn exchange_collects_until_quiet() {
 fn exchange_ends_early_on_count() {
     let t0 = Instant::now();
     let far = t0 + Duration::from_secs(5);
-    let want = Want {
-        rules: false,
-        players: true,
-    };
-    let (mut poll, requests) = Poll::start(want, t0, far, GAP);
+    let mut x = Unreal2::new(params(false, true), far);
+    let (requests, _) = start(&mut x, t0);
     assert_eq!(requests.len(), 2);
-    poll.receive(&datagram(|o| encode_info(UT2004, &info(2), o)), t0);
-    assert_eq!(poll.step(t0), Step::Wait(t0 + GAP));
-    poll.receive(&datagram(|o| encode_players(UT2004, &players(2), o)), t0);
-    assert!(matches!(poll.step(t0), Step::Done(_)));
-    let (mut poll, _) = Poll::start(Want::default(), t0, far, GAP);
-    poll.receive(&datagram(|o| encode_info(UT2004, &info(9), o)), t0);
-    assert!(matches!(poll.step(t0), Step::Done(o) if o.players.is_none()));
+    feed(&mut x, &datagram(|o| encode_info(UT2004, &info(2), o)), t0);
+    assert_eq!(wait_until(&step(&mut x, t0)), Some(t0 + GAP));
+    feed(
+        &mut x,
+        &datagram(|o| encode_players(UT2004, &players(2), o)),
+        t0,
+    );
+    assert!(matches!(step(&mut x, t0), Step::Done(_)));
+    let mut x = Unreal2::new(params(false, false), far);
+    let (requests, _) = start(&mut x, t0);
+    assert_eq!(requests, vec![vec![0x79, 0, 0, 0, 0]]);
+    feed(&mut x, &datagram(|o| encode_info(UT2004, &info(9), o)), t0);
+    assert!(matches!(step(&mut x, t0), Step::Done(s) if s.players.is_none() && s.online == 9));
 }
 
-/// No info by the deadline is a timeout; the deadline also cuts the quiet gap short.
+/// No info by the deadline is a timeout (a mismatch when only foreign datagrams came); the
+/// deadline also cuts the quiet gap short.
 #[test]
 fn exchange_deadline() {
     let t0 = Instant::now();
     let deadline = t0 + Duration::from_millis(50);
-    let want = Want {
-        rules: true,
-        players: false,
+    let mut x = Unreal2::new(params(true, false), deadline);
+    start(&mut x, t0);
+    let Step::Failed(e) = step(&mut x, deadline) else {
+        panic!("not failed")
     };
-    let (mut poll, _) = Poll::start(want, t0, deadline, GAP);
-    assert_eq!(poll.step(deadline), Step::Failed(ExchangeError::Timeout));
-    poll.receive(&datagram(|o| encode_info(UT2004, &info(0), o)), t0);
-    assert_eq!(poll.step(t0), Step::Wait(deadline));
-    assert!(matches!(poll.step(deadline), Step::Done(_)));
+    assert_eq!(e.reason(), Reason::Timeout);
+    let mut x = Unreal2::new(params(true, false), deadline);
+    start(&mut x, t0);
+    feed(&mut x, b"\xff\xff\xff\xffprint", t0);
+    let Step::Failed(e) = step(&mut x, deadline) else {
+        panic!("not failed")
+    };
+    assert_eq!(e.reason(), Reason::Mismatch);
+    let mut x = Unreal2::new(params(true, false), deadline);
+    start(&mut x, t0);
+    feed(&mut x, &datagram(|o| encode_info(UT2004, &info(0), o)), t0);
+    assert_eq!(wait_until(&step(&mut x, t0)), Some(deadline));
+    assert!(matches!(step(&mut x, deadline), Step::Done(_)));
 }
 
 /// Caps: too many players, too many datagrams; a broken datagram of ours fails the poll.
@@ -261,30 +316,27 @@ fn exchange_deadline() {
 fn exchange_caps() {
     let t0 = Instant::now();
     let far = t0 + Duration::from_secs(5);
-    let want = Want {
-        rules: false,
-        players: true,
+    let failed = |x: &mut Unreal2| match step(x, t0) {
+        Step::Failed(e) => e.decode().cloned(),
+        _ => None,
     };
-    let (mut poll, _) = Poll::start(want, t0, far, GAP);
+    let mut x = Unreal2::new(params(false, true), far);
+    start(&mut x, t0);
     let many = players(MAX_PLAYERS as i32 + 1);
-    poll.receive(&datagram(|o| encode_players(UT2004, &many, o)), t0);
-    assert!(matches!(
-        poll.step(t0),
-        Step::Failed(ExchangeError::Decode(DecodeError::TooLarge { .. }))
-    ));
-    let (mut poll, _) = Poll::start(want, t0, far, GAP);
+    feed(&mut x, &datagram(|o| encode_players(UT2004, &many, o)), t0);
+    assert!(matches!(failed(&mut x), Some(DecodeError::TooLarge { .. })));
+    let mut x = Unreal2::new(params(false, true), far);
+    start(&mut x, t0);
     for i in 0..=MAX_DATAGRAMS {
-        poll.receive(&[i as u8], t0);
+        feed(&mut x, &[i as u8], t0);
     }
+    assert!(matches!(failed(&mut x), Some(DecodeError::TooLarge { .. })));
+    let mut x = Unreal2::new(params(false, true), far);
+    start(&mut x, t0);
+    feed(&mut x, &[0x80, 0, 0, 0, 0, 1], t0);
     assert!(matches!(
-        poll.step(t0),
-        Step::Failed(ExchangeError::Decode(DecodeError::TooLarge { .. }))
-    ));
-    let (mut poll, _) = Poll::start(want, t0, far, GAP);
-    poll.receive(&[0x80, 0, 0, 0, 0, 1], t0);
-    assert!(matches!(
-        poll.step(t0),
-        Step::Failed(ExchangeError::Decode(DecodeError::Truncated { .. }))
+        failed(&mut x),
+        Some(DecodeError::Truncated { .. })
     ));
 }
 
@@ -360,14 +412,18 @@ proptest! {
         let _ = decode_reply(&d);
         let t0 = Instant::now();
         let deadline = t0 + Duration::from_millis(500);
-        let (mut poll, _) = Poll::start(Want { rules: true, players: true }, t0, deadline, GAP);
+        let mut x = Unreal2::new(params(true, true), deadline);
+        start(&mut x, t0);
         let mut now = t0;
         for (mut bytes, ms) in steps {
             if ms % 3 == 0 { let mut h = vec![0x80, 0, 0, 0]; h.append(&mut bytes); bytes = h; }
             now += Duration::from_millis(ms);
-            poll.receive(&bytes, now);
-            if let Step::Wait(until) = poll.step(now) { prop_assert!(until <= deadline); }
+            feed(&mut x, &bytes, now);
+            match step(&mut x, now) {
+                Step::Wait(until) => prop_assert!(until <= deadline),
+                _ => return Ok(()),
+            }
         }
-        prop_assert!(!matches!(poll.step(deadline), Step::Wait(_)));
+        prop_assert!(!matches!(step(&mut x, deadline), Step::Wait(_)));
     }
 }
