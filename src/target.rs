@@ -57,10 +57,13 @@ pub enum Protocol {
     /// Teeworlds 0.6/0.7 and DDNet server info, UDP.
     #[serde(rename = "teeworlds")]
     Teeworlds,
+    /// GameSpy 1 `\status\` (Unreal Tournament, Battlefield 1942, Halo, netPanzer...), UDP.
+    #[serde(rename = "gamespy1")]
+    Gamespy1,
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 8] = [
+    pub const ALL: [Protocol; 9] = [
         Protocol::A2s,
         Protocol::Minecraft,
         Protocol::MinecraftQuery,
@@ -69,6 +72,7 @@ impl Protocol {
         Protocol::Mumble,
         Protocol::Quake3,
         Protocol::Teeworlds,
+        Protocol::Gamespy1,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -81,6 +85,7 @@ impl Protocol {
             Protocol::Mumble => "mumble",
             Protocol::Quake3 => "quake3",
             Protocol::Teeworlds => "teeworlds",
+            Protocol::Gamespy1 => "gamespy1",
         }
     }
 
@@ -94,6 +99,9 @@ impl Protocol {
             Protocol::Mumble => 64738,
             Protocol::Quake3 => 27960,
             Protocol::Teeworlds => 8303,
+            // Unreal Tournament's query port (its game port 7777 + 1), the family's most
+            // common server; the other games' ports are their presets' (src/games).
+            Protocol::Gamespy1 => 7778,
         }
     }
 
@@ -119,7 +127,8 @@ impl Protocol {
             | Protocol::Samp
             | Protocol::Mumble
             | Protocol::Quake3
-            | Protocol::Teeworlds => false,
+            | Protocol::Teeworlds
+            | Protocol::Gamespy1 => false,
         }
     }
 

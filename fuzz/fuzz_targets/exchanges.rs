@@ -3,9 +3,9 @@
 //! Every exchange must finish (no endless sending without a wait) by its deadline, never
 //! panic, and never send an empty request.
 //!
-//! Input: the first byte picks the exchange (low three bits) and the poll's options (players,
-//! rules, detail, and remembered state from an earlier poll: challenge, token, dialect); the
-//! rest is the replay script. Match keys (session ids, echoed times, idents, tokens) are
+//! Input: the first byte picks the exchange (low three bits, and the high bit for the
+//! protocols past the eighth) and the poll's options (players, rules, detail, and remembered
+//! state from an earlier poll: challenge, token, dialect); the rest is the replay script. Match keys (session ids, echoed times, idents, tokens) are
 //! fixed where the exchange takes them, so the fuzzer can learn to answer them.
 #![no_main]
 
@@ -16,6 +16,7 @@ use gameserver_exporter::protocol::a2s::exchange::A2s;
 use gameserver_exporter::protocol::exchange::oneshot::OneShot;
 use gameserver_exporter::protocol::exchange::replay::replay;
 use gameserver_exporter::protocol::exchange::{Exchange, Params};
+use gameserver_exporter::protocol::gamespy1::exchange::Gamespy1;
 use gameserver_exporter::protocol::minecraft::query_exchange::{McQuery, Memory};
 use gameserver_exporter::protocol::minecraft::slp_exchange::Slp;
 use gameserver_exporter::protocol::quake3::{self, Want};
@@ -55,7 +56,7 @@ fuzz_target!(|data: &[u8]| {
     let remembered = pick & 0x40 != 0;
     let start = Instant::now();
     let deadline = start + BUDGET;
-    match pick & 7 {
+    match (pick & 7) | ((pick & 0x80) >> 4) {
         0 => run(
             A2s::new(params, remembered.then_some([1, 2, 3, 4]), deadline),
             start,
@@ -111,6 +112,7 @@ fuzz_target!(|data: &[u8]| {
             };
             run(OneShot::new(get, deadline), start, script)
         }
+        8 => run(Gamespy1::new(params, deadline), start, script),
         _ => {
             let hint = remembered.then_some(Flavour::Seven);
             let min_gap = Duration::from_millis(500);

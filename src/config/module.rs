@@ -259,10 +259,6 @@ mod tests {
                 "exporter.toml:6: module.x.players.max_series: 0 is out of range 1..=1000",
             ),
             (
-                "[module.x]\nprotocol = \"quake9\"\n",
-                "exporter.toml:5: module.x.protocol: unknown protocol \"quake9\" (one of: a2s, minecraft, minecraft-query, minecraft-bedrock, samp, mumble, quake3, teeworlds)",
-            ),
-            (
                 "[module.x]\ngame = \"rust\"\nprotocol = \"samp\"\n",
                 "exporter.toml:6: module.x.protocol: \"samp\" does not match game \"rust\" (Rust is polled with a2s); drop one of the two",
             ),
@@ -293,6 +289,15 @@ mod tests {
         ] {
             assert_eq!(err(&format!("{EX}{body}")), want, "{body}");
         }
+        // The list of ids is the vocabulary's, whatever protocols there are.
+        assert_eq!(
+            err(&format!("{EX}[module.x]\nprotocol = \"quake9\"\n")),
+            format!(
+                "exporter.toml:5: module.x.protocol: unknown protocol \"quake9\" (one of: {})",
+                Protocol::names()
+            )
+        );
+        assert!(Protocol::names().starts_with("a2s, minecraft, minecraft-query, "));
     }
 
     /// The commented `[module.example]` in exporter.example.toml is valid once uncommented.

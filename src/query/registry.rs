@@ -25,6 +25,7 @@ use crate::net::{resolve, srv};
 use crate::protocol::a2s::exchange::A2s;
 use crate::protocol::exchange::oneshot::OneShot;
 use crate::protocol::exchange::{Error, Exchange, Params};
+use crate::protocol::gamespy1::exchange::Gamespy1;
 use crate::protocol::minecraft::query_exchange::{self as mcquery, McQuery};
 use crate::protocol::minecraft::slp_exchange::Slp;
 use crate::protocol::samp::exchange::Samp;
@@ -177,6 +178,17 @@ const QUAKE3: Entry = Entry {
     poll: run::<OneShot<quake3::exchange::GetStatus>>,
 };
 
+/// One `\status\`, its parts collected until whole. No real server seen drops repeats
+/// (netPanzer and the simulated Unreal layouts answer every copy).
+const GAMESPY1: Entry = Entry {
+    protocol: Protocol::Gamespy1,
+    resolve: Resolve::Plain,
+    link: Link::UdpShared,
+    min_gap: Duration::ZERO,
+    self_paced: false,
+    poll: run::<Gamespy1>,
+};
+
 /// The registry entry of `protocol`.
 pub fn entry(protocol: Protocol) -> &'static Entry {
     match protocol {
@@ -188,6 +200,7 @@ pub fn entry(protocol: Protocol) -> &'static Entry {
         Protocol::Mumble => &MUMBLE,
         Protocol::Quake3 => &QUAKE3,
         Protocol::Teeworlds => &TEEWORLDS,
+        Protocol::Gamespy1 => &GAMESPY1,
     }
 }
 
@@ -296,6 +309,12 @@ impl Build for Teeworlds {
 
     fn remember(&self, session: &mut Session) {
         session.teeworlds_flavour = self.flavour();
+    }
+}
+
+impl Build for Gamespy1 {
+    fn build(start: &Start<'_>, _session: &Session) -> Self {
+        Gamespy1::new(start.params, start.deadline)
     }
 }
 

@@ -100,6 +100,11 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(teeworlds::spawn_demo(w)),
             &[][..],
         ),
+        Protocol::Gamespy1 => (
+            |w| Box::pin(gamespy1::spawn(w, Default::default())),
+            |w| Box::pin(gamespy1::spawn_demo(w)),
+            &["fraglimit"][..],
+        ),
     };
     Simulator {
         protocol,
@@ -122,6 +127,7 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         | Protocol::Mumble
         | Protocol::Quake3
         | Protocol::Teeworlds => Vec::new,
+        Protocol::Gamespy1 => gamespy1::hostile,
     }
 }
 
