@@ -60,10 +60,13 @@ pub enum Protocol {
     /// GameSpy 1 `\status\` (Unreal Tournament, Battlefield 1942, Halo, netPanzer...), UDP.
     #[serde(rename = "gamespy1")]
     Gamespy1,
+    /// GameSpy 2 `FE FD 00` (Battlefield Vietnam and 2, Halo, America's Army, SWAT 4...), UDP.
+    #[serde(rename = "gamespy2")]
+    Gamespy2,
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 9] = [
+    pub const ALL: [Protocol; 10] = [
         Protocol::A2s,
         Protocol::Minecraft,
         Protocol::MinecraftQuery,
@@ -73,6 +76,7 @@ impl Protocol {
         Protocol::Quake3,
         Protocol::Teeworlds,
         Protocol::Gamespy1,
+        Protocol::Gamespy2,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -86,6 +90,7 @@ impl Protocol {
             Protocol::Quake3 => "quake3",
             Protocol::Teeworlds => "teeworlds",
             Protocol::Gamespy1 => "gamespy1",
+            Protocol::Gamespy2 => "gamespy2",
         }
     }
 
@@ -102,6 +107,8 @@ impl Protocol {
             // Unreal Tournament's query port (its game port 7777 + 1), the family's most
             // common server; the other games' ports are their presets' (src/games).
             Protocol::Gamespy1 => 7778,
+            // Battlefield 2's query port, the family's most common; presets carry the rest.
+            Protocol::Gamespy2 => 29900,
         }
     }
 
@@ -128,7 +135,8 @@ impl Protocol {
             | Protocol::Mumble
             | Protocol::Quake3
             | Protocol::Teeworlds
-            | Protocol::Gamespy1 => false,
+            | Protocol::Gamespy1
+            | Protocol::Gamespy2 => false,
         }
     }
 

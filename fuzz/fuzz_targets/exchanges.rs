@@ -24,7 +24,7 @@ use gameserver_exporter::protocol::samp::{exchange::Samp, Header};
 use gameserver_exporter::protocol::teeworlds::exchange::Teeworlds;
 use gameserver_exporter::protocol::teeworlds::machine::Tokens;
 use gameserver_exporter::protocol::teeworlds::Flavour;
-use gameserver_exporter::protocol::{bedrock, mumble};
+use gameserver_exporter::protocol::{bedrock, gamespy2, mumble};
 use libfuzzer_sys::fuzz_target;
 
 const BUDGET: Duration = Duration::from_secs(5);
@@ -113,6 +113,10 @@ fuzz_target!(|data: &[u8]| {
             run(OneShot::new(get, deadline), start, script)
         }
         8 => run(Gamespy1::new(params, deadline), start, script),
+        9 => {
+            let query = gamespy2::exchange::Query::new(&params, *b"fuzz");
+            run(OneShot::new(query, deadline), start, script)
+        }
         _ => {
             let hint = remembered.then_some(Flavour::Seven);
             let min_gap = Duration::from_millis(500);

@@ -16,14 +16,14 @@
 //! protocol's `Protocol` variant lands. The Quake 3 engine games take gamedig 5.3.3's ids and
 //! ports (LinuxGSM agrees where it carries the game). Teeworlds is LinuxGSM's alone
 //! (`twserver`, query port = `sv_port`): gamedig 5.3.3 lists it as not supported. The
-//! GameSpy 1 games are every game gamedig 5.3.3 polls with `gamespy1`: its ids, former ids
+//! GameSpy 1 and 2 games are every game gamedig 5.3.3 polls with `gamespy1`/`gamespy2`: its ids, former ids
 //! as aliases, and its query ports (`port_query`, else the game port plus
 //! `port_query_offset`).
 
 use super::{Game, Quirks};
 use crate::target::Protocol::{
-    self, A2s, Gamespy1, Minecraft, MinecraftBedrock, MinecraftQuery, Mumble, Quake3, Samp,
-    Teeworlds,
+    self, A2s, Gamespy1, Gamespy2, Minecraft, MinecraftBedrock, MinecraftQuery, Mumble, Quake3,
+    Samp, Teeworlds,
 };
 
 const N: Quirks = Quirks::NONE;
@@ -61,15 +61,20 @@ const fn game(
 pub static GAMES: &[Game] = &[
     game("sdtd", &["7d2d"], "7 Days to Die", A2s, 26900, 26900, N, "LinuxGSM, gamedig", "Follows LinuxGSM (query port = game port); gamedig tries game port + 1. No player names without telnet"),
     game("avp2", &[], "Aliens versus Predator 2", Gamespy1, 27888, 27888, N, G, "Query port = game port"),
+    game("americasarmy", &[], "America's Army", Gamespy2, 1716, 1717, N, G, "Query port = game port + 1; the player count byte is sometimes missing"),
+    game("americasarmy2", &[], "America's Army 2", Gamespy2, 1716, 1717, N, G, "Query port = game port + 1; the player count byte is sometimes missing"),
     game("ase", &["arkse"], "ARK: Survival Evolved", A2s, 7777, 27015, N, GL, "QueryPort is separate from the game port"),
     game("arma3", &[], "ARMA 3", A2s, 2302, 2303, N, GL, "Query port = game port + 1"),
+    game("aaa", &["arma"], "ARMA: Armed Assault", Gamespy2, 2302, 2302, N, G, "Query port = game port"),
     game("acwa", &["armacwa"], "ARMA: Cold War Assault", Gamespy1, 2302, 2303, N, G, "Query port = game port + 1"),
     game("armareforger", &["armare"], "ARMA: Reforger", A2s, 2001, 17777, N.no_players(), G, "A2S must be enabled in the server config (a2s section); sends no player list"),
     game("armaresistance", &["armar"], "ARMA: Resistance", Gamespy1, 2302, 2303, N, G, "Query port = game port + 1"),
     game("baldursgate", &[], "Baldur's Gate", Gamespy1, 6073, 1470, N, G, "Fixed query port"),
     game("barotrauma", &[], "Barotrauma", A2s, 27015, 27016, N, G, "Query port = game port + 1"),
     game("battlefield1942", &["bf1942"], "Battlefield 1942", Gamespy1, 14567, 23000, N, G, "Fixed query port. Lists players who left: numplayers is the count"),
+    game("battlefieldvietnam", &["bfv"], "Battlefield Vietnam", Gamespy2, 15567, 23000, N, G, "Fixed query port"),
     game("blackmesa", &[], "Black Mesa", A2s, 27015, 27015, N, GL, ""),
+    game("breed", &[], "Breed", Gamespy2, 7649, 7649, N, G, "Query port = game port"),
     game("cod", &[], "Call of Duty", Quake3, 28960, 28960, N, GL, "Quake 3 engine: getstatus on the game port"),
     game("cod2", &[], "Call of Duty 2", Quake3, 28960, 28960, N, GL, "Quake 3 engine: getstatus on the game port"),
     game("cod4mw", &["cod4"], "Call of Duty 4: Modern Warfare", Quake3, 28960, 28960, N, GL, "Quake 3 engine: getstatus on the game port"),
@@ -90,6 +95,7 @@ pub static GAMES: &[Game] = &[
     game("doi", &[], "Day of Infamy", A2s, 27015, 27015, N, GL, ""),
     game("dayz", &[], "DayZ", A2s, 2302, 27016, N, GL, "steamQueryPort (27016), not the game port; player list without names"),
     game("ddpt", &["deadlydozenpt"], "Deadly Dozen: Pacific Theater", Gamespy1, 25300, 25300, N, G, ""),
+    game("deerhunter2005", &["dh2005"], "Deer Hunter 2005", Gamespy2, 23459, 34567, N, G, "Fixed query port"),
     game("descent3", &[], "Descent 3", Gamespy1, 2092, 20142, N, G, "Fixed query port"),
     game("deusex", &[], "Deus Ex", Gamespy1, 7791, 7792, N, G, "Query port = game port + 1"),
     game("dtr2", &["dirttrackracing2"], "Dirt Track Racing 2", Gamespy1, 32240, 32140, N, G, "Query port = game port - 100"),
@@ -99,6 +105,7 @@ pub static GAMES: &[Game] = &[
     game("egs", &["empyrion"], "Empyrion - Galactic Survival", A2s, 30000, 30001, N, G, "Query port = game port + 1"),
     game("enshrouded", &[], "Enshrouded", A2s, 15636, 15637, N, G, "Query port = game port + 1"),
     game("ets2", &[], "Euro Truck Simulator 2", A2s, 27015, 27016, N, GL, "query_dedicated_port, default game port + 1"),
+    game("fear", &[], "F.E.A.R.", Gamespy2, 27888, 27888, N, G, ""),
     game("f1c9902", &[], "F1 Challenge '99-'02", Gamespy1, 34397, 34397, N, G, ""),
     game("fof", &[], "Fistful of Frags", A2s, 27015, 27015, N, GL, ""),
     game("formulaone2002", &["f12002"], "Formula One 2002", Gamespy1, 3297, 3297, N, G, ""),
@@ -107,6 +114,8 @@ pub static GAMES: &[Game] = &[
     game("globaloperations", &[], "Global Operations", Gamespy1, 28672, 28672, N, G, ""),
     game("gus", &["gore"], "Gore: Ultimate Soldier", Gamespy1, 27777, 27778, N, G, "Query port = game port + 1"),
     game("hl2d", &["hl2dm"], "Half-Life 2: Deathmatch", A2s, 27015, 27015, N, GL, ""),
+    game("halo", &[], "Halo", Gamespy2, 2302, 2302, N, G, "Query port = game port"),
+    game("halo2", &[], "Halo 2", Gamespy2, 2302, 2302, N, G, "Query port = game port"),
     game("heretic2", &[], "Heretic II", Gamespy1, 27900, 27901, N, G, "Query port = game port + 1"),
     game("hiddendangerous2", &["had2"], "Hidden & Dangerous 2", Gamespy1, 11001, 11004, N, G, "Query port = game port + 3"),
     game("homeworld2", &[], "Homeworld 2", Gamespy1, 6500, 6500, N, G, ""),
@@ -135,10 +144,13 @@ pub static GAMES: &[Game] = &[
     },
     game("mordhau", &[], "Mordhau", A2s, 7777, 27015, N, GL, ""),
     game("mumble", &[], "Mumble", Mumble, 64738, 64738, N, G, "The UDP ping on the voice port (gamedig's mumbleping); no server name in the protocol; in the LinuxGSM catalogue as mumbleserver"),
+    game("nascarthunder2004", &[], "NASCAR Thunder 2004", Gamespy2, 13333, 13333, N, G, ""),
     game("naturalselection2", &["ns2"], "Natural Selection 2", A2s, 27015, 27016, N, GL, "Query port = game port + 1"),
     game("nfshp2", &[], "Need for Speed: Hot Pursuit 2", Gamespy1, 61220, 61220, N, G, ""),
     game("nab", &[], "Nerf Arena Blast", Gamespy1, 4444, 4445, N, G, "Query port = game port + 1"),
     game("netpanzer", &[], "netPanzer", Gamespy1, 3030, 3030, N, G, "One datagram without queryid or leading backslash. Tested against Debian's netpanzer 0.8.7 (.ci/interop/netpanzer.sh)"),
+    game("neverwinternights", &["nwn"], "Neverwinter Nights", Gamespy2, 5121, 5121, N, G, ""),
+    game("neverwinternights2", &["nwn2"], "Neverwinter Nights 2", Gamespy2, 5121, 6500, N, G, "Fixed query port"),
     game("nitrofamily", &[], "Nitro Family", Gamespy1, 25601, 25601, N, G, ""),
     game("nmrih", &[], "No More Room in Hell", A2s, 27015, 27015, N, GL, ""),
     game("nolf2asihw", &["nolf2"], "No One Lives Forever 2: A Spy in H.A.R.M.'s Way", Gamespy1, 27890, 27890, N, G, ""),
@@ -165,6 +177,7 @@ pub static GAMES: &[Game] = &[
     game("rust", &[], "Rust", A2s, 28015, 28015, N.counts_in_keywords(), "gamedig, LinuxGSM", "True counts and queue in keywords (cp, mp, qp); with +server.queryport set (LinuxGSM: 28017) put that port in the address"),
     game("gtasam", &["samp"], "San Andreas Multiplayer (SA:MP)", Samp, 7777, 7777, N, GL, "Legacy code-page strings: set encoding"),
     game("serioussam", &["ss"], "Serious Sam", Gamespy1, 25600, 25601, N, G, "Query port = game port + 1"),
+    game("serioussam2", &["ss2"], "Serious Sam 2", Gamespy2, 25600, 25600, N, G, "Query port = game port"),
     game("sstse", &[], "Serious Sam: The Second Encounter", Gamespy1, 25600, 25601, N, G, "Query port = game port + 1"),
     game("shogo", &[], "Shogo", Gamespy1, 27888, 27888, N, G, ""),
     game("sin", &[], "SiN", Gamespy1, 22450, 22450, N, G, ""),
@@ -176,8 +189,12 @@ pub static GAMES: &[Game] = &[
     game("stbc", &[], "Star Trek: Bridge Commander", Gamespy1, 22101, 22101, N, G, ""),
     game("swjk2jo", &["swjk2"], "Star Wars Jedi Knight II: Jedi Outcast", Quake3, 28070, 28070, N, G, "Quake 3 engine"),
     game("swjkja", &["swjk"], "Star Wars Jedi Knight: Jedi Academy", Quake3, 29070, 29070, N, G, "Quake 3 engine"),
+    game("swb", &["swbf"], "Star Wars: Battlefront", Gamespy2, 3658, 3658, N, G, ""),
+    game("swb2", &["swbf2"], "Star Wars: Battlefront 2", Gamespy2, 3658, 3658, N, G, ""),
+    game("swrc", &[], "Star Wars: Republic Commando", Gamespy2, 7777, 11138, N, G, "Fixed query port"),
     game("starbound", &[], "Starbound", A2s, 21025, 21025, N, GL, ""),
     game("svencoop", &[], "Sven Co-op", A2s, 27015, 27015, N, GL, "GoldSrc"),
+    game("swat4", &[], "SWAT 4", Gamespy2, 10480, 10482, N, G, "Query port = game port + 2"),
     game("tacticalops", &[], "Tactical Ops", Gamespy1, 7777, 7778, N, G, "Query port = game port + 1"),
     game("toh", &["takeonhelicopters"], "Take On Helicopters", Gamespy1, 2302, 2303, N, G, "Query port = game port + 1"),
     game("teamfactor", &[], "Team Factor", Gamespy1, 57778, 57778, N, G, ""),
@@ -188,9 +205,13 @@ pub static GAMES: &[Game] = &[
     game("theforest", &["forrest"], "The Forest", A2s, 27015, 27016, N, G, "Query port = game port + 1"),
     game("theisle", &["isle"], "The Isle", A2s, 7707, 7708, N, G, "Query port = game port + 1"),
     game("tonolf", &["nolf"], "The Operative: No One Lives Forever", Gamespy1, 27888, 27888, N, G, ""),
+    game("tcgraw", &["graw"], "Tom Clancy's Ghost Recon Advanced Warfighter", Gamespy2, 15250, 15250, N, G, ""),
+    game("tcgraw2", &["graw2"], "Tom Clancy's Ghost Recon Advanced Warfighter 2", Gamespy2, 16250, 16250, N, G, ""),
     game("thps3", &[], "Tony Hawk's Pro Skater 3", Gamespy1, 6500, 6500, N, G, ""),
     game("thps4", &[], "Tony Hawk's Pro Skater 4", Gamespy1, 6500, 6500, N, G, ""),
     game("thu2", &[], "Tony Hawk's Underground 2", Gamespy1, 5153, 5153, N, G, ""),
+    game("tribesvengeance", &[], "Tribes: Vengeance", Gamespy2, 7777, 7778, N, G, "Query port = game port + 1"),
+    game("tron20", &[], "Tron 2.0", Gamespy2, 27888, 27888, N, G, ""),
     game("turok2", &[], "Turok 2", Gamespy1, 12880, 12880, N, G, ""),
     game("unreal", &[], "Unreal", Gamespy1, 7777, 7778, N, G, "Query port = game port + 1"),
     game("unrealtournament", &["ut"], "Unreal Tournament", Gamespy1, 7777, 7778, N, G, "Query port = game port + 1"),
@@ -199,6 +220,7 @@ pub static GAMES: &[Game] = &[
     game("v8sc", &["v8supercar"], "V8 Supercar Challenge", Gamespy1, 16700, 16700, N, G, ""),
     game("valheim", &[], "Valheim", A2s, 2456, 2457, N, GL, "Query port = game port + 1; answers only when started with -public 1; crossplay servers report 0 players"),
     game("vietcong", &[], "Vietcong", Gamespy1, 5425, 15425, N, G, "Fixed query port"),
+    game("vietcong2", &[], "Vietcong 2", Gamespy2, 5001, 19967, N, G, "Fixed query port"),
     game("wot", &["wheeloftime"], "Wheel of Time", Gamespy1, 7777, 7778, N, G, "Query port = game port + 1"),
     game("wet", &["wolfensteinet"], "Wolfenstein: Enemy Territory", Quake3, 27960, 27960, N, GL, "Quake 3 engine"),
     game("wurmunlimited", &["wurm"], "Wurm Unlimited", A2s, 3724, 27016, N, GL, ""),

@@ -32,7 +32,7 @@ use crate::protocol::samp::exchange::Samp;
 use crate::protocol::samp::Header;
 use crate::protocol::teeworlds::exchange::Teeworlds;
 use crate::protocol::teeworlds::machine::Tokens;
-use crate::protocol::{bedrock, mumble, quake3};
+use crate::protocol::{bedrock, gamespy2, mumble, quake3};
 use crate::status::Status;
 use crate::target::Protocol;
 
@@ -189,6 +189,16 @@ const GAMESPY1: Entry = Entry {
     poll: run::<Gamespy1>,
 };
 
+/// One query, one reply datagram.
+const GAMESPY2: Entry = Entry {
+    protocol: Protocol::Gamespy2,
+    resolve: Resolve::Plain,
+    link: Link::UdpShared,
+    min_gap: Duration::ZERO,
+    self_paced: false,
+    poll: run::<OneShot<gamespy2::exchange::Query>>,
+};
+
 /// The registry entry of `protocol`.
 pub fn entry(protocol: Protocol) -> &'static Entry {
     match protocol {
@@ -201,6 +211,7 @@ pub fn entry(protocol: Protocol) -> &'static Entry {
         Protocol::Quake3 => &QUAKE3,
         Protocol::Teeworlds => &TEEWORLDS,
         Protocol::Gamespy1 => &GAMESPY1,
+        Protocol::Gamespy2 => &GAMESPY2,
     }
 }
 
@@ -315,6 +326,12 @@ impl Build for Teeworlds {
 impl Build for Gamespy1 {
     fn build(start: &Start<'_>, _session: &Session) -> Self {
         Gamespy1::new(start.params, start.deadline)
+    }
+}
+
+impl Build for OneShot<gamespy2::exchange::Query> {
+    fn build(start: &Start<'_>, _session: &Session) -> Self {
+        gamespy2::exchange::new(&start.params, start.deadline)
     }
 }
 

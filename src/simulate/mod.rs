@@ -105,6 +105,11 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(gamespy1::spawn_demo(w)),
             &["fraglimit"][..],
         ),
+        Protocol::Gamespy2 => (
+            |w| Box::pin(gamespy2::spawn(w, Default::default())),
+            |w| Box::pin(gamespy2::spawn_demo(w)),
+            &["friendlyfire"][..],
+        ),
     };
     Simulator {
         protocol,
@@ -128,6 +133,7 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         | Protocol::Quake3
         | Protocol::Teeworlds => Vec::new,
         Protocol::Gamespy1 => gamespy1::hostile,
+        Protocol::Gamespy2 => gamespy2::hostile,
     }
 }
 
