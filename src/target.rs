@@ -69,10 +69,16 @@ pub enum Protocol {
     /// id Tech 4 `getInfo` (Doom 3, Quake 4, Prey, ETQW, Wolfenstein 2009), UDP.
     #[serde(rename = "doom3")]
     Doom3,
+    /// GameSpy 1 `\status\` (Unreal Tournament, Battlefield 1942, Halo, netPanzer...), UDP.
+    #[serde(rename = "gamespy1")]
+    Gamespy1,
+    /// GameSpy 2 `FE FD 00` (Battlefield Vietnam and 2, Halo, America's Army, SWAT 4...), UDP.
+    #[serde(rename = "gamespy2")]
+    Gamespy2,
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 12] = [
+    pub const ALL: [Protocol; 14] = [
         Protocol::A2s,
         Protocol::Minecraft,
         Protocol::MinecraftQuery,
@@ -81,6 +87,8 @@ impl Protocol {
         Protocol::Mumble,
         Protocol::Quake3,
         Protocol::Teeworlds,
+        Protocol::Gamespy1,
+        Protocol::Gamespy2,
         Protocol::Gamespy3,
         Protocol::Ase,
         Protocol::Unreal2,
@@ -101,6 +109,8 @@ impl Protocol {
             Protocol::Ase => "ase",
             Protocol::Unreal2 => "unreal2",
             Protocol::Doom3 => "doom3",
+            Protocol::Gamespy1 => "gamespy1",
+            Protocol::Gamespy2 => "gamespy2",
         }
     }
 
@@ -121,6 +131,11 @@ impl Protocol {
             // UT2004's query port: its game port 7777 + 1.
             Protocol::Unreal2 => 7778,
             Protocol::Doom3 => 27666,
+            // Unreal Tournament's query port (its game port 7777 + 1), the family's most
+            // common server; the other games' ports are their presets' (src/games).
+            Protocol::Gamespy1 => 7778,
+            // Battlefield 2's query port, the family's most common; presets carry the rest.
+            Protocol::Gamespy2 => 29900,
         }
     }
 
@@ -150,6 +165,7 @@ impl Protocol {
             | Protocol::Gamespy3
             | Protocol::Ase => false,
             Protocol::Unreal2 | Protocol::Doom3 => false,
+            Protocol::Gamespy1 | Protocol::Gamespy2 => false,
         }
     }
 

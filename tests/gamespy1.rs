@@ -1,19 +1,17 @@
-//! The GameSpy 1 codec against the simulator over real loopback UDP sockets: the exchange
-//! state machine driven by real datagrams and `Instant::now()`, a friendly server in every
-//! layout, and every misbehaviour.
+//! GameSpy 1 against the simulator on 127.0.0.1, through the exporter's own poll (registry
+//! entry, driver, resends): a friendly server in every datagram layout, and every
+//! misbehaviour of the simulator's hostile catalogue ending as it says.
 
-use std::net::SocketAddr;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use gameserver_exporter::protocol::gamespy1::{
-    to_status, Exchange, ExchangeError, Limits, Query, Reply, Step, Style, Want,
-};
-use gameserver_exporter::protocol::DecodeError;
-use gameserver_exporter::simulate::gamespy1::{spawn, Gamespy1Config, Misbehaviour};
-use gameserver_exporter::simulate::{World, WorldState};
-use tokio::net::UdpSocket;
-
-const TIMEOUT: Duration = Duration::from_millis(800);
+use gameserver_exporter::protocol::gamespy1::Style;
+use gameserver_exporter::query::{poll, poll_with, Request, Session};
+use gameserver_exporter::simulate::gamespy1::{hostile, spawn, Gamespy1Config, Misbehaviour};
+use gameserver_exporter::simulate::hostile::Outcome;
+use gameserver_exporter::simulate::{SimServer, World, WorldState};
+use gameserver_exporter::status::Reason;
+use gameserver_exporter::target::{Address, Protocol};
+use serde_json::json;
 
 fn world() -> World {
     World::new(WorldState {
@@ -24,71 +22,50 @@ fn world() -> World {
         max: 12,
         bots: 1,
         players: (0..20).map(|i| (format!("player{i}"), i, 0.0)).collect(),
+        rules: vec![("fraglimit".into(), "30".into())],
         ..WorldState::default()
     })
 }
 
-/// Runs one exchange against `server` to its end.
-async fn poll(server: SocketAddr, query: Query) -> Result<Reply, ExchangeError> {
-    let sock = UdpSocket::bind("127.0.0.1:0").await.unwrap();
-    sock.connect(server).await.unwrap();
-    let mut x = Exchange::new(query, TIMEOUT, Limits::default());
-    let mut step = x.start(Instant::now());
-    let mut buf = vec![0u8; 65_536];
-    loop {
-        step = match step {
-            Step::Send(bytes) => {
-                sock.send(&bytes).await.unwrap();
-                x.on_tick(Instant::now())
-            }
-            Step::WaitUntil(at) => {
-                let wait = at.saturating_duration_since(Instant::now());
-                match tokio::time::timeout(wait, sock.recv(&mut buf)).await {
-                    Ok(Ok(n)) => x.on_datagram(&buf[..n], Instant::now()),
-                    Ok(Err(e)) => panic!("recv: {e}"),
-                    Err(_) => x.on_tick(Instant::now()),
-                }
-            }
-            Step::Done(reply) => return Ok(reply),
-            Step::Failed(e) => return Err(e),
-        }
-    }
+fn request(server: &SimServer) -> Request {
+    let mut req = Request::new(
+        Protocol::Gamespy1,
+        Address::parse(&server.addr.to_string()).unwrap(),
+    );
+    req.timeout = Duration::from_millis(1500);
+    req
 }
 
-async fn with(config: Gamespy1Config, query: Query) -> Result<Reply, ExchangeError> {
-    let server = spawn(world(), config).await.unwrap();
-    poll(server.addr, query).await
+fn full(server: &SimServer) -> Request {
+    let mut req = request(server);
+    req.players = true;
+    req.rules = true;
+    req.detail = true;
+    req
 }
 
-fn misbehaving(m: Misbehaviour) -> Gamespy1Config {
-    Gamespy1Config {
-        misbehaviour: m,
-        ..Gamespy1Config::default()
-    }
+async fn with(config: Gamespy1Config) -> SimServer {
+    spawn(world(), config).await.unwrap()
 }
 
-/// In every layout, `\status\` reassembles to the world: the name (UTF-8 kept), the map,
-/// 21 online (a bot included), 12 max, and every player in order.
+/// In every layout, `\status\` reassembles to the world: the name (UTF-8 kept), the map, 21
+/// online (a bot included), 12 max, every player in order with score and ping, every rule.
 #[tokio::test]
 async fn friendly_in_every_layout() {
     for style in [Style::Unreal, Style::QueryIdFirst, Style::Bare] {
-        let config = Gamespy1Config {
+        let server = with(Gamespy1Config {
             style,
             ..Gamespy1Config::default()
-        };
-        let reply = with(config, Query::Status).await.unwrap();
-        let want = Want {
-            players: true,
-            rules: true,
-            detail: true,
-        };
-        let s = to_status(&reply, want, Duration::ZERO);
+        })
+        .await;
+        let s = poll(&full(&server)).await.unwrap();
         assert_eq!(s.name, "Deck Sixteen Café", "{style:?}");
         assert_eq!(s.map.as_deref(), Some("DM-Deck16]["));
         assert_eq!((s.online, s.max), (21, 12));
         assert_eq!(s.game.as_deref(), Some("DeathMatchPlus"));
         assert_eq!(s.version.as_deref(), Some("451"));
         assert_eq!(s.password, Some(false));
+        assert!(s.latency > Duration::ZERO);
         let players = s.players.unwrap();
         assert_eq!(players.len(), 21);
         assert_eq!(
@@ -96,74 +73,87 @@ async fn friendly_in_every_layout() {
             ("player7", Some(7), Some(50))
         );
         assert_eq!(players[20].name, "Bot 0");
+        let rules = s.rules.unwrap();
+        assert_eq!(rules[0], ("gamename".into(), "ut".into()));
+        assert!(rules.contains(&("fraglimit".into(), "30".into())));
+        assert_eq!(s.extras.get("gamename"), Some(&json!("ut")));
     }
 }
 
-/// The partial queries answer their part only.
+/// A daemon poll (no players, rules or detail) publishes the counts and nothing bulky; the
+/// same session polls again.
 #[tokio::test]
-async fn partial_queries() {
-    let info = with(Gamespy1Config::default(), Query::Info).await.unwrap();
-    assert_eq!(info.get("hostname"), Some("Deck Sixteen Café"));
-    assert!(info.players.is_empty() && info.get("gamever").is_none());
-    let players = with(Gamespy1Config::default(), Query::Players)
-        .await
-        .unwrap();
-    assert_eq!(players.players.len(), 21);
-    assert!(players.get("hostname").is_none());
-}
-
-/// Repeated and reordered parts still make the whole reply.
-#[tokio::test]
-async fn duplicated_and_reordered() {
-    for m in [Misbehaviour::Duplicated, Misbehaviour::Reordered] {
-        let reply = with(misbehaving(m), Query::Status).await.unwrap();
-        let s = to_status(&reply, Want::default(), Duration::ZERO);
+async fn daemon_poll() {
+    let server = with(Gamespy1Config::default()).await;
+    let mut session = Session::default();
+    for _ in 0..2 {
+        let s = poll_with(&request(&server), &mut session).await.unwrap();
         assert_eq!(
             (s.name.as_str(), s.online, s.max),
-            ("Deck Sixteen Café", 21, 12),
-            "{m:?}"
+            ("Deck Sixteen Café", 21, 12)
         );
+        assert_eq!((s.players, s.rules), (None, None));
+        assert!(s.extras.is_empty());
     }
 }
 
-/// Every hostile server ends in its typed error, none hangs past the deadline.
+/// The target's `max_reply_bytes` caps the whole reply, all parts together.
 #[tokio::test]
-async fn hostile_servers() {
-    assert_eq!(
-        with(misbehaving(Misbehaviour::Silence), Query::Status).await,
-        Err(ExchangeError::Timeout)
-    );
-    // The truncated last part lost `\final\`: the other parts came, the reply never ends.
-    assert!(matches!(
-        with(misbehaving(Misbehaviour::Truncated), Query::Status).await,
-        Err(ExchangeError::Incomplete {
-            final_part: None,
-            ..
-        })
-    ));
-    match with(misbehaving(Misbehaviour::MissingPart), Query::Status).await {
-        Err(ExchangeError::Incomplete {
-            received,
-            final_part: Some(last),
-        }) => {
-            assert_eq!(received as u32 + 1, last)
+async fn reply_cap_from_the_target() {
+    let server = with(Gamespy1Config::default()).await;
+    let mut req = request(&server);
+    req.limits.max_reply_bytes = 300;
+    let f = poll(&req).await.unwrap_err();
+    assert_eq!(f.reason, Reason::TooLarge, "{}", f.detail);
+}
+
+/// Every hostile server of the catalogue ends as the catalogue says, each within its poll's
+/// deadline.
+#[tokio::test]
+async fn hostile_catalogue() {
+    let catalogue = hostile();
+    assert_eq!(catalogue.len(), 10);
+    for h in catalogue {
+        let world = gameserver_exporter::simulate::hostile::world(&format!("gamespy1-{}", h.name));
+        let server = (h.start)(world).await.unwrap();
+        let got = poll(&request(&server)).await;
+        match (&h.outcome, got) {
+            (Outcome::Up { online, max, .. }, Ok(s)) => {
+                assert_eq!((s.online, s.max), (*online, *max), "{}", h.name);
+                assert_eq!(s.name, format!("gamespy1-{}", h.name));
+            }
+            (Outcome::Down(reason), Err(f)) => {
+                assert_eq!(f.reason.as_str(), *reason, "{}: {}", h.name, f.detail)
+            }
+            (want, got) => panic!("{}: want {want:?}, got {got:?}", h.name),
         }
-        other => panic!("{other:?}"),
     }
-    assert!(matches!(
-        with(misbehaving(Misbehaviour::Oversized), Query::Status).await,
-        Err(ExchangeError::Decode(DecodeError::TooLarge { .. }))
-    ));
-    assert_eq!(
-        with(misbehaving(Misbehaviour::Garbage), Query::Status).await,
-        Err(ExchangeError::Decode(DecodeError::Invalid(
-            "queryid part number"
-        )))
-    );
-    // Lying counts decode; the mapping clamps them.
-    let reply = with(misbehaving(Misbehaviour::LyingCounts), Query::Status)
-        .await
-        .unwrap();
-    let s = to_status(&reply, Want::default(), Duration::ZERO);
-    assert_eq!((s.online, s.max), (u32::MAX, 0));
+}
+
+/// The misbehaviours' details: the garbage names the bad part number, a cut-off reply is
+/// incomplete, and silence is a timeout.
+#[tokio::test]
+async fn failure_details() {
+    let garbage = with(Gamespy1Config {
+        misbehaviour: Misbehaviour::Garbage,
+        ..Gamespy1Config::default()
+    })
+    .await;
+    let f = poll(&request(&garbage)).await.unwrap_err();
+    assert_eq!(f.reason, Reason::Malformed);
+    assert!(f.detail.contains("queryid part number"), "{}", f.detail);
+    for (m, reason) in [
+        (Misbehaviour::Truncated, Reason::Incomplete),
+        (Misbehaviour::MissingPart, Reason::Incomplete),
+        (Misbehaviour::Silence, Reason::Timeout),
+        (Misbehaviour::Oversized, Reason::TooLarge),
+    ] {
+        let server = with(Gamespy1Config {
+            misbehaviour: m,
+            ..Gamespy1Config::default()
+        })
+        .await;
+        let f = poll(&request(&server)).await.unwrap_err();
+        assert_eq!(f.reason, reason, "{m:?}: {}", f.detail);
+    }
 }

@@ -1,20 +1,16 @@
-//! The GameSpy 2 codec against the simulator over real loopback UDP sockets: the exchange
-//! state machine driven by real datagrams and `Instant::now()`, a friendly server with and
-//! without count bytes, and every misbehaviour.
+//! GameSpy 2 against the simulator on 127.0.0.1, through the exporter's own poll (registry
+//! entry, driver, resends): a friendly server with and without count bytes (America's Army),
+//! and every misbehaviour of the simulator's hostile catalogue ending as it says.
 
-use std::net::SocketAddr;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use gameserver_exporter::protocol::gamespy2::{
-    to_status, Exchange, ExchangeError, Reply, Request, Sections, Step, Want,
-};
-use gameserver_exporter::protocol::DecodeError;
-use gameserver_exporter::simulate::gamespy2::{spawn, Gamespy2Config, Misbehaviour};
-use gameserver_exporter::simulate::{World, WorldState};
-use tokio::net::UdpSocket;
-
-const TIMEOUT: Duration = Duration::from_millis(800);
-const ID: [u8; 4] = *b"\x10\x20\x30\x40";
+use gameserver_exporter::query::{poll, Request};
+use gameserver_exporter::simulate::gamespy2::{hostile, spawn, Gamespy2Config, Misbehaviour};
+use gameserver_exporter::simulate::hostile::Outcome;
+use gameserver_exporter::simulate::{SimServer, World, WorldState};
+use gameserver_exporter::status::{Reason, Status};
+use gameserver_exporter::target::{Address, Protocol};
+use serde_json::json;
 
 fn world() -> World {
     World::new(WorldState {
@@ -29,40 +25,25 @@ fn world() -> World {
     })
 }
 
-/// Runs one exchange against `server` to its end.
-async fn poll(server: SocketAddr) -> Result<Reply, ExchangeError> {
-    let sock = UdpSocket::bind("127.0.0.1:0").await.unwrap();
-    sock.connect(server).await.unwrap();
-    let request = Request {
-        id: ID,
-        sections: Sections::ALL,
-    };
-    let mut x = Exchange::new(request, TIMEOUT);
-    let mut step = x.start(Instant::now());
-    let mut buf = vec![0u8; 65_536];
-    loop {
-        step = match step {
-            Step::Send(bytes) => {
-                sock.send(&bytes).await.unwrap();
-                x.on_tick(Instant::now())
-            }
-            Step::WaitUntil(at) => {
-                let wait = at.saturating_duration_since(Instant::now());
-                match tokio::time::timeout(wait, sock.recv(&mut buf)).await {
-                    Ok(Ok(n)) => x.on_datagram(&buf[..n], Instant::now()),
-                    Ok(Err(e)) => panic!("recv: {e}"),
-                    Err(_) => x.on_tick(Instant::now()),
-                }
-            }
-            Step::Done(reply) => return Ok(reply),
-            Step::Failed(e) => return Err(e),
-        }
-    }
+fn request(server: &SimServer) -> Request {
+    let mut req = Request::new(
+        Protocol::Gamespy2,
+        Address::parse(&server.addr.to_string()).unwrap(),
+    );
+    req.timeout = Duration::from_millis(1500);
+    req
 }
 
-async fn with(config: Gamespy2Config) -> Result<Reply, ExchangeError> {
-    let server = spawn(world(), config).await.unwrap();
-    poll(server.addr).await
+fn full(server: &SimServer) -> Request {
+    let mut req = request(server);
+    req.players = true;
+    req.rules = true;
+    req.detail = true;
+    req
+}
+
+async fn with(config: Gamespy2Config) -> SimServer {
+    spawn(world(), config).await.unwrap()
 }
 
 fn misbehaving(m: Misbehaviour) -> Gamespy2Config {
@@ -72,20 +53,14 @@ fn misbehaving(m: Misbehaviour) -> Gamespy2Config {
     }
 }
 
-fn check_world(reply: &Reply) {
-    let want = Want {
-        players: true,
-        rules: true,
-        detail: true,
-    };
-    let s = to_status(reply, want, Duration::ZERO);
+fn check_world(s: &Status) {
     assert_eq!(s.name, "Saigon Café");
     assert_eq!(s.map.as_deref(), Some("Hue 1968"));
     assert_eq!((s.online, s.max), (31, 64));
     assert_eq!(s.game.as_deref(), Some("conquest"));
     assert_eq!(s.version.as_deref(), Some("v1.21"));
     assert_eq!(s.password, Some(false));
-    let players = s.players.unwrap();
+    let players = s.players.as_ref().unwrap();
     assert_eq!(players.len(), 31);
     assert_eq!(
         (players[7].name.as_str(), players[7].score, players[7].ping),
@@ -98,62 +73,82 @@ fn check_world(reply: &Reply) {
 #[tokio::test]
 async fn friendly() {
     for omit_counts in [false, true] {
-        let config = Gamespy2Config {
+        let server = with(Gamespy2Config {
             omit_counts,
             ..Gamespy2Config::default()
-        };
-        let reply = with(config).await.unwrap();
+        })
+        .await;
+        let s = poll(&full(&server)).await.unwrap();
+        check_world(&s);
+        assert!(s.latency > Duration::ZERO);
+        assert_eq!(s.extras.get("gamename"), Some(&json!("bfvietnam")));
         assert_eq!(
-            reply.players.as_ref().unwrap().declared.is_none(),
-            omit_counts
+            s.extras.get("player_count_byte"),
+            omit_counts.then(|| json!("missing")).as_ref(),
+            "{omit_counts}"
         );
-        check_world(&reply);
+        let rules = s.rules.unwrap();
+        assert_eq!(rules[0], ("hostname".into(), "Saigon Café".into()));
     }
+}
+
+/// A daemon poll (no players, rules or detail) has the counts and nothing bulky.
+#[tokio::test]
+async fn daemon_poll() {
+    let server = with(Gamespy2Config::default()).await;
+    let s = poll(&request(&server)).await.unwrap();
+    assert_eq!((s.name.as_str(), s.online, s.max), ("Saigon Café", 31, 64));
+    assert_eq!((s.players, s.rules), (None, None));
+    assert!(s.extras.is_empty());
 }
 
 /// A repeated reply, or another request's reply first, still gives the right one.
 #[tokio::test]
 async fn duplicated_and_foreign_first() {
     for m in [Misbehaviour::Duplicated, Misbehaviour::WrongIdFirst] {
-        check_world(&with(misbehaving(m)).await.unwrap());
+        let server = with(misbehaving(m)).await;
+        check_world(&poll(&full(&server)).await.unwrap());
     }
 }
 
-/// Every hostile server ends in its typed error, none hangs past the deadline.
+/// Each misbehaviour's failure reason with the player table asked for too.
 #[tokio::test]
-async fn hostile_servers() {
-    assert_eq!(
-        with(misbehaving(Misbehaviour::Silence)).await,
-        Err(ExchangeError::Timeout { mismatched: 0 })
-    );
-    assert_eq!(
-        with(misbehaving(Misbehaviour::WrongId)).await,
-        Err(ExchangeError::Timeout { mismatched: 1 })
-    );
-    assert!(matches!(
-        with(misbehaving(Misbehaviour::Truncated)).await,
-        Err(ExchangeError::Decode(DecodeError::Unterminated { .. }))
-    ));
-    assert!(matches!(
-        with(misbehaving(Misbehaviour::Oversized)).await,
-        Err(ExchangeError::Decode(DecodeError::TooLarge {
-            what: "info pairs",
-            ..
-        }))
-    ));
-    assert!(matches!(
-        with(misbehaving(Misbehaviour::Garbage)).await,
-        Err(ExchangeError::Decode(DecodeError::UnexpectedType {
-            found: 1,
-            ..
-        }))
-    ));
-    // Lying counts decode; the rows are what they are and the mapping clamps.
-    let reply = with(misbehaving(Misbehaviour::LyingCounts)).await.unwrap();
-    assert_eq!(
-        reply.players.as_ref().map(|p| (p.declared, p.rows.len())),
-        Some((Some(255), 31))
-    );
-    let s = to_status(&reply, Want::default(), Duration::ZERO);
+async fn failure_reasons() {
+    for (m, reason) in [
+        (Misbehaviour::Silence, Reason::Timeout),
+        (Misbehaviour::WrongId, Reason::Mismatch),
+        (Misbehaviour::Truncated, Reason::Malformed),
+        (Misbehaviour::Oversized, Reason::TooLarge),
+        (Misbehaviour::Garbage, Reason::Malformed),
+    ] {
+        let server = with(misbehaving(m)).await;
+        let f = poll(&full(&server)).await.unwrap_err();
+        assert_eq!(f.reason, reason, "{m:?}: {}", f.detail);
+    }
+    // Lying counts: 4294967295 online, published as told.
+    let server = with(misbehaving(Misbehaviour::LyingCounts)).await;
+    let s = poll(&request(&server)).await.unwrap();
     assert_eq!((s.online, s.max), (u32::MAX, 64));
+}
+
+/// Every hostile server of the catalogue ends as the catalogue says.
+#[tokio::test]
+async fn hostile_catalogue() {
+    let catalogue = hostile();
+    assert_eq!(catalogue.len(), 10);
+    for h in catalogue {
+        let world = gameserver_exporter::simulate::hostile::world(&format!("gamespy2-{}", h.name));
+        let server = (h.start)(world).await.unwrap();
+        let got = poll(&request(&server)).await;
+        match (&h.outcome, got) {
+            (Outcome::Up { online, max, .. }, Ok(s)) => {
+                assert_eq!((s.online, s.max), (*online, *max), "{}", h.name);
+                assert_eq!(s.name, format!("gamespy2-{}", h.name));
+            }
+            (Outcome::Down(reason), Err(f)) => {
+                assert_eq!(f.reason.as_str(), *reason, "{}: {}", h.name, f.detail)
+            }
+            (want, got) => panic!("{}: want {want:?}, got {got:?}", h.name),
+        }
+    }
 }

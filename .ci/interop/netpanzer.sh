@@ -5,8 +5,8 @@
 # namespace (`unshare -n`, only `lo` up): nothing listens beyond it and no port can clash.
 # Inside, it starts the dedicated server with a known name, map and maximum (its query socket
 # exists only with a master server set), joins one real bot client, then reads the server with
-# our codec (`examples/gamespy1 query`) and with qstat (`quakestat -gps`, printed for
-# comparison), and asserts our name, map, 1 online and the maximum. Stops every process by PID.
+# the exporter's CLI (`gameserver-exporter query gamespy1 ADDR --json`) and with qstat
+# (`quakestat -gps`, printed for comparison), and asserts our name, map, 1 online and the maximum. Stops every process by PID.
 # About 10 s. Needs root (or unprivileged user namespaces) for the namespace; skips loudly
 # without.
 #
@@ -18,7 +18,7 @@ NAME=netpanzer.sh
 
 if [[ ${1:-} != --inside ]]; then
     interop_install netpanzer qstat iproute2
-    cargo build --locked --quiet --example gamespy1
+    cargo build --locked --quiet --bin gameserver-exporter
     for ns in "unshare -n" "unshare -rn"; do
         if $ns true 2>/dev/null; then
             exec $ns bash "$0" --inside
@@ -32,7 +32,7 @@ fi
 ip link set lo up
 netpanzer=$(command -v netpanzer || echo /usr/games/netpanzer)
 qstat=$(command -v quakestat || command -v qstat || true)
-example=target/debug/examples/gamespy1
+cli=target/debug/gameserver-exporter
 
 interop_work
 export HOME=$work/home
@@ -72,11 +72,15 @@ pids+=($!)
 
 ours=
 for _ in $(seq 40); do
-    ours=$("$example" query "127.0.0.1:$port" 2>"$work/query.log" || true)
+    json=$("$cli" query gamespy1 "127.0.0.1:$port" --json 2>"$work/query.log" || true)
+    ours=$(echo "$json" | python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+print(f"name={s['"'"'name'"'"']}\nmap={s['"'"'map'"'"']}\nonline={s['"'"'online'"'"']}\nmax={s['"'"'max'"'"']}")' 2>/dev/null || true)
     [[ $ours == *$'\nonline=1\n'* ]] && break
     sleep 0.5
 done
-echo "$NAME: ours: $(echo "$ours" | tr '\n' ' ')"
+echo "$NAME: ours (query gamespy1 --json): $(echo "$json" | tr -d '\n')"
 if [[ -n $qstat ]]; then
     echo "$NAME: qstat -gps:"
     "$qstat" -gps "127.0.0.1:$port" -raw , -P -R -timeout 3 || true
@@ -84,5 +88,5 @@ fi
 field() { echo "$ours" | sed -n "s/^$1=//p"; }
 got="$(field name)|$(field map)|$(field online)|$(field max)"
 expect="$name|$map|1|$max"
-[[ $got == "$expect" ]] || interop_fail "our codec read $got, expected $expect"
-echo "$NAME: ok: netPanzer read by our codec: $got"
+[[ $got == "$expect" ]] || interop_fail "our CLI read $got, expected $expect"
+echo "$NAME: ok: netPanzer read by our CLI: $got"

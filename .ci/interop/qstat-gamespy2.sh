@@ -2,7 +2,8 @@
 # Interop check of the GameSpy 2 simulator against a third-party reader: Debian's qstat
 # (`quakestat -gs2`). With and without the tables' count bytes (America's Army leaves them
 # out), it starts `examples/gamespy2 serve` with a known name, map, player count and maximum,
-# reads it with qstat and with our own codec (`examples/gamespy2 query`), and asserts both read
+# reads it with qstat and with the exporter's CLI (`gameserver-exporter query gamespy2 ADDR
+# --json --players`), and asserts both read
 # exactly those values (qstat only where the count bytes are there: it needs them). Stops
 # every process it started by PID. A few seconds.
 #
@@ -16,8 +17,9 @@ interop_install qstat
 qstat=$(command -v quakestat || command -v qstat || true)
 [[ -n $qstat ]] || { echo "$NAME: SKIP: no quakestat/qstat binary after installing qstat" >&2; exit 0; }
 
-cargo build --locked --quiet --example gamespy2
+cargo build --locked --quiet --example gamespy2 --bin gameserver-exporter
 example=target/debug/examples/gamespy2
+cli=target/debug/gameserver-exporter
 
 interop_work
 name="Interop GameSpy Two"
@@ -48,11 +50,16 @@ for counts in counts nocounts; do
             interop_fail "qstat ($counts) read $qname|$qmap|$qonline|$qmax|$qplayers, expected $expect"
     fi
 
-    ours=$("$example" query "$addr")
-    echo "$NAME: ours ($counts): $(echo "$ours" | head -n 4 | tr '\n' ' ')"
+    json=$("$cli" query gamespy2 "$addr" --json --players)
+    echo "$NAME: ours ($counts): $(echo "$json" | tr -d '\n' | cut -c1-300)"
+    ours=$(echo "$json" | python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+print(f"name={s['"'"'name'"'"']}\nmap={s['"'"'map'"'"']}\nonline={s['"'"'online'"'"']}\nmax={s['"'"'max'"'"']}")
+print("players=" + ",".join(p["name"] for p in s["players"] or []))')
     field() { echo "$ours" | sed -n "s/^$1=//p"; }
     oplayers=$(field players | tr ',' '\n' | grep -c . || true)
     [[ "$(field name)|$(field map)|$(field online)|$(field max)|$oplayers" == "$expect" ]] ||
-        interop_fail "our codec ($counts) read $(field name)|$(field map)|$(field online)|$(field max)|$oplayers, expected $expect"
+        interop_fail "our CLI ($counts) read $(field name)|$(field map)|$(field online)|$(field max)|$oplayers, expected $expect"
 done
-echo "$NAME: ok: qstat and our codec agree on name, map, online, max and players"
+echo "$NAME: ok: qstat and our CLI agree on name, map, online, max and players"

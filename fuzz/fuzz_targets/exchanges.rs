@@ -17,6 +17,7 @@ use gameserver_exporter::protocol::gamespy3::GameSpy3;
 use gameserver_exporter::protocol::exchange::oneshot::OneShot;
 use gameserver_exporter::protocol::exchange::replay::replay;
 use gameserver_exporter::protocol::exchange::{Exchange, Params};
+use gameserver_exporter::protocol::gamespy1::exchange::Gamespy1;
 use gameserver_exporter::protocol::minecraft::query_exchange::{McQuery, Memory};
 use gameserver_exporter::protocol::minecraft::slp_exchange::Slp;
 use gameserver_exporter::protocol::quake3::{self, Want};
@@ -25,7 +26,7 @@ use gameserver_exporter::protocol::teeworlds::exchange::Teeworlds;
 use gameserver_exporter::protocol::teeworlds::machine::Tokens;
 use gameserver_exporter::protocol::teeworlds::Flavour;
 use gameserver_exporter::protocol::unreal2::Unreal2;
-use gameserver_exporter::protocol::{ase, bedrock, doom3, mumble};
+use gameserver_exporter::protocol::{ase, bedrock, doom3, gamespy2, mumble};
 use libfuzzer_sys::fuzz_target;
 
 /// The GameSpy 3 session id: fixed, so the fuzzer can learn to echo it.
@@ -130,6 +131,11 @@ fuzz_target!(|data: &[u8]| {
                 params,
             };
             run(OneShot::new(get, deadline), start, script)
+        }
+        12 => run(Gamespy1::new(params, deadline), start, script),
+        13 => {
+            let query = gamespy2::exchange::Query::new(&params, *b"fuzz");
+            run(OneShot::new(query, deadline), start, script)
         }
         _ => {
             let hint = remembered.then_some(Flavour::Seven);

@@ -1,83 +1,44 @@
-//! GameSpy 1 on arbitrary bytes. Every datagram goes through the packet decoder (no panic;
-//! what decodes re-encodes and decodes to the same packet) and through the reassembly state
-//! machine under small caps. The input is a list of events: a zero byte and one more byte is a
-//! clock step of that many 100 ms; any other byte, then a little-endian u16 `n`, is a datagram
-//! of the next `n` bytes.
-//! Checks: no panic, a finished exchange stays finished, a merged reply holds no more pairs
-//! than the cap, and a step past the deadline always ends the exchange.
+//! GameSpy 1 decoders on arbitrary bytes: the input is a list of datagrams, each a
+//! little-endian u16 length and that many bytes. Every datagram goes through the packet
+//! decoder (no panic; what decodes re-encodes and decodes to the same packet); the pairs of
+//! all of them are merged into a reply and mapped to a status. The exchange (reassembly,
+//! caps, deadline) is driven by `exchanges`.
 #![no_main]
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use gameserver_exporter::protocol::gamespy1::{
-    decode_packet, encode_packet, to_status, Exchange, Limits, Query, Step, Style, Want,
+    decode_packet, decode_reply, encode_packet, to_status, Style, Want,
 };
 use libfuzzer_sys::fuzz_target;
 
-const TIMEOUT: Duration = Duration::from_secs(2);
+/// Pairs merged at most, as the exchange's cap would stop them.
+const MAX_PAIRS: usize = 256;
 
 fuzz_target!(|data: &[u8]| {
-    let limits = Limits {
-        max_parts: 6,
-        max_bytes: 1024,
-        max_pairs: 64,
-    };
-    let t0 = Instant::now();
-    let mut now = t0;
-    let mut x = Exchange::new(Query::Status, TIMEOUT, limits);
-    assert!(matches!(x.start(now), Step::Send(_)));
-    let mut ended = false;
     let mut rest = data;
-    while let Some((&tag, tail)) = rest.split_first() {
-        let step = if tag == 0 {
-            let Some((&n, tail)) = tail.split_first() else {
-                break;
-            };
-            rest = tail;
-            now += Duration::from_millis(100) * u32::from(n);
-            x.on_tick(now)
-        } else {
-            let Some((len, tail)) = tail.split_first_chunk::<2>() else {
-                break;
-            };
-            let len = usize::from(u16::from_le_bytes(*len)).min(tail.len());
-            let (datagram, tail) = tail.split_at(len);
-            rest = tail;
-            check_packet(datagram);
-            x.on_datagram(datagram, now)
+    let mut merged = Vec::new();
+    while let Some((len, tail)) = rest.split_first_chunk::<2>() {
+        let len = usize::from(u16::from_le_bytes(*len)).min(tail.len());
+        let (datagram, tail) = tail.split_at(len);
+        rest = tail;
+        let Ok(p) = decode_packet(datagram) else {
+            continue;
         };
-        match step {
-            Step::Done(reply) => {
-                assert!(!ended, "a second result");
-                assert!(reply.vars.len() + reply.players.len() <= limits.max_pairs);
-                let _ = to_status(
-                    &reply,
-                    Want {
-                        detail: true,
-                        players: true,
-                        rules: true,
-                    },
-                    Duration::ZERO,
-                );
-                ended = true;
-            }
-            Step::Failed(_) => ended = true,
-            Step::WaitUntil(at) => {
-                assert!(!ended, "waiting after the end");
-                assert!(now < t0 + TIMEOUT && at == t0 + TIMEOUT);
-            }
-            Step::Send(_) => panic!("a second request"),
+        for style in [Style::Unreal, Style::QueryIdFirst] {
+            let mut out = Vec::new();
+            encode_packet(&p, style, &mut out);
+            assert_eq!(decode_packet(&out).as_ref(), Ok(&p), "{style:?}");
         }
+        merged.extend(p.pairs);
+        merged.truncate(MAX_PAIRS);
     }
-});
-
-fn check_packet(datagram: &[u8]) {
-    let Ok(p) = decode_packet(datagram) else {
-        return;
+    let reply = decode_reply(merged);
+    assert!(reply.vars.len() + reply.players.len() <= MAX_PAIRS);
+    let want = Want {
+        detail: true,
+        players: true,
+        rules: true,
     };
-    for style in [Style::Unreal, Style::QueryIdFirst] {
-        let mut out = Vec::new();
-        encode_packet(&p, style, &mut out);
-        assert_eq!(decode_packet(&out).as_ref(), Ok(&p), "{style:?}");
-    }
-}
+    let _ = to_status(&reply, want, Duration::ZERO);
+});

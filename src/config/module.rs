@@ -295,6 +295,15 @@ mod tests {
             let want = want.replace("{protocols}", &crate::target::Protocol::names());
             assert_eq!(err(&format!("{EX}{body}")), want, "{body}");
         }
+        // The list of ids is the vocabulary's, whatever protocols there are.
+        assert_eq!(
+            err(&format!("{EX}[module.x]\nprotocol = \"quake9\"\n")),
+            format!(
+                "exporter.toml:5: module.x.protocol: unknown protocol \"quake9\" (one of: {})",
+                Protocol::names()
+            )
+        );
+        assert!(Protocol::names().starts_with("a2s, minecraft, minecraft-query, "));
     }
 
     /// The commented `[module.example]` in exporter.example.toml is valid once uncommented.

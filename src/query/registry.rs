@@ -25,6 +25,7 @@ use crate::net::{resolve, srv};
 use crate::protocol::a2s::exchange::A2s;
 use crate::protocol::exchange::oneshot::OneShot;
 use crate::protocol::exchange::{Error, Exchange, Params};
+use crate::protocol::gamespy1::exchange::Gamespy1;
 use crate::protocol::gamespy3::GameSpy3;
 use crate::protocol::minecraft::query_exchange::{self as mcquery, McQuery};
 use crate::protocol::minecraft::slp_exchange::Slp;
@@ -33,7 +34,7 @@ use crate::protocol::samp::Header;
 use crate::protocol::teeworlds::exchange::Teeworlds;
 use crate::protocol::teeworlds::machine::Tokens;
 use crate::protocol::unreal2::Unreal2;
-use crate::protocol::{ase, bedrock, doom3, mumble, quake3};
+use crate::protocol::{ase, bedrock, doom3, gamespy2, mumble, quake3};
 use crate::status::Status;
 use crate::target::Protocol;
 
@@ -220,6 +221,27 @@ const DOOM3: Entry = Entry {
     poll: run::<OneShot<doom3::GetInfo>>,
 };
 
+/// One `\status\`, its parts collected until whole. No real server seen drops repeats
+/// (netPanzer and the simulated Unreal layouts answer every copy).
+const GAMESPY1: Entry = Entry {
+    protocol: Protocol::Gamespy1,
+    resolve: Resolve::Plain,
+    link: Link::UdpShared,
+    min_gap: Duration::ZERO,
+    self_paced: false,
+    poll: run::<Gamespy1>,
+};
+
+/// One query, one reply datagram.
+const GAMESPY2: Entry = Entry {
+    protocol: Protocol::Gamespy2,
+    resolve: Resolve::Plain,
+    link: Link::UdpShared,
+    min_gap: Duration::ZERO,
+    self_paced: false,
+    poll: run::<OneShot<gamespy2::exchange::Query>>,
+};
+
 /// The registry entry of `protocol`.
 pub fn entry(protocol: Protocol) -> &'static Entry {
     match protocol {
@@ -235,6 +257,8 @@ pub fn entry(protocol: Protocol) -> &'static Entry {
         Protocol::Ase => &ASE,
         Protocol::Unreal2 => &UNREAL2,
         Protocol::Doom3 => &DOOM3,
+        Protocol::Gamespy1 => &GAMESPY1,
+        Protocol::Gamespy2 => &GAMESPY2,
     }
 }
 
@@ -378,6 +402,18 @@ impl Build for Unreal2 {
 impl Build for OneShot<doom3::GetInfo> {
     fn build(start: &Start<'_>, _session: &Session) -> Self {
         doom3::exchange::new(start.params, start.deadline)
+    }
+}
+
+impl Build for Gamespy1 {
+    fn build(start: &Start<'_>, _session: &Session) -> Self {
+        Gamespy1::new(start.params, start.deadline)
+    }
+}
+
+impl Build for OneShot<gamespy2::exchange::Query> {
+    fn build(start: &Start<'_>, _session: &Session) -> Self {
+        gamespy2::exchange::new(&start.params, start.deadline)
     }
 }
 

@@ -6,6 +6,7 @@ use std::io;
 use std::time::Duration;
 
 use super::churn::churn;
+use super::hostile::{start, Hostile};
 use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::gamespy1::{self, decode_request, encode_reply, Query, Style};
 
@@ -83,6 +84,56 @@ pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
             format!("Bot{t}")
         }));
     Ok(server)
+}
+
+/// Every misbehaviour, as the hostile fleet runs it, with what the exporter must publish: the
+/// world as the fleet gives it (no players, 32 slots), split into several parts.
+pub fn hostile() -> Vec<Hostile> {
+    let with = |m: Misbehaviour, style: Style| {
+        let config = Gamespy1Config {
+            style,
+            // Small parts: even the fleet's small world makes several, so one can go missing.
+            part_budget: 60,
+            misbehaviour: m,
+        };
+        start(move |w| spawn(w, config.clone()))
+    };
+    use Misbehaviour as M;
+    vec![
+        Hostile::up("healthy", 4, 24, None, with(M::None, Style::Unreal)),
+        Hostile::up("bare", 4, 24, None, with(M::None, Style::Bare)),
+        Hostile::up(
+            "duplicated",
+            4,
+            24,
+            None,
+            with(M::Duplicated, Style::Unreal),
+        ),
+        Hostile::up(
+            "reordered",
+            4,
+            24,
+            None,
+            with(M::Reordered, Style::QueryIdFirst),
+        ),
+        // Published as told, clamped: no overflow, no panic.
+        Hostile::up(
+            "lying-counts",
+            u32::MAX,
+            0,
+            None,
+            with(M::LyingCounts, Style::Unreal),
+        ),
+        Hostile::down("silence", "timeout", with(M::Silence, Style::Unreal)),
+        Hostile::down("truncated", "incomplete", with(M::Truncated, Style::Unreal)),
+        Hostile::down(
+            "missing-part",
+            "incomplete",
+            with(M::MissingPart, Style::Unreal),
+        ),
+        Hostile::down("oversized", "too_large", with(M::Oversized, Style::Unreal)),
+        Hostile::down("garbage", "malformed", with(M::Garbage, Style::Unreal)),
+    ]
 }
 
 /// The pairs answering `query`, in the order Unreal sends them.

@@ -6,6 +6,7 @@ use std::io;
 use std::time::Duration;
 
 use super::churn::churn;
+use super::hostile::{start, Hostile};
 use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::gamespy2::{decode_request, encode_reply, Reply, Request, Table};
 
@@ -65,6 +66,39 @@ pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
             format!("grunt{t}")
         }));
     Ok(server)
+}
+
+/// Every misbehaviour, as the hostile fleet runs it, with what the exporter must publish for
+/// the world the fleet gives it (no players, 32 slots).
+pub fn hostile() -> Vec<Hostile> {
+    let with = |m: Misbehaviour, omit_counts: bool| {
+        let config = Gamespy2Config {
+            omit_counts,
+            misbehaviour: m,
+        };
+        start(move |w| spawn(w, config.clone()))
+    };
+    use Misbehaviour as M;
+    vec![
+        Hostile::up("healthy", 4, 24, None, with(M::None, false)),
+        // America's Army: no count bytes before the tables.
+        Hostile::up("no-counts", 4, 24, None, with(M::None, true)),
+        Hostile::up("duplicated", 4, 24, None, with(M::Duplicated, false)),
+        Hostile::up("wrong-id-first", 4, 24, None, with(M::WrongIdFirst, false)),
+        // Published as told: no overflow, no panic.
+        Hostile::up(
+            "lying-counts",
+            u32::MAX,
+            24,
+            None,
+            with(M::LyingCounts, false),
+        ),
+        Hostile::down("silence", "timeout", with(M::Silence, false)),
+        Hostile::down("wrong-id", "mismatch", with(M::WrongId, false)),
+        Hostile::down("truncated", "malformed", with(M::Truncated, false)),
+        Hostile::down("oversized", "too_large", with(M::Oversized, false)),
+        Hostile::down("garbage", "malformed", with(M::Garbage, false)),
+    ]
 }
 
 /// The reply the world makes to `request`, before any misbehaviour.
@@ -159,7 +193,13 @@ fn answer(req: &[u8], w: &WorldState, config: &Gamespy2Config) -> Vec<Vec<u8>> {
                 .windows(7)
                 .position(|w| w == b"player_")
                 .map_or(out.len() / 2, |p| p + 20);
-            out.truncate(cut.min(out.len()));
+            // Inside a string, never just after its NUL: a cut on a pair boundary would read
+            // as a whole (shorter) info section.
+            let mut cut = cut.min(out.len());
+            while cut > 6 && out[cut - 1] == 0 {
+                cut -= 1;
+            }
+            out.truncate(cut);
             vec![out]
         }
         Misbehaviour::Duplicated => vec![out.clone(), out],

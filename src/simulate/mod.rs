@@ -120,6 +120,16 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(doom3::spawn_demo(w)),
             &["si_fragLimit"][..],
         ),
+        Protocol::Gamespy1 => (
+            |w| Box::pin(gamespy1::spawn(w, Default::default())),
+            |w| Box::pin(gamespy1::spawn_demo(w)),
+            &["fraglimit"][..],
+        ),
+        Protocol::Gamespy2 => (
+            |w| Box::pin(gamespy2::spawn(w, Default::default())),
+            |w| Box::pin(gamespy2::spawn_demo(w)),
+            &["friendlyfire"][..],
+        ),
     };
     Simulator {
         protocol,
@@ -147,6 +157,8 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         Protocol::Ase => ase::hostile,
         Protocol::Unreal2 => unreal2::hostile,
         Protocol::Doom3 => doom3::hostile,
+        Protocol::Gamespy1 => gamespy1::hostile,
+        Protocol::Gamespy2 => gamespy2::hostile,
     }
 }
 

@@ -15,17 +15,14 @@
 //! backslash. Text is UTF-8 when it is valid UTF-8, Latin-1 otherwise.
 //!
 //! # Driving a poll
-//! [`Exchange`] is the whole dialogue as a sans-IO state machine: [`Exchange::start`] gives
-//! the request to send, [`Exchange::on_datagram`] takes each datagram from the server,
-//! [`Exchange::on_tick`] the passing of time; each returns a [`Step`]. Its [`Done`](Step::Done)
-//! value is the merged [`Reply`], which [`to_status`] maps to the shared status.
+//! [`exchange::Gamespy1`] is the dialogue on the shared exchange trait: one `\status\`, the
+//! parts collected into a [`Reply`], which [`to_status`] maps to the shared status.
 
-mod exchange;
+pub mod exchange;
 mod map;
 mod packet;
 mod reply;
 
-pub use exchange::{Exchange, ExchangeError, Limits, Step};
 pub use map::{to_status, Want};
 pub use packet::{decode_packet, encode_packet, encode_reply, text, Packet, QueryId, Style};
 pub use reply::{decode_reply, PlayerEntry, Reply, MAX_PLAYERS};

@@ -1,152 +1,163 @@
-//! The GameSpy 2 dialogue as a sans-IO state machine: one request, one reply datagram.
+//! The GameSpy 2 dialogue: one request (`FE FD 00`, a fresh request id, the sections wanted)
+//! and its one reply datagram, run as a [`OneShot`].
+//!
+//! Server info is always asked for (it carries the counts); the player table only when the
+//! poll wants players, the team table only for `detail` (the `query` command), so a daemon
+//! poll's reply stays small. A reply echoing another request id (a late answer to an earlier
+//! poll) is skipped (`mismatch` if only those came); any other decode error fails the poll
+//! (`malformed`, or `too_large` past a cap). Latency is the request's round trip.
 
 use std::time::{Duration, Instant};
 
+use super::map::{to_status, Want};
 use super::reply::{decode_reply, Reply};
-use super::{encode_request, DecodeError, Request};
+use super::{encode_request, Request, Sections};
+use crate::protocol::exchange::oneshot::{Codec, OneShot};
+use crate::protocol::exchange::tools::random_u32;
+use crate::protocol::exchange::Params;
+use crate::protocol::DecodeError;
+use crate::status::Status;
 
-/// What the caller does next.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Step {
-    /// Send these bytes to the server, then keep feeding datagrams.
-    Send(Vec<u8>),
-    /// Wait for a datagram until this instant, then call [`Exchange::on_tick`].
-    WaitUntil(Instant),
-    Done(Reply),
-    Failed(ExchangeError),
+/// One request and what its reply must echo.
+#[derive(Debug)]
+pub struct Query {
+    pub request: Request,
+    pub want: Want,
 }
 
-/// Why an exchange failed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ExchangeError {
-    /// The reply did not decode, or exceeded a cap.
-    #[error(transparent)]
-    Decode(#[from] DecodeError),
-    /// No reply before the deadline; `mismatched` datagrams echoed another request id.
-    #[error("no reply before the deadline ({mismatched} reply(ies) to another request)")]
-    Timeout { mismatched: usize },
+impl Codec for Query {
+    type Reply = Reply;
+    const REQUEST: &'static str = "GameSpy 2 query";
+
+    fn encode_request(&mut self, out: &mut Vec<u8>) {
+        encode_request(&self.request, out);
+    }
+
+    fn decode_reply(&self, datagram: &[u8]) -> Result<Reply, DecodeError> {
+        decode_reply(datagram, self.request.id, self.request.sections)
+    }
+
+    fn to_status(&self, reply: Reply, latency: Duration) -> Status {
+        to_status(&reply, self.want, latency)
+    }
 }
 
-/// One request to one server. The caller picks the request id (this module draws no random
-/// numbers) and passes `now`; replies echoing another id are someone else's and are skipped.
-#[derive(Debug, Clone)]
-pub struct Exchange {
-    request: Request,
-    timeout: Duration,
-    deadline: Option<Instant>,
-    mismatched: usize,
-    over: bool,
+impl Query {
+    /// The query a poll with `params` sends, with request id `id`.
+    pub fn new(params: &Params, id: [u8; 4]) -> Query {
+        Query {
+            request: Request {
+                id,
+                sections: Sections {
+                    info: true,
+                    players: params.players,
+                    teams: params.detail,
+                },
+            },
+            want: Want {
+                detail: params.detail,
+                players: params.players,
+                rules: params.rules,
+            },
+        }
+    }
 }
 
-impl Exchange {
-    pub fn new(request: Request, timeout: Duration) -> Exchange {
-        Exchange {
-            request,
-            timeout,
-            deadline: None,
-            mismatched: 0,
-            over: false,
-        }
-    }
-
-    /// The request to send; starts the deadline.
-    pub fn start(&mut self, now: Instant) -> Step {
-        self.deadline = Some(now + self.timeout);
-        let mut out = Vec::new();
-        encode_request(&self.request, &mut out);
-        Step::Send(out)
-    }
-
-    pub fn on_datagram(&mut self, datagram: &[u8], now: Instant) -> Step {
-        if self.over {
-            return self.on_tick(now);
-        }
-        match decode_reply(datagram, self.request.id, self.request.sections) {
-            Ok(reply) => {
-                self.over = true;
-                Step::Done(reply)
-            }
-            Err(DecodeError::Mismatch(_)) => {
-                self.mismatched += 1;
-                self.on_tick(now)
-            }
-            Err(e) => {
-                self.over = true;
-                Step::Failed(e.into())
-            }
-        }
-    }
-
-    pub fn on_tick(&mut self, now: Instant) -> Step {
-        let Some(deadline) = self.deadline else {
-            return self.start(now);
-        };
-        if !self.over && now < deadline {
-            return Step::WaitUntil(deadline);
-        }
-        self.over = true;
-        Step::Failed(ExchangeError::Timeout {
-            mismatched: self.mismatched,
-        })
-    }
+/// A poll's exchange: one query with a fresh request id, answered until `deadline`.
+pub fn new(params: &Params, deadline: Instant) -> OneShot<Query> {
+    OneShot::new(Query::new(params, random_u32().to_be_bytes()), deadline)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::{encode_reply, Sections};
+    use super::super::encode_reply;
     use super::*;
+    use crate::protocol::exchange::{Exchange, Input, Step};
+    use crate::status::Reason;
 
     const T: Duration = Duration::from_secs(1);
 
-    fn request() -> Request {
-        Request {
-            id: *b"abcd",
-            sections: Sections::ALL,
+    fn reply(id: [u8; 4], sections: Sections) -> Vec<u8> {
+        let reply = Reply {
+            id,
+            vars: vec![
+                ("hostname".into(), "x".into()),
+                ("numplayers".into(), "3".into()),
+            ],
+            ..Reply::default()
+        };
+        let mut out = Vec::new();
+        encode_reply(&reply, sections, &mut out);
+        out
+    }
+
+    /// Feeds `datagrams`, then lets the deadline pass.
+    fn run(params: Params, datagrams: &[&[u8]]) -> (Vec<u8>, Result<Status, Reason>) {
+        let t0 = Instant::now();
+        let mut x = OneShot::new(Query::new(&params, *b"abcd"), t0 + T);
+        let mut out = Vec::new();
+        assert!(matches!(
+            x.poll(t0, &mut out),
+            Step::Send("GameSpy 2 query")
+        ));
+        let sent = out.clone();
+        for d in datagrams {
+            let rtt = Duration::from_millis(3);
+            x.handle(t0, Input::Received { bytes: d, rtt });
+            match x.poll(t0, &mut out) {
+                Step::Wait(_) => {}
+                Step::Done(s) => return (sent, Ok(s)),
+                Step::Failed(e) => return (sent, Err(e.reason())),
+                other => panic!("{other:?}"),
+            }
+        }
+        match x.poll(t0 + T, &mut out) {
+            Step::Failed(e) => (sent, Err(e.reason())),
+            other => panic!("{other:?}"),
         }
     }
 
-    /// Someone else's reply is skipped, ours ends the exchange; afterwards nothing restarts it.
+    /// A daemon poll asks for server info only; players and detail add their tables.
+    #[test]
+    fn sections_follow_the_poll() {
+        let (sent, _) = run(Params::default(), &[]);
+        assert_eq!(sent, b"\xfe\xfd\x00abcd\xff\x00\x00");
+        let all = Params {
+            players: true,
+            detail: true,
+            ..Params::default()
+        };
+        let (sent, _) = run(all, &[]);
+        assert_eq!(sent, b"\xfe\xfd\x00abcd\xff\xff\xff");
+    }
+
+    /// Someone else's reply is skipped, ours ends the poll with the counts.
     #[test]
     fn skips_other_ids() {
-        let t0 = Instant::now();
-        let mut x = Exchange::new(request(), T);
-        assert_eq!(
-            x.start(t0),
-            Step::Send(b"\xfe\xfd\x00abcd\xff\xff\xff".to_vec())
-        );
-        let mut ours = Vec::new();
-        let reply = Reply {
-            id: *b"abcd",
-            vars: vec![("hostname".into(), "x".into())],
-            ..Reply::default()
+        let info = Sections {
+            info: true,
+            players: false,
+            teams: false,
         };
-        encode_reply(&reply, Sections::ALL, &mut ours);
-        let mut theirs = ours.clone();
-        theirs[4] = b'X';
-        assert_eq!(x.on_datagram(&theirs, t0), Step::WaitUntil(t0 + T));
-        assert!(matches!(x.on_datagram(&ours, t0), Step::Done(r) if r.vars == reply.vars));
+        let theirs = reply(*b"abcX", info);
+        let ours = reply(*b"abcd", info);
+        let (_, got) = run(Params::default(), &[&theirs, &ours]);
+        let s = got.unwrap();
+        assert_eq!((s.name.as_str(), s.online), ("x", 3));
+        assert_eq!(s.latency, Duration::from_millis(3));
         assert_eq!(
-            x.on_tick(t0),
-            Step::Failed(ExchangeError::Timeout { mismatched: 1 })
+            run(Params::default(), &[&theirs]).1.unwrap_err(),
+            Reason::Mismatch
         );
     }
 
     /// A malformed reply fails at once; silence fails at the deadline.
     #[test]
     fn malformed_and_silent() {
-        let t0 = Instant::now();
-        let mut x = Exchange::new(request(), T);
-        x.start(t0);
-        assert!(matches!(
-            x.on_datagram(b"\x07", t0),
-            Step::Failed(ExchangeError::Decode(_))
-        ));
-        let mut x = Exchange::new(request(), T);
-        x.start(t0);
-        assert_eq!(x.on_tick(t0 + T / 2), Step::WaitUntil(t0 + T));
         assert_eq!(
-            x.on_tick(t0 + T),
-            Step::Failed(ExchangeError::Timeout { mismatched: 0 })
+            run(Params::default(), &[b"\x07"]).1.unwrap_err(),
+            Reason::Malformed
         );
+        assert_eq!(run(Params::default(), &[]).1.unwrap_err(), Reason::Timeout);
     }
 }

@@ -16,15 +16,13 @@
 //! at the end of the datagram.
 //!
 //! # Driving a poll
-//! [`Exchange`]: [`Exchange::start`] gives the request, [`Exchange::on_datagram`] takes each
-//! datagram (replies to another request id are ignored), [`Exchange::on_tick`] the passing of
-//! time; [`to_status`] maps the reply.
+//! [`exchange::Query`] is the one-request/one-reply codec the shared `OneShot` exchange runs
+//! (replies to another request id are skipped); [`to_status`] maps the reply.
 
-mod exchange;
+pub mod exchange;
 mod map;
 pub mod reply;
 
-pub use exchange::{Exchange, ExchangeError, Step};
 pub use map::{strip_colors, to_status, Want};
 pub use reply::{decode_reply, encode_reply, Reply, Table, MAX_COLUMNS, MAX_ROWS, MAX_VARS};
 
