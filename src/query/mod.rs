@@ -68,3 +68,17 @@ pub async fn poll_until(
     session.udp_shared_ok = result.is_ok();
     result.map_err(Failure::from)
 }
+
+/// Like [`poll_until`] with no observer, for a caller that has dispatched on the protocol
+/// itself ([`registry::dispatch`]): `X` is `req.protocol`'s exchange and `entry` its entry,
+/// and the poll is not boxed here (the scheduler's one box per poll holds it).
+pub async fn poll_until_as<X: registry::Build>(
+    entry: &'static registry::Entry,
+    req: &Request,
+    session: &mut Session,
+    deadline: Instant,
+) -> Result<Status, Failure> {
+    let result = registry::run::<X>(entry, req, session, deadline, None).await;
+    session.udp_shared_ok = result.is_ok();
+    result.map_err(Failure::from)
+}

@@ -64,18 +64,18 @@ pub enum Link {
     Tcp,
 }
 
-/// A poll in flight, boxed once per poll so that entries of different exchanges share one
-/// type; everything inside it (driver, exchange, link) is monomorphized per protocol.
+/// A poll in flight for callers that do not know the protocol's type (the CLI, `/probe`):
+/// boxed once; everything inside it (driver, exchange, link) is monomorphized per protocol.
 pub type PollFuture<'a> = Pin<Box<dyn Future<Output = Result<Status, Error>> + Send + 'a>>;
 
-/// Runs one poll of an entry's protocol: [`run`] for that protocol's exchange.
-pub type PollFn = for<'a> fn(
-    &'a Request,
-    &'a mut Session,
-    Instant,
-    Option<&'a mut dyn Observer>,
-) -> PollFuture<'a>;
-
+/// Something done with one protocol's exchange type: [`dispatch`] calls `visit` with the
+/// type and entry of the protocol asked for. The scheduler builds its per-poll box inside
+/// `visit`, so the generic poll ([`run`]) sits in that one box, unboxed (a boxed poll per
+/// entry cost one allocation and ~640 instructions per poll: benches/RESULTS.md).
+pub trait Visit {
+    type Output;
+    fn visit<X: Build>(self, entry: &'static Entry) -> Self::Output;
+}
 /// What a poll needs to know about one protocol.
 #[derive(Debug, Clone, Copy)]
 pub struct Entry {
@@ -90,8 +90,6 @@ pub struct Entry {
     /// (Teeworlds keeps two dialects in flight; its 0.7 info request may follow its
     /// handshake at once): the driver's resends and gap are off.
     pub self_paced: bool,
-    /// The generic poll, instantiated with this protocol's exchange.
-    pub poll: PollFn,
 }
 
 impl Entry {
@@ -116,7 +114,6 @@ const A2S: Entry = Entry {
     link: Link::UdpShared,
     min_gap: Duration::ZERO,
     self_paced: false,
-    poll: run::<A2s>,
 };
 const MINECRAFT: Entry = Entry {
     protocol: Protocol::Minecraft,
@@ -124,7 +121,6 @@ const MINECRAFT: Entry = Entry {
     link: Link::Tcp,
     min_gap: Duration::ZERO,
     self_paced: false,
-    poll: run::<Slp>,
 };
 const MINECRAFT_QUERY: Entry = Entry {
     protocol: Protocol::MinecraftQuery,
@@ -132,7 +128,6 @@ const MINECRAFT_QUERY: Entry = Entry {
     link: Link::UdpConnected,
     min_gap: Duration::ZERO,
     self_paced: false,
-    poll: run::<McQuery>,
 };
 const MINECRAFT_BEDROCK: Entry = Entry {
     protocol: Protocol::MinecraftBedrock,
@@ -140,7 +135,6 @@ const MINECRAFT_BEDROCK: Entry = Entry {
     link: Link::UdpShared,
     min_gap: Duration::ZERO,
     self_paced: false,
-    poll: run::<OneShot<bedrock::exchange::Ping>>,
 };
 const SAMP: Entry = Entry {
     protocol: Protocol::Samp,
@@ -148,7 +142,6 @@ const SAMP: Entry = Entry {
     link: Link::UdpShared,
     min_gap: Duration::ZERO,
     self_paced: false,
-    poll: run::<Samp>,
 };
 const MUMBLE: Entry = Entry {
     protocol: Protocol::Mumble,
@@ -156,7 +149,6 @@ const MUMBLE: Entry = Entry {
     link: Link::UdpShared,
     min_gap: Duration::ZERO,
     self_paced: false,
-    poll: run::<OneShot<mumble::exchange::Ping>>,
 };
 /// Neither real server seen drops repeats (DDNet 16.4 and Teeworlds 0.7.5 answered ten
 /// requests in a burst ten times); the gap keeps resends polite for servers run with limits.
@@ -166,7 +158,6 @@ const TEEWORLDS: Entry = Entry {
     link: Link::UdpShared,
     min_gap: Duration::from_millis(500),
     self_paced: true,
-    poll: run::<Teeworlds>,
 };
 
 /// DarkPlaces drops a repeat from one address within 1 s (ioquake3 allows 10 a second):
@@ -177,7 +168,6 @@ const QUAKE3: Entry = Entry {
     link: Link::UdpShared,
     min_gap: crate::protocol::quake3::MIN_GAP,
     self_paced: false,
-    poll: run::<OneShot<quake3::exchange::GetStatus>>,
 };
 
 const GAMESPY3: Entry = Entry {
@@ -186,7 +176,6 @@ const GAMESPY3: Entry = Entry {
     link: Link::UdpShared,
     min_gap: Duration::ZERO,
     self_paced: false,
-    poll: run::<GameSpy3>,
 };
 
 /// Multi Theft Auto rebuilds its reply about every 10 s but answers every request: no gap.
@@ -196,7 +185,6 @@ const ASE: Entry = Entry {
     link: Link::UdpShared,
     min_gap: Duration::ZERO,
     self_paced: false,
-    poll: run::<OneShot<ase::exchange::FullStatus>>,
 };
 
 /// UT2004 answers quick repeats; a lost list request is not resent (only the info request
@@ -207,7 +195,6 @@ const UNREAL2: Entry = Entry {
     link: Link::UdpShared,
     min_gap: Duration::ZERO,
     self_paced: false,
-    poll: run::<Unreal2>,
 };
 
 /// One `getInfo`, one reply; the engine answers repeats (its only limit is per-address
@@ -218,7 +205,6 @@ const DOOM3: Entry = Entry {
     link: Link::UdpShared,
     min_gap: Duration::ZERO,
     self_paced: false,
-    poll: run::<OneShot<doom3::GetInfo>>,
 };
 
 /// One `\status\`, its parts collected until whole. No real server seen drops repeats
@@ -229,7 +215,6 @@ const GAMESPY1: Entry = Entry {
     link: Link::UdpShared,
     min_gap: Duration::ZERO,
     self_paced: false,
-    poll: run::<Gamespy1>,
 };
 
 /// One query, one reply datagram.
@@ -239,27 +224,41 @@ const GAMESPY2: Entry = Entry {
     link: Link::UdpShared,
     min_gap: Duration::ZERO,
     self_paced: false,
-    poll: run::<OneShot<gamespy2::exchange::Query>>,
 };
+
+/// Calls `v` with `protocol`'s exchange type and entry: the one table from a protocol to
+/// its exchange. A new protocol adds its arm here (the compiler asks for it).
+pub fn dispatch<V: Visit>(protocol: Protocol, v: V) -> V::Output {
+    match protocol {
+        Protocol::A2s => v.visit::<A2s>(&A2S),
+        Protocol::Minecraft => v.visit::<Slp>(&MINECRAFT),
+        Protocol::MinecraftQuery => v.visit::<McQuery>(&MINECRAFT_QUERY),
+        Protocol::MinecraftBedrock => {
+            v.visit::<OneShot<bedrock::exchange::Ping>>(&MINECRAFT_BEDROCK)
+        }
+        Protocol::Samp => v.visit::<Samp>(&SAMP),
+        Protocol::Mumble => v.visit::<OneShot<mumble::exchange::Ping>>(&MUMBLE),
+        Protocol::Quake3 => v.visit::<OneShot<quake3::exchange::GetStatus>>(&QUAKE3),
+        Protocol::Teeworlds => v.visit::<Teeworlds>(&TEEWORLDS),
+        Protocol::Gamespy3 => v.visit::<GameSpy3>(&GAMESPY3),
+        Protocol::Ase => v.visit::<OneShot<ase::exchange::FullStatus>>(&ASE),
+        Protocol::Unreal2 => v.visit::<Unreal2>(&UNREAL2),
+        Protocol::Doom3 => v.visit::<OneShot<doom3::GetInfo>>(&DOOM3),
+        Protocol::Gamespy1 => v.visit::<Gamespy1>(&GAMESPY1),
+        Protocol::Gamespy2 => v.visit::<OneShot<gamespy2::exchange::Query>>(&GAMESPY2),
+    }
+}
 
 /// The registry entry of `protocol`.
 pub fn entry(protocol: Protocol) -> &'static Entry {
-    match protocol {
-        Protocol::A2s => &A2S,
-        Protocol::Minecraft => &MINECRAFT,
-        Protocol::MinecraftQuery => &MINECRAFT_QUERY,
-        Protocol::MinecraftBedrock => &MINECRAFT_BEDROCK,
-        Protocol::Samp => &SAMP,
-        Protocol::Mumble => &MUMBLE,
-        Protocol::Quake3 => &QUAKE3,
-        Protocol::Teeworlds => &TEEWORLDS,
-        Protocol::Gamespy3 => &GAMESPY3,
-        Protocol::Ase => &ASE,
-        Protocol::Unreal2 => &UNREAL2,
-        Protocol::Doom3 => &DOOM3,
-        Protocol::Gamespy1 => &GAMESPY1,
-        Protocol::Gamespy2 => &GAMESPY2,
+    struct EntryOf;
+    impl Visit for EntryOf {
+        type Output = &'static Entry;
+        fn visit<X: Build>(self, entry: &'static Entry) -> &'static Entry {
+            entry
+        }
     }
+    dispatch(protocol, EntryOf)
 }
 
 /// What an exchange is built from, besides the target's [`Session`].
@@ -418,52 +417,76 @@ impl Build for OneShot<gamespy2::exchange::Query> {
 }
 
 /// Polls once through `req.protocol`'s entry.
+/// Polls once through `req.protocol`'s entry, boxed (for callers that do not dispatch
+/// themselves).
 pub(super) async fn poll(
     req: &Request,
     session: &mut Session,
     deadline: Instant,
     observer: Option<&mut dyn Observer>,
 ) -> Result<Status, Error> {
+    struct Boxed<'a> {
+        req: &'a Request,
+        session: &'a mut Session,
+        deadline: Instant,
+        observer: Option<&'a mut dyn Observer>,
+    }
+    impl<'a> Visit for Boxed<'a> {
+        type Output = PollFuture<'a>;
+        fn visit<X: Build>(self, entry: &'static Entry) -> PollFuture<'a> {
+            Box::pin(run::<X>(
+                entry,
+                self.req,
+                self.session,
+                self.deadline,
+                self.observer,
+            ))
+        }
+    }
     // Shortens the observer's object lifetime to the borrows' (a coercion `Option` cannot do).
     let observer = observer.map(|o| -> &mut dyn Observer { o });
-    (entry(req.protocol).poll)(req, session, deadline, observer).await
+    let v = Boxed {
+        req,
+        session,
+        deadline,
+        observer,
+    };
+    dispatch(req.protocol, v).await
 }
 
 /// The one poll every protocol runs: resolve as the entry says, open its link, build the
 /// exchange, drive it, and let it remember what the next poll needs.
-pub fn run<'a, X: Build>(
-    req: &'a Request,
-    session: &'a mut Session,
+pub async fn run<X: Build>(
+    entry: &'static Entry,
+    req: &Request,
+    session: &mut Session,
     deadline: Instant,
-    observer: Option<&'a mut dyn Observer>,
-) -> PollFuture<'a> {
-    Box::pin(async move {
-        let entry = entry(req.protocol);
-        let peer = resolved(entry, req, deadline).await?;
-        let mut start = Start {
-            params: req.params(),
-            host: &req.address.host,
-            peer,
-            local_port: None,
-            min_gap: entry.min_gap,
-            deadline: deadline.into_std(),
-        };
-        match entry.link {
-            Link::UdpShared => {
-                let mut chan = UdpChannel::open(peer, req.shared_udp(session)).await?;
-                go::<X, _>(entry, &start, session, &mut chan, deadline, observer).await
-            }
-            Link::UdpConnected => {
-                let mut chan = UdpChannel::connect_from(peer, session.query_local_port).await?;
-                start.local_port = chan.local_port();
-                go::<X, _>(entry, &start, session, &mut chan, deadline, observer).await
-            }
-            Link::Tcp => {
-                let mut link = TcpLink::new(peer).with_proxy_header(req.proxy_protocol);
-                go::<X, _>(entry, &start, session, &mut link, deadline, observer).await
-            }
+    observer: Option<&mut dyn Observer>,
+) -> Result<Status, Error> {
+    let peer = resolved(entry, req, deadline).await?;
+    let mut start = Start {
+        params: req.params(),
+        host: &req.address.host,
+        peer,
+        local_port: None,
+        min_gap: entry.min_gap,
+        deadline: deadline.into_std(),
+    };
+    match entry.link {
+        Link::UdpShared => {
+            let mut chan = UdpChannel::open(peer, req.shared_udp(session)).await?;
+            go::<X, _>(entry, &start, session, &mut chan, deadline, observer).await
         }
-    })
+        Link::UdpConnected => {
+            let mut chan = UdpChannel::connect_from(peer, session.query_local_port).await?;
+            start.local_port = chan.local_port();
+            go::<X, _>(entry, &start, session, &mut chan, deadline, observer).await
+        }
+        Link::Tcp => {
+            let mut link = TcpLink::new(peer).with_proxy_header(req.proxy_protocol);
+            go::<X, _>(entry, &start, session, &mut link, deadline, observer).await
+        }
+    }
 }
 
 async fn go<X: Build, T: Transport>(

@@ -30,6 +30,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use crate::net::udp::UdpMux;
+use crate::query::registry::{dispatch, Build, Entry, Visit};
 use crate::query::{Observer, Request, Session};
 use crate::state::{ByName, Recorder, State, TargetMeta};
 use crate::status::{Failure, Reason, Status};
@@ -105,7 +106,8 @@ impl Prober for QueryProber {
     }
 
     /// One allocation per poll: the request, the permit wait, the deadline guard and the
-    /// dialogue itself in one box. A target's task lives for the whole run but polls a
+    /// dialogue itself (monomorphized for the target's protocol through
+    /// [`dispatch`]) in one box. A target's task lives for the whole run but polls a
     /// fraction of a percent of the time, so all of this stays out of the sleeping task (its
     /// future holds only this box's pointer while a poll runs); boxing it twice (the task's
     /// poll, then the prober's dialogue) cost one more allocation and a copy of the dialogue's
@@ -117,13 +119,37 @@ impl Prober for QueryProber {
         permits: &'a Permits,
         session: &'a mut Session,
     ) -> TargetPollFuture<'a> {
-        Box::pin(async move {
-            let req = request_for(target, mux);
-            under_cap(permits, req.timeout, |deadline| {
-                crate::query::poll_until(&req, session, deadline, None)
-            })
-            .await
-        })
+        struct Boxed<'a> {
+            target: &'a Target,
+            mux: &'a Arc<UdpMux>,
+            permits: &'a Permits,
+            session: &'a mut Session,
+        }
+        impl<'a> Visit for Boxed<'a> {
+            type Output = TargetPollFuture<'a>;
+            fn visit<X: Build>(self, entry: &'static Entry) -> TargetPollFuture<'a> {
+                let Boxed {
+                    target,
+                    mux,
+                    permits,
+                    session,
+                } = self;
+                Box::pin(async move {
+                    let req = request_for(target, mux);
+                    under_cap(permits, req.timeout, |deadline| {
+                        crate::query::poll_until_as::<X>(entry, &req, session, deadline)
+                    })
+                    .await
+                })
+            }
+        }
+        let v = Boxed {
+            target,
+            mux,
+            permits,
+            session,
+        };
+        dispatch(target.protocol, v)
     }
 }
 
