@@ -33,7 +33,7 @@ use crate::protocol::teeworlds::exchange::Teeworlds;
 use crate::protocol::teeworlds::machine::Tokens;
 use crate::protocol::{bedrock, mumble, quake3};
 use crate::status::Status;
-use crate::target::Protocol;
+use crate::target::{Credentials, Protocol};
 
 /// How a protocol's address becomes the socket address it talks to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -205,6 +205,8 @@ pub struct Start<'a> {
     pub min_gap: Duration,
     /// The poll's deadline on the driver's clock.
     pub deadline: std::time::Instant,
+    /// What a configured target logs in with (`None`: an ad-hoc poll).
+    pub credentials: Option<&'a Credentials>,
 }
 
 /// How a protocol's exchange is built for one poll, and what it leaves in the target's
@@ -329,6 +331,7 @@ pub fn run<'a, X: Build>(
             local_port: None,
             min_gap: entry.min_gap,
             deadline: deadline.into_std(),
+            credentials: req.credentials.as_deref(),
         };
         match entry.link {
             Link::UdpShared => {
