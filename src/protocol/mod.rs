@@ -23,6 +23,7 @@ pub mod minecraft;
 pub mod mumble;
 pub mod proxy_header;
 pub mod quake3;
+pub mod rcon;
 mod reader;
 pub mod samp;
 pub mod teeworlds;
