@@ -15,6 +15,10 @@ use crate::protocol::rcon::{
     decode, encode, AUTH_REFUSED_ID, TYPE_AUTH, TYPE_AUTH_RESPONSE, TYPE_EXEC, TYPE_RESPONSE,
 };
 
+/// The pause between SRCDS's empty reply and its login answer, so they leave as two
+/// segments as from the real server.
+const SRCDS_GAP: Duration = Duration::from_millis(20);
+
 /// A connection is dropped after this long, whatever the client does.
 const MAX_CONNECTION: Duration = Duration::from_secs(30);
 
@@ -135,7 +139,12 @@ async fn serve(mut stream: TcpStream, world: World, config: &RconConfig) -> io::
             match p.kind {
                 TYPE_AUTH => {
                     if config.flavour == Flavour::Srcds {
-                        encode(p.id, TYPE_RESPONSE, b"", &mut out);
+                        // Its own send, as SRCDS does: clients that read one packet per
+                        // receive (opengsq, PyPI rcon) rely on the two arriving apart.
+                        let mut empty = Vec::new();
+                        encode(p.id, TYPE_RESPONSE, b"", &mut empty);
+                        stream.write_all(&empty).await?;
+                        tokio::time::sleep(SRCDS_GAP).await;
                     }
                     authed = p.body == config.password.as_bytes();
                     let id = if authed { p.id } else { AUTH_REFUSED_ID };

@@ -26,6 +26,9 @@ pub const AUTH_REFUSED_ID: i32 = -1;
 
 /// The smallest `size`: id, type and the two NULs.
 pub const MIN_SIZE: usize = 10;
+/// The smallest `size` read: a body's NUL without the empty string's after it (opengsq
+/// writes packets so, and SRCDS reads them).
+pub const MIN_READ_SIZE: usize = 9;
 /// The largest `size` we read: SRCDS and Minecraft send at most 4096 body bytes per packet,
 /// Factorio somewhat more for long lists; anything past this is not an RCON reply.
 pub const MAX_SIZE: usize = 64 * 1024;
@@ -59,8 +62,8 @@ pub fn decode(buf: &[u8]) -> Result<Option<(Packet, usize)>, DecodeError> {
         return Ok(None);
     };
     let size = i32::from_le_bytes([head[0], head[1], head[2], head[3]]);
-    if size < MIN_SIZE as i32 {
-        return Err(DecodeError::Invalid("RCON packet size below 10"));
+    if size < MIN_READ_SIZE as i32 {
+        return Err(DecodeError::Invalid("RCON packet size below 9"));
     }
     let size = size as usize;
     if size > MAX_SIZE {
@@ -126,8 +129,8 @@ mod tests {
         for cut in 0..14 {
             assert_eq!(decode(&two[..cut]).unwrap(), None, "{cut}");
         }
-        let mut small = 9i32.to_le_bytes().to_vec();
-        small.extend_from_slice(&[0; 9]);
+        let mut small = 8i32.to_le_bytes().to_vec();
+        small.extend_from_slice(&[0; 8]);
         assert!(matches!(decode(&small), Err(DecodeError::Invalid(_))));
         assert!(matches!(
             decode(&(-5i32).to_le_bytes()),
