@@ -54,6 +54,21 @@ pub(super) struct RawTarget {
     pub(super) players: Option<Box<Spanned<toml::Value>>>,
     pub(super) rules: Option<Box<Spanned<Vec<Spanned<String>>>>>,
     pub(super) proxy_protocol: Option<Box<Spanned<String>>>,
+    // Credentials (`config::validate::credentials`): a login name, and files holding the
+    // secrets; never the secrets themselves.
+    pub(super) username: Option<Box<Spanned<String>>>,
+    pub(super) password_file: Option<Box<Spanned<String>>>,
+    pub(super) token_file: Option<Box<Spanned<String>>>,
+    pub(super) api_token_file: Option<Box<Spanned<String>>>,
+    pub(super) rcon: Option<Box<Spanned<RawRcon>>>,
+}
+
+/// `rcon = { port = N, password_file = "..." }`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawRcon {
+    pub(super) port: Option<Spanned<i64>>,
+    pub(super) password_file: Spanned<String>,
 }
 
 /// A `[module.NAME]` section: what `/probe?module=NAME&target=HOST:PORT` polls with. The
@@ -101,6 +116,19 @@ impl RawTarget {
                 Box::new(Spanned::new(outer.start + by..outer.end + by, list))
             }),
             proxy_protocol: boxed(self.proxy_protocol),
+            username: boxed(self.username),
+            password_file: boxed(self.password_file),
+            token_file: boxed(self.token_file),
+            api_token_file: boxed(self.api_token_file),
+            rcon: self.rcon.map(|b| {
+                let span = b.span();
+                let r = b.into_inner();
+                let inner = RawRcon {
+                    port: r.port.map(|p| shift(p, by)),
+                    password_file: shift(r.password_file, by),
+                };
+                Box::new(Spanned::new(span.start + by..span.end + by, inner))
+            }),
         }
     }
 }

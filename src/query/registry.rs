@@ -36,7 +36,7 @@ use crate::protocol::teeworlds::machine::Tokens;
 use crate::protocol::unreal2::Unreal2;
 use crate::protocol::{ase, bedrock, doom3, gamespy2, mumble, quake3};
 use crate::status::Status;
-use crate::target::Protocol;
+use crate::target::{Credentials, Protocol};
 
 /// How a protocol's address becomes the socket address it talks to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -275,6 +275,8 @@ pub struct Start<'a> {
     pub min_gap: Duration,
     /// The poll's deadline on the driver's clock.
     pub deadline: std::time::Instant,
+    /// What a configured target logs in with (`None`: an ad-hoc poll).
+    pub credentials: Option<&'a Credentials>,
 }
 
 /// How a protocol's exchange is built for one poll, and what it leaves in the target's
@@ -471,6 +473,7 @@ pub async fn run<X: Build>(
         local_port: None,
         min_gap: entry.min_gap,
         deadline: deadline.into_std(),
+        credentials: req.credentials.as_deref(),
     };
     match entry.link {
         Link::UdpShared => {

@@ -20,6 +20,7 @@ pub mod mcquery;
 pub mod minecraft;
 pub mod mumble;
 pub mod quake3;
+pub mod rcon;
 pub mod samp;
 pub mod teeworlds;
 pub mod unreal2;
