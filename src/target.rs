@@ -57,10 +57,16 @@ pub enum Protocol {
     /// Teeworlds 0.6/0.7 and DDNet server info, UDP.
     #[serde(rename = "teeworlds")]
     Teeworlds,
+    /// Terraria with TShock: its REST API (`/v2/server/status`), HTTP or HTTPS.
+    #[serde(rename = "terraria")]
+    Terraria,
+    /// Palworld's REST API (`/v1/api/info`, `metrics`, `players`), HTTP basic auth.
+    #[serde(rename = "palworld")]
+    Palworld,
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 8] = [
+    pub const ALL: [Protocol; 10] = [
         Protocol::A2s,
         Protocol::Minecraft,
         Protocol::MinecraftQuery,
@@ -69,6 +75,8 @@ impl Protocol {
         Protocol::Mumble,
         Protocol::Quake3,
         Protocol::Teeworlds,
+        Protocol::Terraria,
+        Protocol::Palworld,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -81,6 +89,8 @@ impl Protocol {
             Protocol::Mumble => "mumble",
             Protocol::Quake3 => "quake3",
             Protocol::Teeworlds => "teeworlds",
+            Protocol::Terraria => "terraria",
+            Protocol::Palworld => "palworld",
         }
     }
 
@@ -94,6 +104,8 @@ impl Protocol {
             Protocol::Mumble => 64738,
             Protocol::Quake3 => 27960,
             Protocol::Teeworlds => 8303,
+            Protocol::Terraria => 7878,
+            Protocol::Palworld => 8212,
         }
     }
 
@@ -119,7 +131,26 @@ impl Protocol {
             | Protocol::Samp
             | Protocol::Mumble
             | Protocol::Quake3
-            | Protocol::Teeworlds => false,
+            | Protocol::Teeworlds
+            | Protocol::Terraria
+            | Protocol::Palworld => false,
+        }
+    }
+
+    /// Whether the protocol is an HTTP API, and whether TLS is optional there (`tls = true`
+    /// turns it on) or always on. The query registry's `Link::Http` entries; a test there
+    /// keeps the two in step. The config accepts the `tls*` keys only where this is `Some`.
+    pub fn http(self) -> Option<HttpScheme> {
+        match self {
+            Protocol::Terraria | Protocol::Palworld => Some(HttpScheme::Either),
+            Protocol::A2s
+            | Protocol::Minecraft
+            | Protocol::MinecraftQuery
+            | Protocol::MinecraftBedrock
+            | Protocol::Samp
+            | Protocol::Mumble
+            | Protocol::Quake3
+            | Protocol::Teeworlds => None,
         }
     }
 
@@ -171,6 +202,68 @@ impl fmt::Display for ProxyProtocol {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
+}
+
+/// Whether an HTTP API may be spoken in the clear.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HttpScheme {
+    /// HTTP unless the target says `tls = true` (TShock, Palworld: whatever the owner put in
+    /// front of it).
+    Either,
+    /// HTTPS only (the API exists only over TLS).
+    HttpsOnly,
+}
+
+/// How an HTTP target's connection is secured (`tls`, `tls_fingerprint`, `tls_insecure`).
+/// Verification is on unless the target says otherwise in so many words.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub enum Tls {
+    /// Plain HTTP.
+    #[default]
+    Off,
+    /// HTTPS, the certificate verified against the built-in roots for the host name.
+    Verify,
+    /// HTTPS, the leaf certificate's SHA-256 must be this (`tls_fingerprint = "sha256:..."`):
+    /// for self-signed certificates. Boxed: rare, and `Target` stays small.
+    Pinned(Box<[u8; 32]>),
+    /// HTTPS with no verification at all (`tls_insecure = true`).
+    Insecure,
+}
+
+impl Tls {
+    /// The setting a target gets when it says nothing.
+    pub fn default_for(scheme: HttpScheme) -> Tls {
+        match scheme {
+            HttpScheme::Either => Tls::Off,
+            HttpScheme::HttpsOnly => Tls::Verify,
+        }
+    }
+
+    pub fn enabled(&self) -> bool {
+        !matches!(self, Tls::Off)
+    }
+
+    /// The mode a [`Target`] keeps (the pin itself is kept apart, see [`TlsMode`]).
+    pub fn mode(&self) -> TlsMode {
+        match self {
+            Tls::Off => TlsMode::Off,
+            Tls::Verify => TlsMode::Verify,
+            Tls::Pinned(_) => TlsMode::Pinned,
+            Tls::Insecure => TlsMode::Insecure,
+        }
+    }
+}
+
+/// [`Tls`] without the pin, one byte: what [`Target`] holds, in what was padding (a full
+/// `Tls` would take 16 bytes and push every target into a larger allocation block). A
+/// pinned target's fingerprint travels with its credentials.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum TlsMode {
+    #[default]
+    Off,
+    Verify,
+    Pinned,
+    Insecure,
 }
 
 /// Per-player series a target publishes by default when `players = true`.
@@ -247,6 +340,9 @@ pub struct Target {
     /// Send a PROXY protocol header first on every connection (TCP protocols only; the
     /// config refuses it elsewhere); `None`: no header.
     pub proxy_protocol: Option<ProxyProtocol>,
+    /// HTTP protocols: TLS and how the certificate is checked ([`Tls::default_for`] the
+    /// protocol's [`HttpScheme`] unless configured).
+    pub tls: TlsMode,
 }
 
 impl Target {
@@ -268,6 +364,7 @@ impl Target {
             players: None,
             rules: Box::default(),
             proxy_protocol: None,
+            tls: protocol.http().map_or(Tls::Off, Tls::default_for).mode(),
         }
     }
 }

@@ -166,7 +166,8 @@ pub async fn drive<X: Exchange, T: Transport>(
                         if let Some((what, bytes)) = transport.sent_preamble() {
                             seen(Some(at), Event::Sent { bytes, what });
                         }
-                        seen(Some(at), Event::Sent { bytes: &out, what });
+                        let bytes = &transport.shown(&out);
+                        seen(Some(at), Event::Sent { bytes, what });
                         fresh = Some(at);
                     }
                     Err(e) => fail(exchange, e, &mut seen),
@@ -200,7 +201,8 @@ pub async fn drive<X: Exchange, T: Transport>(
                             Ok(()) => {
                                 let at = Instant::now();
                                 last.sent_at = Some(at);
-                                seen(Some(at), Event::Resent { bytes: &out });
+                                let bytes = &transport.shown(&out);
+                                seen(Some(at), Event::Resent { bytes });
                             }
                             Err(e) => fail(exchange, e, &mut seen),
                         }

@@ -20,18 +20,22 @@ use tokio::time::Instant;
 use super::driver::{drive, Observer, Pacing, RESENDS};
 use super::request::{Request, Session};
 use super::transport::{TcpLink, Transport};
+use crate::net::http::HttpLink;
 use crate::net::udp::UdpChannel;
 use crate::net::{resolve, srv};
 use crate::protocol::a2s::exchange::A2s;
 use crate::protocol::exchange::oneshot::OneShot;
 use crate::protocol::exchange::{Error, Exchange, Params};
+use crate::protocol::http::fetch::Fetch;
 use crate::protocol::minecraft::query_exchange::{self as mcquery, McQuery};
 use crate::protocol::minecraft::slp_exchange::Slp;
+use crate::protocol::palworld::exchange::PalworldApi;
 use crate::protocol::samp::exchange::Samp;
 use crate::protocol::samp::Header;
 use crate::protocol::teeworlds::exchange::Teeworlds;
 use crate::protocol::teeworlds::machine::Tokens;
-use crate::protocol::{bedrock, mumble, quake3};
+use crate::protocol::terraria::exchange::Tshock;
+use crate::protocol::{bedrock, mumble, palworld, quake3, terraria};
 use crate::status::Status;
 use crate::target::Protocol;
 
@@ -59,6 +63,11 @@ pub enum Link {
     UdpConnected,
     /// A TCP stream; each attempt of a fallback chain opens a new connection.
     Tcp,
+    /// An HTTP API: hyper's HTTP/1.1 client over TCP, or TLS as the target's
+    /// [`crate::target::Tls`] says, one connection per poll (`net::http::HttpLink`). The
+    /// exchange writes requests and reads whole responses in `protocol::http`'s message
+    /// form, usually through `protocol::http::fetch::Fetch`.
+    Http,
 }
 
 /// A poll in flight, boxed once per poll so that entries of different exchanges share one
@@ -177,6 +186,25 @@ const QUAKE3: Entry = Entry {
     poll: run::<OneShot<quake3::exchange::GetStatus>>,
 };
 
+/// TShock's REST API: one GET per poll.
+const TERRARIA: Entry = Entry {
+    protocol: Protocol::Terraria,
+    resolve: Resolve::Plain,
+    link: Link::Http,
+    min_gap: Duration::ZERO,
+    self_paced: false,
+    poll: run::<Fetch<Tshock>>,
+};
+/// Palworld's REST API: two or three GETs on one connection.
+const PALWORLD: Entry = Entry {
+    protocol: Protocol::Palworld,
+    resolve: Resolve::Plain,
+    link: Link::Http,
+    min_gap: Duration::ZERO,
+    self_paced: false,
+    poll: run::<Fetch<PalworldApi>>,
+};
+
 /// The registry entry of `protocol`.
 pub fn entry(protocol: Protocol) -> &'static Entry {
     match protocol {
@@ -188,6 +216,8 @@ pub fn entry(protocol: Protocol) -> &'static Entry {
         Protocol::Mumble => &MUMBLE,
         Protocol::Quake3 => &QUAKE3,
         Protocol::Teeworlds => &TEEWORLDS,
+        Protocol::Terraria => &TERRARIA,
+        Protocol::Palworld => &PALWORLD,
     }
 }
 
@@ -299,6 +329,18 @@ impl Build for Teeworlds {
     }
 }
 
+impl Build for Fetch<Tshock> {
+    fn build(start: &Start<'_>, _session: &Session) -> Self {
+        terraria::exchange::new(start.params, None, start.deadline)
+    }
+}
+
+impl Build for Fetch<PalworldApi> {
+    fn build(start: &Start<'_>, _session: &Session) -> Self {
+        palworld::exchange::new(start.params, None, start.deadline)
+    }
+}
+
 /// Polls once through `req.protocol`'s entry.
 pub(super) async fn poll(
     req: &Request,
@@ -342,6 +384,11 @@ pub fn run<'a, X: Build>(
             }
             Link::Tcp => {
                 let mut link = TcpLink::new(peer).with_proxy_header(req.proxy_protocol);
+                go::<X, _>(entry, &start, session, &mut link, deadline, observer).await
+            }
+            Link::Http => {
+                let cap = req.limits.reply_cap();
+                let mut link = HttpLink::new(peer, req.address.host.clone(), req.tls.clone(), cap);
                 go::<X, _>(entry, &start, session, &mut link, deadline, observer).await
             }
         }
@@ -397,6 +444,15 @@ mod tests {
             assert_eq!(entry(p).protocol, p);
         }
         assert_eq!(entry(Protocol::Minecraft).link, Link::Tcp);
+    }
+
+    /// The vocabulary's `http` (which the config checks the `tls*` keys against) says what
+    /// the registry says.
+    #[test]
+    fn http_matches_links() {
+        for p in Protocol::ALL {
+            assert_eq!(p.http().is_some(), entry(p).link == Link::Http, "{p}");
+        }
     }
 
     /// The vocabulary's `over_tcp` (which the config checks `proxy_protocol` against) says

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::net::udp::UdpMux;
 use crate::protocol::exchange::Params;
-use crate::target::{self, Address, Limits, Protocol, ProxyProtocol, Target};
+use crate::target::{self, Address, Limits, Protocol, ProxyProtocol, Target, Tls, TlsMode};
 
 /// Everything one poll needs.
 #[derive(Debug, Clone)]
@@ -28,6 +28,9 @@ pub struct Request {
     /// Send a PROXY protocol header first on every TCP connection (ignored by UDP
     /// protocols; the config and the CLI refuse it for them).
     pub proxy_protocol: Option<ProxyProtocol>,
+    /// HTTP protocols: TLS and certificate checks (plain HTTP, or HTTPS for protocols that
+    /// exist only over TLS, unless the target says otherwise).
+    pub tls: Tls,
     /// Shared UDP sockets for A2S and SA:MP polls of targets that answered last time (the
     /// daemon's; `None` for one-off polls): no socket per poll in steady state.
     pub mux: Option<Arc<UdpMux>>,
@@ -84,6 +87,7 @@ impl Request {
             detail: false,
             limits: Limits::default(),
             proxy_protocol: None,
+            tls: protocol.http().map_or(Tls::Off, Tls::default_for),
             mux: None,
         }
     }
@@ -97,6 +101,13 @@ impl From<&Target> for Request {
         req.encoding = t.encoding;
         req.limits = t.limits;
         req.proxy_protocol = t.proxy_protocol;
+        req.tls = match t.tls {
+            TlsMode::Off => Tls::Off,
+            TlsMode::Verify => Tls::Verify,
+            TlsMode::Insecure => Tls::Insecure,
+            // The pin comes with the credentials; without it, nothing is trusted.
+            TlsMode::Pinned => Tls::Pinned(Box::new([0; 32])),
+        };
         // Lists only for targets that publish them; a game that never answers a request is
         // not sent it (it would only burn its share of the deadline).
         let quirks = t.game.and_then(crate::games::Game::find).map(|g| g.quirks);

@@ -16,12 +16,15 @@ pub mod gamespy1;
 pub mod gamespy2;
 pub mod gamespy3;
 pub mod hostile;
+pub mod http;
 pub mod mcquery;
 pub mod minecraft;
 pub mod mumble;
+pub mod palworld;
 pub mod quake3;
 pub mod samp;
 pub mod teeworlds;
+pub mod terraria;
 pub mod unreal2;
 
 use std::future::Future;
@@ -100,6 +103,16 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(teeworlds::spawn_demo(w)),
             &[][..],
         ),
+        Protocol::Terraria => (
+            |w| Box::pin(terraria::spawn(w, Default::default())),
+            |w| Box::pin(terraria::spawn_demo(w)),
+            &[][..],
+        ),
+        Protocol::Palworld => (
+            |w| Box::pin(palworld::spawn(w, Default::default())),
+            |w| Box::pin(palworld::spawn_demo(w)),
+            &[][..],
+        ),
     };
     Simulator {
         protocol,
@@ -122,6 +135,8 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         | Protocol::Mumble
         | Protocol::Quake3
         | Protocol::Teeworlds => Vec::new,
+        Protocol::Terraria => terraria::hostile,
+        Protocol::Palworld => palworld::hostile,
     }
 }
 
