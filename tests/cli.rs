@@ -25,7 +25,7 @@ fn example_config_passes() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/exporter.example.toml");
     let out = exe().args(["check-config", path]).output().unwrap();
     assert!(out.status.success(), "{}", text(&out.stdout));
-    assert_eq!(text(&out.stdout), format!("{path}: OK (9 targets)\n"));
+    assert_eq!(text(&out.stdout), format!("{path}: OK (11 targets)\n"));
 }
 
 /// A bad file prints its error (file, line, key) and exits 1.

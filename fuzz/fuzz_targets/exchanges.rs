@@ -3,7 +3,7 @@
 //! Every exchange must finish (no endless sending without a wait) by its deadline, never
 //! panic, and never send an empty request.
 //!
-//! Input: the first byte picks the exchange (low three bits) and the poll's options (players,
+//! Input: the first byte picks the exchange (low three bits; the top bit the HTTP APIs) and the poll's options (players,
 //! rules, detail, and remembered state from an earlier poll: challenge, token, dialect); the
 //! rest is the replay script. Match keys (session ids, echoed times, idents, tokens) are
 //! fixed where the exchange takes them, so the fuzzer can learn to answer them.
@@ -23,7 +23,8 @@ use gameserver_exporter::protocol::samp::{exchange::Samp, Header};
 use gameserver_exporter::protocol::teeworlds::exchange::Teeworlds;
 use gameserver_exporter::protocol::teeworlds::machine::Tokens;
 use gameserver_exporter::protocol::teeworlds::Flavour;
-use gameserver_exporter::protocol::{bedrock, mumble};
+use gameserver_exporter::protocol::http::Hidden;
+use gameserver_exporter::protocol::{bedrock, mumble, palworld, terraria};
 use libfuzzer_sys::fuzz_target;
 
 const BUDGET: Duration = Duration::from_secs(5);
@@ -55,6 +56,15 @@ fuzz_target!(|data: &[u8]| {
     let remembered = pick & 0x40 != 0;
     let start = Instant::now();
     let deadline = start + BUDGET;
+    // The top bit picks the HTTP APIs (the low bit which one), with or without a secret.
+    if pick & 0x80 != 0 {
+        let secret = remembered.then(|| Hidden::new("fuzz-secret"));
+        match pick & 1 {
+            0 => run(terraria::exchange::new(params, secret, deadline), start, script),
+            _ => run(palworld::exchange::new(params, secret, deadline), start, script),
+        }
+        return;
+    }
     match pick & 7 {
         0 => run(
             A2s::new(params, remembered.then_some([1, 2, 3, 4]), deadline),

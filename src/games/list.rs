@@ -19,7 +19,8 @@
 
 use super::{Game, Quirks};
 use crate::target::Protocol::{
-    self, A2s, Minecraft, MinecraftBedrock, MinecraftQuery, Mumble, Quake3, Samp, Teeworlds,
+    self, A2s, Minecraft, MinecraftBedrock, MinecraftQuery, Mumble, Palworld, Quake3, Samp,
+    Teeworlds, Terraria,
 };
 
 const N: Quirks = Quirks::NONE;
@@ -100,6 +101,7 @@ pub static GAMES: &[Game] = &[
     game("nmrih", &[], "No More Room in Hell", A2s, 27015, 27015, N, GL, ""),
     game("gtasao", &["saomp"], "open.mp (San Andreas)", Samp, 7777, 7777, N, G, "Answers the SA:MP query"),
     game("openarena", &[], "OpenArena", Quake3, 27960, 27960, N, G, "ioquake3; max is sv_maxclients minus sv_privateClients. Tested against Debian's openarena-server 0.8.8"),
+    game("palworld", &[], "Palworld", Palworld, 8211, 8212, N, G, "The REST API (RESTAPIEnabled=True, port 8212) with basic auth: admin + password_file (the AdminPassword); counts, version, server FPS and frame time. Plain HTTP unless tls = true"),
     game("pixark", &[], "PixARK", A2s, 7777, 27015, N, G, ""),
     game("projectzomboid", &["przomboid"], "Project Zomboid", A2s, 16261, 16261, N, GL, ""),
     game("q3a", &["quake3"], "Quake III Arena", Quake3, 27960, 27960, N, GL, "ioquake3 answers a burst of 10 requests, then one per second per address"),
@@ -118,6 +120,7 @@ pub static GAMES: &[Game] = &[
     game("svencoop", &[], "Sven Co-op", A2s, 27015, 27015, N, GL, "GoldSrc"),
     game("teamfortress2", &["tf2"], "Team Fortress 2", A2s, 27015, 27015, N, GL, ""),
     game("tfc", &[], "Team Fortress Classic", A2s, 27015, 27015, N, GL, "GoldSrc"),
+    game("terraria", &["tshock"], "Terraria (TShock)", Terraria, 7777, 7878, N, G, "TShock's REST API (RestApiEnabled in tshock/config.json, RestApiPort 7878; gamedig's tshock); token_file when the status endpoint needs a token. A vanilla Terraria server has no query"),
     game("teeworlds", &[], "Teeworlds", Teeworlds, 8303, 8303, N, "LinuxGSM", "Also DDNet and its mods; query port = sv_port. A 0.7 server is found after a 500 ms fallback, then asked first"),
     game("theforest", &["forrest"], "The Forest", A2s, 27015, 27016, N, G, "Query port = game port + 1"),
     game("theisle", &["isle"], "The Isle", A2s, 7707, 7708, N, G, "Query port = game port + 1"),

@@ -169,6 +169,14 @@ pub fn hostile() -> Vec<Hostile> {
         })
     };
     vec![
+        // Healthy beside the rest (the fleet's world: two players, 24 slots).
+        Hostile::up(
+            "ok",
+            2,
+            24,
+            None,
+            start(|w| spawn(w, PalworldConfig::default())),
+        ),
         Hostile::down("bad-json", "malformed", with(Misbehaviour::BadJson)),
         Hostile::down("huge", "too_large", with(Misbehaviour::Huge)).heavy(),
         Hostile::down("drip", "timeout", with(Misbehaviour::Drip)),
