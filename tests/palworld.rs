@@ -38,8 +38,9 @@ async fn info_metrics_players() {
     assert_eq!((s.online, s.max), (2, 32));
     assert_eq!(s.name, "Sim Palworld");
     assert_eq!(s.version.as_deref(), Some("v0.3.11.0"));
-    assert_eq!(s.extras["server_fps"], 58.0);
-    assert_eq!(s.extras["server_frame_time_ms"], 17.25);
+    let health = s.health.unwrap();
+    assert_eq!(health.tick_rate_hertz, Some(58.0));
+    assert_eq!(health.tick_duration_seconds, Some(0.01725));
     assert_eq!(s.players, None);
     let s = poll(PalworldConfig::default(), |r| r.players = true)
         .await
@@ -75,5 +76,5 @@ async fn misbehaviours() {
         password: Some("hunter2".into()),
         ..PalworldConfig::default()
     };
-    assert_eq!(poll(config, |_| {}).await.unwrap_err(), Reason::Refused);
+    assert_eq!(poll(config, |_| {}).await.unwrap_err(), Reason::AuthRefused);
 }

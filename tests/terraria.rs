@@ -118,5 +118,5 @@ async fn token_required() {
         token: Some("hunter2".into()),
         ..TerrariaConfig::default()
     };
-    assert_eq!(poll(config, |_| {}).await.unwrap_err(), Reason::Refused);
+    assert_eq!(poll(config, |_| {}).await.unwrap_err(), Reason::AuthRefused);
 }

@@ -23,7 +23,7 @@ use gameserver_exporter::protocol::samp::{exchange::Samp, Header};
 use gameserver_exporter::protocol::teeworlds::exchange::Teeworlds;
 use gameserver_exporter::protocol::teeworlds::machine::Tokens;
 use gameserver_exporter::protocol::teeworlds::Flavour;
-use gameserver_exporter::protocol::http::Hidden;
+use gameserver_exporter::secret::Secret;
 use gameserver_exporter::protocol::{bedrock, mumble, palworld, terraria};
 use libfuzzer_sys::fuzz_target;
 
@@ -58,7 +58,7 @@ fuzz_target!(|data: &[u8]| {
     let deadline = start + BUDGET;
     // The top bit picks the HTTP APIs (the low bit which one), with or without a secret.
     if pick & 0x80 != 0 {
-        let secret = remembered.then(|| Hidden::new("fuzz-secret"));
+        let secret = remembered.then(|| Secret::new("fuzz-secret"));
         match pick & 1 {
             0 => run(terraria::exchange::new(params, secret, deadline), start, script),
             _ => run(palworld::exchange::new(params, secret, deadline), start, script),

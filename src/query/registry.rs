@@ -36,8 +36,9 @@ use crate::protocol::teeworlds::exchange::Teeworlds;
 use crate::protocol::teeworlds::machine::Tokens;
 use crate::protocol::terraria::exchange::Tshock;
 use crate::protocol::{bedrock, mumble, palworld, quake3, terraria};
+use crate::secret::Secret;
 use crate::status::Status;
-use crate::target::Protocol;
+use crate::target::{Credentials, Protocol};
 
 /// How a protocol's address becomes the socket address it talks to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -235,6 +236,8 @@ pub struct Start<'a> {
     pub min_gap: Duration,
     /// The poll's deadline on the driver's clock.
     pub deadline: std::time::Instant,
+    /// What a configured target logs in with (`None`: an ad-hoc poll).
+    pub credentials: Option<&'a Credentials>,
 }
 
 /// How a protocol's exchange is built for one poll, and what it leaves in the target's
@@ -331,14 +334,27 @@ impl Build for Teeworlds {
 
 impl Build for Fetch<Tshock> {
     fn build(start: &Start<'_>, _session: &Session) -> Self {
-        terraria::exchange::new(start.params, None, start.deadline)
+        let token = start.credentials.and_then(|c| c.token.clone());
+        terraria::exchange::new(start.params, token, start.deadline)
     }
 }
 
 impl Build for Fetch<PalworldApi> {
     fn build(start: &Start<'_>, _session: &Session) -> Self {
-        palworld::exchange::new(start.params, None, start.deadline)
+        let password = start.credentials.and_then(|c| c.password.as_ref());
+        let authorization = password.map(|p| basic_auth(palworld::USER, p));
+        palworld::exchange::new(start.params, authorization, start.deadline)
     }
+}
+
+/// An `Authorization: Basic` value for `user` and `password`, itself a secret.
+fn basic_auth(user: &str, password: &Secret) -> Secret {
+    use base64::Engine;
+    let raw = format!("{user}:{}", password.expose());
+    Secret::new(format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode(raw)
+    ))
 }
 
 /// Polls once through `req.protocol`'s entry.
@@ -371,6 +387,7 @@ pub fn run<'a, X: Build>(
             local_port: None,
             min_gap: entry.min_gap,
             deadline: deadline.into_std(),
+            credentials: req.credentials.as_deref(),
         };
         match entry.link {
             Link::UdpShared => {

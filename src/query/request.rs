@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use crate::net::udp::UdpMux;
 use crate::protocol::exchange::Params;
-use crate::target::{self, Address, Limits, Protocol, ProxyProtocol, Target, Tls, TlsMode};
+use crate::target::{
+    self, Address, Credentials, Limits, Protocol, ProxyProtocol, Target, Tls, TlsMode,
+};
 
 /// Everything one poll needs.
 #[derive(Debug, Clone)]
@@ -34,6 +36,9 @@ pub struct Request {
     /// Shared UDP sockets for A2S and SA:MP polls of targets that answered last time (the
     /// daemon's; `None` for one-off polls): no socket per poll in steady state.
     pub mux: Option<Arc<UdpMux>>,
+    /// What a configured target logs in with; `None` for ad-hoc polls (`/probe?target=`,
+    /// `[module.NAME]`, the `query` command without a config), which never carry any.
+    pub credentials: Option<Arc<Credentials>>,
 }
 
 /// What a dialogue may remember about one target between polls, so that steady-state polls
@@ -89,6 +94,7 @@ impl Request {
             proxy_protocol: None,
             tls: protocol.http().map_or(Tls::Off, Tls::default_for),
             mux: None,
+            credentials: None,
         }
     }
 }
@@ -105,9 +111,14 @@ impl From<&Target> for Request {
             TlsMode::Off => Tls::Off,
             TlsMode::Verify => Tls::Verify,
             TlsMode::Insecure => Tls::Insecure,
-            // The pin comes with the credentials; without it, nothing is trusted.
-            TlsMode::Pinned => Tls::Pinned(Box::new([0; 32])),
+            // The pin comes with the credentials; without it (never, from the config),
+            // nothing is trusted.
+            TlsMode::Pinned => {
+                let pin = t.credentials.as_ref().and_then(|c| c.tls_pin);
+                Tls::Pinned(Box::new(pin.unwrap_or([0; 32])))
+            }
         };
+        req.credentials = t.credentials.clone();
         // Lists only for targets that publish them; a game that never answers a request is
         // not sent it (it would only burn its share of the deadline).
         let quirks = t.game.and_then(crate::games::Game::find).map(|g| g.quirks);

@@ -184,7 +184,7 @@ pub fn hostile() -> Vec<Hostile> {
         Hostile::down("rate-limited", "refused", with(Misbehaviour::RateLimited)),
         Hostile::down(
             "password-required",
-            "refused",
+            "auth_refused",
             start(|w| {
                 spawn(
                     w,

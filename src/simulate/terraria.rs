@@ -171,7 +171,7 @@ pub fn hostile() -> Vec<Hostile> {
         Hostile::down("redirect", "malformed", with(Misbehaviour::Redirect)),
         Hostile::down(
             "token-required",
-            "refused",
+            "auth_refused",
             start(|w| {
                 spawn(
                     w,

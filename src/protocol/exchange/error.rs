@@ -82,6 +82,16 @@ pub enum Error {
     /// error page).
     #[error("content type {found:?} where JSON was expected")]
     ContentType { found: String },
+    /// The server refused our credentials. Says which login, never with what.
+    #[error("the server refused the {what}")]
+    AuthRefused { what: &'static str },
+    /// The target has no credentials, and the protocol has nothing to ask without them
+    /// (an ad-hoc poll of a protocol that only answers after a login).
+    #[error("{protocol} needs credentials (a configured target with {key})")]
+    NoCredentials {
+        protocol: &'static str,
+        key: &'static str,
+    },
 }
 
 fn http_status_hint(status: u16) -> &'static str {
@@ -122,11 +132,12 @@ impl Error {
             Error::Garbage(_) => Reason::Malformed,
             Error::SplitIncomplete => Reason::Incomplete,
             Error::NotIpv4 { .. } => Reason::Dns,
-            // The server is there and says no: a login it refuses, or a rate limit.
-            Error::HttpStatus {
-                status: 401 | 403 | 429 | 503,
-            } => Reason::Refused,
+            // The server is there and refuses our login.
+            Error::HttpStatus { status: 401 | 403 } => Reason::AuthRefused,
+            // The server is there and says no: a rate limit.
+            Error::HttpStatus { status: 429 | 503 } => Reason::Refused,
             Error::HttpStatus { .. } | Error::ContentType { .. } => Reason::Malformed,
+            Error::AuthRefused { .. } | Error::NoCredentials { .. } => Reason::AuthRefused,
         }
     }
 
@@ -199,6 +210,9 @@ mod tests {
             Error::Challenge { limit: 3 },
             Error::Net(LinkError::TooLarge { limit: 1 }),
             Error::SplitIncomplete,
+            Error::AuthRefused {
+                what: "RCON password",
+            },
         ];
         let reasons: Vec<Reason> = errors.iter().map(Error::reason).collect();
         assert_eq!(reasons, Reason::ALL.to_vec());

@@ -222,7 +222,7 @@ mod tests {
         let (result, _) = run(&[json(b"[1]"), refused.clone()]);
         let s = result.unwrap();
         assert_eq!(s.online, 3);
-        assert_eq!(s.extras["b_error"], "refused");
+        assert_eq!(s.extras["b_error"], "auth_refused");
         let (result, _) = run(&[refused]);
         assert!(matches!(result, Err(Error::HttpStatus { status: 401 })));
     }

@@ -261,27 +261,6 @@ pub fn redact(request: &[u8]) -> Vec<u8> {
     out.into_bytes()
 }
 
-/// A secret an exchange puts on the wire (a token, a password): `Debug` never shows it, and
-/// nothing else formats it. The daemon hands it over from the target's credentials.
-#[derive(Clone, PartialEq, Eq)]
-pub struct Hidden(String);
-
-impl Hidden {
-    pub fn new(secret: impl Into<String>) -> Hidden {
-        Hidden(secret.into())
-    }
-
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl std::fmt::Debug for Hidden {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Hidden(<redacted>)")
-    }
-}
-
 /// Appends `value` to a URL query, percent-encoding everything but unreserved characters.
 pub fn push_query_value(out: &mut String, value: &str) {
     for b in value.bytes() {

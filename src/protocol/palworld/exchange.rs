@@ -9,15 +9,16 @@ use super::{
 };
 use crate::protocol::exchange::{Error, Params};
 use crate::protocol::http::fetch::{Api, Fetch};
-use crate::protocol::http::{encode_request, Hidden, Response};
-use crate::status::{Player, Status};
+use crate::protocol::http::{encode_request, Response};
+use crate::secret::Secret;
+use crate::status::{Health, Player, Status};
 
 /// The three requests and their answers.
 #[derive(Debug)]
 pub struct PalworldApi {
     params: Params,
     /// The whole `Authorization` header value (`Basic ...`), built by the daemon.
-    authorization: Option<Hidden>,
+    authorization: Option<Secret>,
     info: Option<Info>,
     metrics: Option<Metrics>,
     players: Option<Vec<Player>>,
@@ -69,11 +70,14 @@ impl Api for PalworldApi {
             latency,
             ..Status::default()
         };
-        if let Some(fps) = m.serverfps {
-            s.extras.insert("server_fps".into(), fps.into());
-        }
-        if let Some(ms) = m.serverframetime {
-            s.extras.insert("server_frame_time_ms".into(), ms.into());
+        // Server FPS is the rate the server achieves; the frame time its mean tick time.
+        let health = Health {
+            tick_rate_hertz: m.serverfps,
+            tick_duration_seconds: m.serverframetime.map(|ms| ms / 1000.0),
+            ..Health::default()
+        };
+        if !health.is_empty() {
+            s.health = Some(Box::new(health));
         }
         if let Some(up) = m.uptime {
             s.extras.insert("uptime_seconds".into(), up.into());
@@ -90,7 +94,7 @@ impl Api for PalworldApi {
 }
 
 /// A poll's exchange.
-pub fn new(params: Params, authorization: Option<Hidden>, deadline: Instant) -> Fetch<PalworldApi> {
+pub fn new(params: Params, authorization: Option<Secret>, deadline: Instant) -> Fetch<PalworldApi> {
     Fetch::new(
         PalworldApi {
             params,

@@ -5,7 +5,8 @@ use std::time::{Duration, Instant};
 use super::{decode_status, to_status, ServerStatus, STATUS_PATH};
 use crate::protocol::exchange::{Error, Params};
 use crate::protocol::http::fetch::{Api, Fetch};
-use crate::protocol::http::{encode_request, push_query_value, Hidden, Response};
+use crate::protocol::http::{encode_request, push_query_value, Response};
+use crate::secret::Secret;
 use crate::status::Status;
 
 /// The status request and its answer.
@@ -13,7 +14,7 @@ use crate::status::Status;
 pub struct Tshock {
     params: Params,
     /// The REST token (`token_file`), sent as the `token` query parameter.
-    token: Option<Hidden>,
+    token: Option<Secret>,
     answer: Option<ServerStatus>,
 }
 
@@ -43,7 +44,7 @@ impl Api for Tshock {
 }
 
 /// A poll's exchange.
-pub fn new(params: Params, token: Option<Hidden>, deadline: Instant) -> Fetch<Tshock> {
+pub fn new(params: Params, token: Option<Secret>, deadline: Instant) -> Fetch<Tshock> {
     Fetch::new(
         Tshock {
             params,
