@@ -151,6 +151,11 @@ fn answer(req: &SimRequest, w: &WorldState, config: &PalworldConfig) -> SimReply
                 .collect();
             SimReply::json(json!({"players": players}).to_string())
         }
+        // Real servers have it; the exporter never asks (gamedig does).
+        "/v1/api/settings" => SimReply::json(
+            json!({"Difficulty": "None", "ServerPlayerMaxNum": w.max, "PublicPort": 8211})
+                .to_string(),
+        ),
         _ => SimReply::status(404),
     }
 }
