@@ -120,7 +120,7 @@ pub static GAMES: &[Game] = &[
     game("svencoop", &[], "Sven Co-op", A2s, 27015, 27015, N, GL, "GoldSrc"),
     game("teamfortress2", &["tf2"], "Team Fortress 2", A2s, 27015, 27015, N, GL, ""),
     game("tfc", &[], "Team Fortress Classic", A2s, 27015, 27015, N, GL, "GoldSrc"),
-    game("terraria", &["tshock"], "Terraria (TShock)", Terraria, 7777, 7878, N, G, "TShock's REST API (RestApiEnabled in tshock/config.json, RestApiPort 7878; gamedig's tshock); token_file when the status endpoint needs a token. A vanilla Terraria server has no query"),
+    game("terraria", &["tshock", "terrariatshock"], "Terraria (TShock)", Terraria, 7777, 7878, N, G, "TShock's REST API (RestApiEnabled in tshock/config.json, RestApiPort 7878; gamedig's tshock); token_file when the status endpoint needs a token. A vanilla Terraria server has no query"),
     game("teeworlds", &[], "Teeworlds", Teeworlds, 8303, 8303, N, "LinuxGSM", "Also DDNet and its mods; query port = sv_port. A 0.7 server is found after a 500 ms fallback, then asked first"),
     game("theforest", &["forrest"], "The Forest", A2s, 27015, 27016, N, G, "Query port = game port + 1"),
     game("theisle", &["isle"], "The Isle", A2s, 7707, 7708, N, G, "Query port = game port + 1"),
