@@ -22,6 +22,7 @@ pub mod minecraft;
 pub mod mumble;
 pub mod palworld;
 pub mod quake3;
+pub mod rcon;
 pub mod samp;
 pub mod teeworlds;
 pub mod terraria;

@@ -1,6 +1,7 @@
 //! Minecraft Java edition: server list ping (1.7+ and legacy) over TCP, and Query (GameSpy4)
 //! over UDP.
 
+pub mod health;
 pub mod legacy;
 pub mod motd;
 pub mod query;

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Two Source RCON clients nobody here wrote, PyPI `rcon` 2.4.9 and `opengsq` 3.7.0 (its
+# SourceRcon), read our RCON simulator the same as our own client: the Factorio answer to
+# `/players online` (count and names). `rcon` reads all three server families the simulator
+# plays (SRCDS, vanilla Minecraft, Factorio); opengsq only SRCDS, as with real servers: it
+# sends the command and its empty-command marker back to back and waits for the marker's
+# echo, which Factorio never sends and which vanilla Minecraft answers by closing the
+# connection (docs/protocols/factorio.md).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+NAME=rcon
+# shellcheck source=lib.sh
+source .ci/interop/lib.sh
+
+cargo build --locked --quiet --example sim_rcon
+interop_work
+
+venv="$work/venv"
+if ! python3 -m venv "$venv" >/dev/null 2>&1 ||
+    ! "$venv/bin/pip" install -q rcon==2.4.9 opengsq==3.7.0 >"$work/pip.log" 2>&1; then
+    echo "$NAME: SKIPPED: could not install PyPI rcon 2.4.9 and opengsq 3.7.0 (python3-venv, pip)" >&2
+    exit 0
+fi
+umask 077
+printf 'interop-rcon-pw\n' >"$work/rcon.pw"
+
+read_with() { # CLIENT PORT -> "ours online=N players=a|b"
+    "$venv/bin/python" - "$1" "$2" "$work/rcon.pw" <<'PY'
+import asyncio, sys
+client, port, pwfile = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+pw = open(pwfile).read().rstrip("\n")
+if client == "rcon":
+    from rcon.source import Client
+    with Client("127.0.0.1", port, passwd=pw, timeout=5) as c:
+        reply = c.run("/players", "online")
+else:
+    from opengsq.rcon_protocols.source_rcon import SourceRcon
+    async def main():
+        with SourceRcon("127.0.0.1", port, timeout=5) as r:
+            await r.authenticate(pw)
+            return await r.send_command("/players online")
+    reply = asyncio.run(main())
+lines = reply.splitlines()
+count = lines[0].split("(", 1)[1].split(")", 1)[0]
+names = [l.strip().removesuffix("(online)").strip() for l in lines[1:] if l.strip()]
+print(f"ours online={count} players={'|'.join(names)}")
+PY
+}
+
+for flavour in srcds minecraft factorio; do
+    log="$work/sim-$flavour.log"
+    target/debug/examples/sim_rcon "$flavour" "$work/rcon.pw" >"$log" 2>&1 &
+    pids+=($!)
+    for ((i = 0; i < 100; i++)); do
+        grep -q '^ours ' "$log" && break
+        kill -0 "${pids[-1]}" 2>/dev/null || interop_fail "simulator ($flavour) exited"
+        sleep 0.1
+    done
+    grep -q '^ours ' "$log" || interop_fail "our client did not finish ($flavour)"
+    port=$(awk '/^addr /{ n = split($2, a, ":"); print a[n] }' "$log")
+    ours=$(grep '^ours ' "$log")
+    clients=(rcon)
+    [[ $flavour == srcds ]] && clients+=(opengsq)
+    for client in "${clients[@]}"; do
+        theirs=$(read_with "$client" "$port") || interop_fail "$client failed against $flavour"
+        echo "$NAME: $flavour: ours:    $ours"
+        echo "$NAME: $flavour: $client: $theirs"
+        [[ $theirs == "$ours" ]] || interop_fail "$client read $theirs but our client read $ours ($flavour)"
+    done
+done
+echo "$NAME: passed"
