@@ -329,7 +329,7 @@ max_split_packets = 9
     fn unknown_target_key() {
         assert_eq!(
             err(&format!("{T}{T}port = 1\n").replacen("\"a\"", "\"b\"", 1)),
-            "exporter.toml:9: target[1].port: unknown field `port`, expected one of `name`, `protocol`, `address`, `interval`, `timeout`, `encoding`, `max_reply_bytes`, `max_split_packets`, `labels`, `game`, `players`, `rules`, `proxy_protocol`, `username`, `password_file`, `token_file`, `api_token_file`, `rcon`"
+            "exporter.toml:9: target[1].port: unknown field `port`, expected one of `name`, `protocol`, `address`, `interval`, `timeout`, `encoding`, `max_reply_bytes`, `max_split_packets`, `labels`, `game`, `players`, `rules`, `proxy_protocol`, `tls`, `tls_fingerprint`, `tls_insecure`, `username`, `password_file`, `token_file`, `api_token_file`, `rcon`"
         );
     }
 
@@ -534,6 +534,39 @@ max_split_packets = 9
         assert_eq!(
             err(&format!("{T}labels = {{ __x = \"v\" }}\n")),
             "exporter.toml:5: target[0].labels.__x: label name \"__x\" is reserved (starts with __)"
+        );
+    }
+
+    /// TLS keys: plain HTTP by default, `tls = true` verifies, a pin (colons allowed) rides
+    /// with the credentials, `tls_insecure` only when said; contradictions and non-HTTP
+    /// protocols are refused.
+    #[test]
+    fn tls_keys() {
+        use crate::target::TlsMode;
+        let tr = "[[target]]\nname = \"t\"\nprotocol = \"terraria\"\naddress = \"127.0.0.1\"\n";
+        let one = |extra: &str| parse("x", &format!("{tr}{extra}")).map(|c| c.targets[0].clone());
+        assert_eq!(one("").unwrap().tls, TlsMode::Off);
+        assert_eq!(one("tls = true\n").unwrap().tls, TlsMode::Verify);
+        assert_eq!(one("tls_insecure = true\n").unwrap().tls, TlsMode::Insecure);
+        let hex = "ab".repeat(32);
+        let t = one(&format!("tls_fingerprint = \"sha256:{hex}\"\n")).unwrap();
+        assert_eq!(t.tls, TlsMode::Pinned);
+        assert_eq!(t.credentials.as_ref().unwrap().tls_pin, Some([0xab; 32]));
+        let colons = vec!["AB"; 32].join(":");
+        let t = one(&format!("tls_fingerprint = \"sha256:{colons}\"\n")).unwrap();
+        assert_eq!(t.credentials.as_ref().unwrap().tls_pin, Some([0xab; 32]));
+        for bad in [
+            "tls_fingerprint = \"sha256:abcd\"\n".to_string(),
+            format!("tls_fingerprint = \"md5:{hex}\"\n"),
+            format!("tls_fingerprint = \"sha256:{hex}\"\ntls_insecure = true\n"),
+            "tls = false\ntls_insecure = true\n".to_string(),
+        ] {
+            assert!(one(&bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            err(&format!("{T}tls = true\n")),
+            "exporter.toml:5: target[0].tls: only HTTP protocols (terraria, palworld) use TLS \
+             settings; a2s does not"
         );
     }
 

@@ -77,10 +77,16 @@ pub enum Protocol {
     /// GameSpy 2 `FE FD 00` (Battlefield Vietnam and 2, Halo, America's Army, SWAT 4...), UDP.
     #[serde(rename = "gamespy2")]
     Gamespy2,
+    /// Terraria with TShock: its REST API (`/v2/server/status`), HTTP or HTTPS.
+    #[serde(rename = "terraria")]
+    Terraria,
+    /// Palworld's REST API (`/v1/api/info`, `metrics`, `players`), HTTP basic auth.
+    #[serde(rename = "palworld")]
+    Palworld,
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 14] = [
+    pub const ALL: [Protocol; 16] = [
         Protocol::A2s,
         Protocol::Minecraft,
         Protocol::MinecraftQuery,
@@ -95,6 +101,8 @@ impl Protocol {
         Protocol::Ase,
         Protocol::Unreal2,
         Protocol::Doom3,
+        Protocol::Terraria,
+        Protocol::Palworld,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -113,6 +121,8 @@ impl Protocol {
             Protocol::Doom3 => "doom3",
             Protocol::Gamespy1 => "gamespy1",
             Protocol::Gamespy2 => "gamespy2",
+            Protocol::Terraria => "terraria",
+            Protocol::Palworld => "palworld",
         }
     }
 
@@ -138,6 +148,8 @@ impl Protocol {
             Protocol::Gamespy1 => 7778,
             // Battlefield 2's query port, the family's most common; presets carry the rest.
             Protocol::Gamespy2 => 29900,
+            Protocol::Terraria => 7878,
+            Protocol::Palworld => 8212,
         }
     }
 
@@ -168,6 +180,30 @@ impl Protocol {
             | Protocol::Ase => false,
             Protocol::Unreal2 | Protocol::Doom3 => false,
             Protocol::Gamespy1 | Protocol::Gamespy2 => false,
+            Protocol::Terraria | Protocol::Palworld => false,
+        }
+    }
+
+    /// Whether the protocol is an HTTP API, and whether TLS is optional there (`tls = true`
+    /// turns it on) or always on. The query registry's `Link::Http` entries; a test there
+    /// keeps the two in step. The config accepts the `tls*` keys only where this is `Some`.
+    pub fn http(self) -> Option<HttpScheme> {
+        match self {
+            Protocol::Terraria | Protocol::Palworld => Some(HttpScheme::Either),
+            Protocol::A2s
+            | Protocol::Minecraft
+            | Protocol::MinecraftQuery
+            | Protocol::MinecraftBedrock
+            | Protocol::Samp
+            | Protocol::Mumble
+            | Protocol::Quake3
+            | Protocol::Teeworlds
+            | Protocol::Gamespy1
+            | Protocol::Gamespy2
+            | Protocol::Gamespy3
+            | Protocol::Ase
+            | Protocol::Unreal2
+            | Protocol::Doom3 => None,
         }
     }
 
@@ -177,6 +213,10 @@ impl Protocol {
         match self {
             // Server health over RCON, next to the status ping (docs/protocols/minecraft.md).
             Protocol::Minecraft => &[CredentialKey::Rcon],
+            // TShock's REST token, a query parameter.
+            Protocol::Terraria => &[CredentialKey::Token],
+            // Basic auth; the user is always `admin`.
+            Protocol::Palworld => &[CredentialKey::Password],
             Protocol::A2s
             | Protocol::MinecraftQuery
             | Protocol::MinecraftBedrock
@@ -211,6 +251,7 @@ impl Protocol {
             | Protocol::Ase
             | Protocol::Unreal2
             | Protocol::Doom3 => None,
+            Protocol::Terraria | Protocol::Palworld => None,
         }
     }
 
@@ -273,6 +314,56 @@ impl fmt::Display for ProxyProtocol {
     }
 }
 
+/// Whether an HTTP API may be spoken in the clear.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HttpScheme {
+    /// HTTP unless the target says `tls = true` (TShock, Palworld: whatever the owner put in
+    /// front of it).
+    Either,
+    /// HTTPS only (the API exists only over TLS).
+    HttpsOnly,
+}
+
+/// How an HTTP target's connection is secured (`tls`, `tls_fingerprint`, `tls_insecure`).
+/// Verification is on unless the target says otherwise in so many words.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub enum Tls {
+    /// Plain HTTP.
+    #[default]
+    Off,
+    /// HTTPS, the certificate verified against the built-in roots for the host name.
+    Verify,
+    /// HTTPS, the leaf certificate's SHA-256 must be this (`tls_fingerprint = "sha256:..."`):
+    /// for self-signed certificates. Boxed: rare, and `Target` stays small.
+    Pinned(Box<[u8; 32]>),
+    /// HTTPS with no verification at all (`tls_insecure = true`).
+    Insecure,
+}
+
+impl Tls {
+    /// The setting a target gets when it says nothing.
+    pub fn default_for(scheme: HttpScheme) -> Tls {
+        match scheme {
+            HttpScheme::Either => Tls::Off,
+            HttpScheme::HttpsOnly => Tls::Verify,
+        }
+    }
+
+    pub fn enabled(&self) -> bool {
+        !matches!(self, Tls::Off)
+    }
+
+    /// The mode a [`Target`] keeps (the pin itself is kept apart, see [`TlsMode`]).
+    pub fn mode(&self) -> TlsMode {
+        match self {
+            Tls::Off => TlsMode::Off,
+            Tls::Verify => TlsMode::Verify,
+            Tls::Pinned(_) => TlsMode::Pinned,
+            Tls::Insecure => TlsMode::Insecure,
+        }
+    }
+}
+
 /// A credential key of a `[[target]]`, by its name in the config.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CredentialKey {
@@ -309,6 +400,18 @@ impl CredentialKey {
     }
 }
 
+/// [`Tls`] without the pin, one byte: what [`Target`] holds, in what was padding (a full
+/// `Tls` would take 16 bytes and push every target into a larger allocation block). A
+/// pinned target's fingerprint travels with its credentials.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum TlsMode {
+    #[default]
+    Off,
+    Verify,
+    Pinned,
+    Insecure,
+}
+
 /// What a configured target logs in with. Only configured targets carry credentials: an
 /// ad-hoc `/probe` or a `[module.NAME]` never does. Every secret is a [`Secret`], so the
 /// derived `Debug` shows none.
@@ -324,6 +427,10 @@ pub struct Credentials {
     pub api_token: Option<Secret>,
     /// Source RCON (`rcon = { port, password_file }`).
     pub rcon: Option<Rcon>,
+    /// HTTP APIs: the SHA-256 of the certificate the server must present
+    /// (`tls_fingerprint`; [`Target::tls`] says [`TlsMode::Pinned`]). Not a secret, but
+    /// carried here so that the rare pinned target pays for it and `Target` stays small.
+    pub tls_pin: Option<[u8; 32]>,
 }
 
 impl Credentials {
@@ -422,6 +529,9 @@ pub struct Target {
     /// Send a PROXY protocol header first on every connection (TCP protocols only; the
     /// config refuses it elsewhere); `None`: no header.
     pub proxy_protocol: Option<ProxyProtocol>,
+    /// HTTP protocols: TLS and how the certificate is checked ([`Tls::default_for`] the
+    /// protocol's [`HttpScheme`] unless configured).
+    pub tls: TlsMode,
     /// What the target logs in with (`password_file`, `rcon`, ...); behind an `Arc` so
     /// that `Target` stays small and every poll's request shares it.
     pub credentials: Option<Arc<Credentials>>,
@@ -446,6 +556,7 @@ impl Target {
             players: None,
             rules: Box::default(),
             proxy_protocol: None,
+            tls: protocol.http().map_or(Tls::Off, Tls::default_for).mode(),
             credentials: None,
         }
     }

@@ -31,7 +31,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // The async I/O layer.
     ("net", &["protocol", "status", "sync", "target"]),
     // Each protocol's dialogue.
-    ("query", &["games", "net", "protocol", "status", "target"]),
+    (
+        "query",
+        &["games", "net", "protocol", "secret", "status", "target"],
+    ),
     // In-process servers for every protocol.
     ("simulate", &["protocol", "status", "target"]),
     // The daemon: configuration, scheduling, results, rendering, HTTP.

@@ -57,6 +57,8 @@ fn targets(protocol: Protocol, addr: SocketAddr, pw: &Path) -> Option<String> {
             "mc",
             format!("rcon = {{ port = 1, password_file = \"{pw}\" }}"),
         ),
+        Protocol::Terraria => ("tshock", format!("token_file = \"{pw}\"")),
+        Protocol::Palworld => ("pal", format!("password_file = \"{pw}\"\nplayers = true")),
         _ => return None,
     };
     Some(format!(

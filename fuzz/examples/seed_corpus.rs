@@ -449,6 +449,7 @@ fn main() {
     ase(&root);
     unreal2(&root);
     doom3(&root);
+    http_apis(&root);
     println!("seeds written under {}", root.display());
 }
 
@@ -655,5 +656,36 @@ fn doom3(root: &Path) {
     }
     let mut req = vec![0u8, 0, 0, 0, 0];
     d3::encode_request(challenge, &mut req);
+    c.add("request", &req);
+}
+
+/// What the simulated TShock and Palworld APIs answer, in the link's message form, and the
+/// bodies alone for the JSON decoders.
+fn http_apis(root: &Path) {
+    use gameserver_exporter::protocol::http;
+    let json = |body: &[u8]| {
+        let mut out = Vec::new();
+        let h: [(&str, &[u8]); 1] = [("content-type", b"application/json; charset=utf-8")];
+        http::encode_response(200, h, body, &mut out);
+        out
+    };
+    let tshock = br#"{"status":"200","name":"Sim","serverversion":"v1.4.4.9","tshockversion":"5.2.0.0","port":7777,"playercount":1,"maxplayers":8,"world":"Forest","uptime":"0.01:02:03","serverpassword":false,"players":[{"nickname":"Alice","username":"","group":"default","active":true,"state":10,"team":0}]}"#;
+    let refused = br#"{"status":"401","error":"Not authorized. The specified API endpoint requires a token."}"#;
+    let info = br#"{"version":"v0.3.11.0","servername":"Pal","description":"d","worldguid":"0"}"#;
+    let metrics = br#"{"serverfps":58,"currentplayernum":2,"serverframetime":17.25,"maxplayernum":32,"uptime":3600,"days":12}"#;
+    let players = br#"{"players":[{"name":"Zoe","accountName":"zoe","playerId":"1","userId":"steam_1","ip":"127.0.0.1","ping":30.0,"location_x":0.0,"location_y":0.0,"level":12,"building_count":0}]}"#;
+    let c = Corpus::new(root, "terraria_status");
+    c.add("status", tshock);
+    c.add("refused", refused);
+    let c = Corpus::new(root, "palworld_json");
+    c.add("info", info);
+    c.add("metrics", metrics);
+    c.add("players", players);
+    let c = Corpus::new(root, "http_message");
+    c.add("tshock", &json(tshock));
+    c.add("palworld_metrics", &json(metrics));
+    c.add("unauthorized", b"HTTP/1.1 401\r\nwww-authenticate: Basic\r\n\r\n");
+    let mut req = Vec::new();
+    http::encode_request("GET", "/v1/api/info", &[("Authorization", "Basic YWRtaW46eA==")], b"", &mut req);
     c.add("request", &req);
 }

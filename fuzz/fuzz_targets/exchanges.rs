@@ -3,7 +3,8 @@
 //! Every exchange must finish (no endless sending without a wait) by its deadline, never
 //! panic, and never send an empty request.
 //!
-//! Input: the first byte picks the exchange (low three bits, and the top bit for eight more)
+//! Input: the first byte picks the exchange (low three bits, and the top bit for eight more;
+//! the last of those takes the script's first byte to pick among the protocols past them)
 //! and the poll's options (players, rules, detail, and remembered state from an earlier poll:
 //! challenge, token, dialect, challenge-less); the rest is the replay script. Match keys (session ids, echoed times, idents, tokens) are
 //! fixed where the exchange takes them, so the fuzzer can learn to answer them.
@@ -26,7 +27,8 @@ use gameserver_exporter::protocol::teeworlds::exchange::Teeworlds;
 use gameserver_exporter::protocol::teeworlds::machine::Tokens;
 use gameserver_exporter::protocol::teeworlds::Flavour;
 use gameserver_exporter::protocol::unreal2::Unreal2;
-use gameserver_exporter::protocol::{ase, bedrock, doom3, gamespy2, mumble};
+use gameserver_exporter::protocol::{ase, bedrock, doom3, gamespy2, mumble, palworld, terraria};
+use gameserver_exporter::secret::Secret;
 use libfuzzer_sys::fuzz_target;
 
 /// The GameSpy 3 session id: fixed, so the fuzzer can learn to echo it.
@@ -136,6 +138,17 @@ fuzz_target!(|data: &[u8]| {
         13 => {
             let query = gamespy2::exchange::Query::new(&params, *b"fuzz");
             run(OneShot::new(query, deadline), start, script)
+        }
+        15 => {
+            // Past sixteen exchanges: the script's first byte picks one.
+            let Some((&ext, script)) = script.split_first() else {
+                return;
+            };
+            let secret = remembered.then(|| Secret::new("fuzz-secret"));
+            match ext % 2 {
+                0 => run(terraria::exchange::new(params, secret, deadline), start, script),
+                _ => run(palworld::exchange::new(params, secret, deadline), start, script),
+            }
         }
         _ => {
             let hint = remembered.then_some(Flavour::Seven);

@@ -137,6 +137,7 @@ pub(super) fn credentials(
         token,
         api_token,
         rcon,
+        tls_pin: None,
     })))
 }
 

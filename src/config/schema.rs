@@ -54,6 +54,9 @@ pub(super) struct RawTarget {
     pub(super) players: Option<Box<Spanned<toml::Value>>>,
     pub(super) rules: Option<Box<Spanned<Vec<Spanned<String>>>>>,
     pub(super) proxy_protocol: Option<Box<Spanned<String>>>,
+    pub(super) tls: Option<Box<Spanned<bool>>>,
+    pub(super) tls_fingerprint: Option<Box<Spanned<String>>>,
+    pub(super) tls_insecure: Option<Box<Spanned<bool>>>,
     // Credentials (`config::validate::credentials`): a login name, and files holding the
     // secrets; never the secrets themselves.
     pub(super) username: Option<Box<Spanned<String>>>,
@@ -116,6 +119,9 @@ impl RawTarget {
                 Box::new(Spanned::new(outer.start + by..outer.end + by, list))
             }),
             proxy_protocol: boxed(self.proxy_protocol),
+            tls: self.tls.map(|b| Box::new(shift(*b, by))),
+            tls_fingerprint: boxed(self.tls_fingerprint),
+            tls_insecure: self.tls_insecure.map(|b| Box::new(shift(*b, by))),
             username: boxed(self.username),
             password_file: boxed(self.password_file),
             token_file: boxed(self.token_file),

@@ -21,8 +21,8 @@ use super::{
 };
 use crate::cidr::IpNet;
 use crate::target::{
-    Limits, PlayerSeries, Protocol, ProxyProtocol, Target, DEFAULT_ENCODING, DEFAULT_INTERVAL,
-    DEFAULT_TIMEOUT,
+    HttpScheme, Limits, PlayerSeries, Protocol, ProxyProtocol, Target, Tls, DEFAULT_ENCODING,
+    DEFAULT_INTERVAL, DEFAULT_TIMEOUT,
 };
 
 /// Highest `max_reply_bytes` accepted: one poll never holds more than this.
@@ -343,8 +343,19 @@ impl<'r> Targets<'r> {
                 Some(v) => Some(proxy_protocol(ctx, v, protocol, &key("proxy_protocol"))?),
                 None => None,
             };
+            let tls = tls(ctx, t, protocol, &key)?;
             let credentials = credentials(ctx, &key, t, protocol, dir, &name)?;
+            // A pinned target's fingerprint rides with its credentials (Target stays small).
+            let credentials = match &tls {
+                Tls::Pinned(pin) => {
+                    let mut c = credentials.map(|c| (*c).clone()).unwrap_or_default();
+                    c.tls_pin = Some(**pin);
+                    Some(Arc::new(c))
+                }
+                _ => credentials,
+            };
             let target = running.share(Target {
+                tls: tls.mode(),
                 interval: t_interval,
                 timeout: t_timeout,
                 encoding,
@@ -560,6 +571,99 @@ fn proxy_protocol(
         ));
     }
     Ok(version)
+}
+
+/// `tls`, `tls_fingerprint = "sha256:<hex>"`, `tls_insecure = true`: only on HTTP
+/// protocols; a pin or `tls_insecure` means TLS; the two exclude each other; verification is
+/// only ever off when `tls_insecure = true` says so.
+fn tls(
+    ctx: &Ctx,
+    t: &RawTarget,
+    protocol: Protocol,
+    key: &dyn Fn(&str) -> String,
+) -> Result<Tls, ConfigError> {
+    let on = t.tls.as_deref();
+    let pin = t.tls_fingerprint.as_deref();
+    let insecure = t.tls_insecure.as_deref();
+    let Some(scheme) = protocol.http() else {
+        let given = [
+            on.map(|v| ("tls", v.span())),
+            pin.map(|v| ("tls_fingerprint", v.span())),
+            insecure.map(|v| ("tls_insecure", v.span())),
+        ];
+        if let Some((name, span)) = given.into_iter().flatten().next() {
+            let http: Vec<&str> = Protocol::ALL
+                .into_iter()
+                .filter(|p| p.http().is_some())
+                .map(Protocol::as_str)
+                .collect();
+            return Err(ctx.err(
+                span,
+                &key(name),
+                format!(
+                    "only HTTP protocols ({}) use TLS settings; {protocol} does not",
+                    http.join(", ")
+                ),
+            ));
+        }
+        return Ok(Tls::Off);
+    };
+    let insecure_on = insecure.filter(|v| *v.get_ref());
+    if let (Some(p), Some(_)) = (pin, insecure_on) {
+        return Err(ctx.err(
+            p.span(),
+            &key("tls_fingerprint"),
+            "a pinned certificate is verified; it cannot be combined with tls_insecure = true",
+        ));
+    }
+    if let Some(off) = on.filter(|v| !*v.get_ref()) {
+        if scheme == HttpScheme::HttpsOnly {
+            return Err(ctx.err(off.span(), &key("tls"), format!("{protocol} is HTTPS only")));
+        }
+        if pin.is_some() || insecure_on.is_some() {
+            return Err(ctx.err(
+                off.span(),
+                &key("tls"),
+                "tls = false contradicts tls_fingerprint / tls_insecure",
+            ));
+        }
+    }
+    if let Some(p) = pin {
+        let sha256 = parse_fingerprint(p.get_ref()).ok_or_else(|| {
+            ctx.err(
+                p.span(),
+                &key("tls_fingerprint"),
+                "want \"sha256:\" and the certificate's 64 hex digits (colons allowed)",
+            )
+        })?;
+        return Ok(Tls::Pinned(Box::new(sha256)));
+    }
+    if insecure_on.is_some() {
+        return Ok(Tls::Insecure);
+    }
+    Ok(match on.map(|v| *v.get_ref()) {
+        Some(true) => Tls::Verify,
+        Some(false) => Tls::Off,
+        None => Tls::default_for(scheme),
+    })
+}
+
+/// `sha256:` and 32 bytes in hex, with or without colons between them.
+fn parse_fingerprint(text: &str) -> Option<[u8; 32]> {
+    let hex: Vec<u8> = text
+        .strip_prefix("sha256:")?
+        .bytes()
+        .filter(|b| *b != b':')
+        .collect();
+    if hex.len() != 64 {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (byte, pair) in out.iter_mut().zip(hex.chunks(2)) {
+        let digit = |c: u8| char::from(c).to_digit(16);
+        *byte = (digit(pair[0])? * 16 + digit(pair[1])?) as u8;
+    }
+    Some(out)
 }
 
 /// `rules = ["name", ...]`: a bounded list of distinct, printable names.

@@ -23,7 +23,7 @@
 use super::{Game, Quirks};
 use crate::target::Protocol::{
     self, A2s, Ase, Doom3, Gamespy1, Gamespy2, Gamespy3, Minecraft, MinecraftBedrock,
-    MinecraftQuery, Mumble, Quake3, Samp, Teeworlds, Unreal2,
+    MinecraftQuery, Mumble, Palworld, Quake3, Samp, Teeworlds, Terraria, Unreal2,
 };
 
 const N: Quirks = Quirks::NONE;
@@ -178,6 +178,7 @@ pub static GAMES: &[Game] = &[
     game("ofcwc", &[], "Operation Flashpoint: Cold War Crisis", Gamespy1, 2302, 2303, N, G, "Query port = game port + 1"),
     game("ofr", &["flashpointresistance"], "Operation Flashpoint: Resistance", Gamespy1, 2302, 2303, N, G, "Query port = game port + 1"),
     game("painkiller", &[], "Painkiller", Ase, 3455, 3578, N, G, "ASE on game port + 123"),
+    game("palworld", &[], "Palworld", Palworld, 8211, 8212, N, G, "The REST API (RESTAPIEnabled=True, port 8212) with basic auth: admin + password_file (the AdminPassword); counts, version, server FPS and frame time. Plain HTTP unless tls = true"),
     game("pixark", &[], "PixARK", A2s, 7777, 27015, N, G, ""),
     game("postal2", &[], "Postal 2", Gamespy1, 7777, 7778, N, G, "Query port = game port + 1"),
     game("prey", &[], "Prey", Doom3, 27719, 27719, N, G, "id Tech 4 (Doom 3's layout): getInfo on the game port"),
@@ -227,6 +228,7 @@ pub static GAMES: &[Game] = &[
     game("tfc", &[], "Team Fortress Classic", A2s, 27015, 27015, N, GL, "GoldSrc"),
     game("teeworlds", &[], "Teeworlds", Teeworlds, 8303, 8303, N, "LinuxGSM", "Also DDNet and its mods; query port = sv_port. A 0.7 server is found after a 500 ms fallback, then asked first"),
     game("terminus", &[], "Terminus", Gamespy1, 12286, 12286, N, G, ""),
+    game("terraria", &["tshock", "terrariatshock"], "Terraria (TShock)", Terraria, 7777, 7878, N, G, "TShock's REST API (RestApiEnabled in tshock/config.json, RestApiPort 7878; gamedig's tshock); token_file when the status endpoint needs a token. A vanilla Terraria server has no query"),
     game("theforest", &["forrest"], "The Forest", A2s, 27015, 27016, N, G, "Query port = game port + 1"),
     game("theisle", &["isle"], "The Isle", A2s, 7707, 7708, N, G, "Query port = game port + 1"),
     game("tonolf", &["nolf"], "The Operative: No One Lives Forever", Gamespy1, 27888, 27888, N, G, ""),

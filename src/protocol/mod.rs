@@ -20,14 +20,17 @@ pub mod factorio;
 pub mod gamespy1;
 pub mod gamespy2;
 pub mod gamespy3;
+pub mod http;
 pub mod minecraft;
 pub mod mumble;
+pub mod palworld;
 pub mod proxy_header;
 pub mod quake3;
 pub mod rcon;
 mod reader;
 pub mod samp;
 pub mod teeworlds;
+pub mod terraria;
 pub mod unreal2;
 
 pub use error::DecodeError;

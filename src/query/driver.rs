@@ -181,7 +181,9 @@ pub async fn drive<X: Exchange, T: Transport>(
                             let len = out.len();
                             seen(Some(at), Event::SentSecret { len, what });
                         } else {
-                            seen(Some(at), Event::Sent { bytes: &out, what });
+                            // What the transport lets observers see (HTTP: secrets cut out).
+                            let bytes = &transport.shown(&out);
+                            seen(Some(at), Event::Sent { bytes, what });
                         }
                         fresh = Some(at);
                     }
@@ -216,7 +218,8 @@ pub async fn drive<X: Exchange, T: Transport>(
                             Ok(()) => {
                                 let at = Instant::now();
                                 last.sent_at = Some(at);
-                                seen(Some(at), Event::Resent { bytes: &out });
+                                let bytes = &transport.shown(&out);
+                                seen(Some(at), Event::Resent { bytes });
                             }
                             Err(e) => fail(exchange, e, &mut seen),
                         }

@@ -20,6 +20,7 @@ use tokio::time::Instant;
 use super::driver::{drive, Observer, Pacing, RESENDS};
 use super::request::{Request, Session};
 use super::transport::{TcpLink, Transport};
+use crate::net::http::HttpLink;
 use crate::net::udp::UdpChannel;
 use crate::net::{resolve, srv};
 use crate::protocol::a2s::exchange::A2s;
@@ -27,14 +28,18 @@ use crate::protocol::exchange::oneshot::OneShot;
 use crate::protocol::exchange::{Error, Exchange, Params};
 use crate::protocol::gamespy1::exchange::Gamespy1;
 use crate::protocol::gamespy3::GameSpy3;
+use crate::protocol::http::fetch::Fetch;
 use crate::protocol::minecraft::query_exchange::{self as mcquery, McQuery};
 use crate::protocol::minecraft::slp_exchange::Slp;
+use crate::protocol::palworld::exchange::PalworldApi;
 use crate::protocol::samp::exchange::Samp;
 use crate::protocol::samp::Header;
 use crate::protocol::teeworlds::exchange::Teeworlds;
 use crate::protocol::teeworlds::machine::Tokens;
+use crate::protocol::terraria::exchange::Tshock;
 use crate::protocol::unreal2::Unreal2;
-use crate::protocol::{ase, bedrock, doom3, gamespy2, mumble, quake3};
+use crate::protocol::{ase, bedrock, doom3, gamespy2, mumble, palworld, quake3, terraria};
+use crate::secret::Secret;
 use crate::status::Status;
 use crate::target::{Credentials, Protocol};
 
@@ -62,6 +67,11 @@ pub enum Link {
     UdpConnected,
     /// A TCP stream; each attempt of a fallback chain opens a new connection.
     Tcp,
+    /// An HTTP API: hyper's HTTP/1.1 client over TCP, or TLS as the target's
+    /// [`crate::target::Tls`] says, one connection per poll (`net::http::HttpLink`). The
+    /// exchange writes requests and reads whole responses in `protocol::http`'s message
+    /// form, usually through `protocol::http::fetch::Fetch`.
+    Http,
 }
 
 /// A poll in flight for callers that do not know the protocol's type (the CLI, `/probe`):
@@ -226,6 +236,23 @@ const GAMESPY2: Entry = Entry {
     self_paced: false,
 };
 
+/// TShock's REST API: one GET per poll.
+const TERRARIA: Entry = Entry {
+    protocol: Protocol::Terraria,
+    resolve: Resolve::Plain,
+    link: Link::Http,
+    min_gap: Duration::ZERO,
+    self_paced: false,
+};
+/// Palworld's REST API: two or three GETs on one connection.
+const PALWORLD: Entry = Entry {
+    protocol: Protocol::Palworld,
+    resolve: Resolve::Plain,
+    link: Link::Http,
+    min_gap: Duration::ZERO,
+    self_paced: false,
+};
+
 /// Calls `v` with `protocol`'s exchange type and entry: the one table from a protocol to
 /// its exchange. A new protocol adds its arm here (the compiler asks for it).
 pub fn dispatch<V: Visit>(protocol: Protocol, v: V) -> V::Output {
@@ -246,6 +273,8 @@ pub fn dispatch<V: Visit>(protocol: Protocol, v: V) -> V::Output {
         Protocol::Doom3 => v.visit::<OneShot<doom3::GetInfo>>(&DOOM3),
         Protocol::Gamespy1 => v.visit::<Gamespy1>(&GAMESPY1),
         Protocol::Gamespy2 => v.visit::<OneShot<gamespy2::exchange::Query>>(&GAMESPY2),
+        Protocol::Terraria => v.visit::<Fetch<Tshock>>(&TERRARIA),
+        Protocol::Palworld => v.visit::<Fetch<PalworldApi>>(&PALWORLD),
     }
 }
 
@@ -418,6 +447,31 @@ impl Build for OneShot<gamespy2::exchange::Query> {
     }
 }
 
+impl Build for Fetch<Tshock> {
+    fn build(start: &Start<'_>, _session: &Session) -> Self {
+        let token = start.credentials.and_then(|c| c.token.clone());
+        terraria::exchange::new(start.params, token, start.deadline)
+    }
+}
+
+impl Build for Fetch<PalworldApi> {
+    fn build(start: &Start<'_>, _session: &Session) -> Self {
+        let password = start.credentials.and_then(|c| c.password.as_ref());
+        let authorization = password.map(|p| basic_auth(palworld::USER, p));
+        palworld::exchange::new(start.params, authorization, start.deadline)
+    }
+}
+
+/// An `Authorization: Basic` value for `user` and `password`, itself a secret.
+fn basic_auth(user: &str, password: &Secret) -> Secret {
+    use base64::Engine;
+    let raw = format!("{user}:{}", password.expose());
+    Secret::new(format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode(raw)
+    ))
+}
+
 /// Polls once through `req.protocol`'s entry.
 /// Polls once through `req.protocol`'s entry, boxed (for callers that do not dispatch
 /// themselves).
@@ -489,6 +543,11 @@ pub async fn run<X: Build>(
             let mut link = TcpLink::new(peer).with_proxy_header(req.proxy_protocol);
             go::<X, _>(entry, &start, session, &mut link, deadline, observer).await
         }
+        Link::Http => {
+            let cap = req.limits.reply_cap();
+            let mut link = HttpLink::new(peer, req.address.host.clone(), req.tls.clone(), cap);
+            go::<X, _>(entry, &start, session, &mut link, deadline, observer).await
+        }
     }
 }
 
@@ -541,6 +600,15 @@ mod tests {
             assert_eq!(entry(p).protocol, p);
         }
         assert_eq!(entry(Protocol::Minecraft).link, Link::Tcp);
+    }
+
+    /// The vocabulary's `http` (which the config checks the `tls*` keys against) says what
+    /// the registry says.
+    #[test]
+    fn http_matches_links() {
+        for p in Protocol::ALL {
+            assert_eq!(p.http().is_some(), entry(p).link == Link::Http, "{p}");
+        }
     }
 
     /// The vocabulary's `over_tcp` (which the config checks `proxy_protocol` against) says

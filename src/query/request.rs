@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use crate::net::udp::UdpMux;
 use crate::protocol::exchange::Params;
-use crate::target::{self, Address, Credentials, Limits, Protocol, ProxyProtocol, Target};
+use crate::target::{
+    self, Address, Credentials, Limits, Protocol, ProxyProtocol, Target, Tls, TlsMode,
+};
 
 /// Everything one poll needs.
 #[derive(Debug, Clone)]
@@ -28,6 +30,9 @@ pub struct Request {
     /// Send a PROXY protocol header first on every TCP connection (ignored by UDP
     /// protocols; the config and the CLI refuse it for them).
     pub proxy_protocol: Option<ProxyProtocol>,
+    /// HTTP protocols: TLS and certificate checks (plain HTTP, or HTTPS for protocols that
+    /// exist only over TLS, unless the target says otherwise).
+    pub tls: Tls,
     /// Shared UDP sockets for A2S and SA:MP polls of targets that answered last time (the
     /// daemon's; `None` for one-off polls): no socket per poll in steady state.
     pub mux: Option<Arc<UdpMux>>,
@@ -90,6 +95,7 @@ impl Request {
             detail: false,
             limits: Limits::default(),
             proxy_protocol: None,
+            tls: protocol.http().map_or(Tls::Off, Tls::default_for),
             mux: None,
             credentials: None,
         }
@@ -104,6 +110,17 @@ impl From<&Target> for Request {
         req.encoding = t.encoding;
         req.limits = t.limits;
         req.proxy_protocol = t.proxy_protocol;
+        req.tls = match t.tls {
+            TlsMode::Off => Tls::Off,
+            TlsMode::Verify => Tls::Verify,
+            TlsMode::Insecure => Tls::Insecure,
+            // The pin comes with the credentials; without it (never, from the config),
+            // nothing is trusted.
+            TlsMode::Pinned => {
+                let pin = t.credentials.as_ref().and_then(|c| c.tls_pin);
+                Tls::Pinned(Box::new(pin.unwrap_or([0; 32])))
+            }
+        };
         req.credentials = t.credentials.clone();
         // Lists only for targets that publish them; a game that never answers a request is
         // not sent it (it would only burn its share of the deadline).

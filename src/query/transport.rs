@@ -1,13 +1,16 @@
-//! The small seam between the driver and the network: one trait, three real transports (a
-//! UDP channel on the shared mux, a connected UDP socket, a TCP stream) and, in tests, an
+//! The small seam between the driver and the network: one trait, four real transports (a
+//! UDP channel on the shared mux, a connected UDP socket, a TCP stream, an HTTP(S) client
+//! connection) and, in tests, an
 //! in-memory fake. The driver is generic over it, so each poll's code is monomorphized and
 //! nothing is boxed.
 
+use std::borrow::Cow;
 use std::net::SocketAddr;
 
 use tokio::net::TcpStream;
 use tokio::time::Instant;
 
+use crate::net::http::{HttpLink, Received};
 use crate::net::udp::UdpChannel;
 use crate::net::{tcp, NetError};
 use crate::protocol::proxy_header;
@@ -52,6 +55,13 @@ pub trait Transport {
     /// once, right after that send, so observers show them as sent. `None` otherwise.
     fn sent_preamble(&mut self) -> Option<(&'static str, &[u8])> {
         None
+    }
+
+    /// What observers (transcripts) are shown of a request this transport sent: the bytes
+    /// themselves, unless the transport knows where secrets sit in them (HTTP: a token in the
+    /// query, the `Authorization` header).
+    fn shown<'a>(&self, sent: &'a [u8]) -> Cow<'a, [u8]> {
+        Cow::Borrowed(sent)
     }
 }
 
@@ -180,5 +190,35 @@ impl Transport for TcpLink {
             Err(NetError::Timeout) => Ok(Recv::Timeout),
             Err(e) => Err(e),
         }
+    }
+}
+
+/// An HTTP API: each request the exchange writes goes out through hyper's client, and its
+/// whole response comes back as one chunk (`protocol::http`'s message form).
+impl Transport for HttpLink {
+    const DATAGRAMS: bool = false;
+
+    fn peer(&self) -> Option<SocketAddr> {
+        Some(HttpLink::peer(self))
+    }
+
+    async fn connect(&mut self, until: Instant) -> Result<(), NetError> {
+        HttpLink::connect(self, until).await
+    }
+
+    async fn send(&mut self, bytes: &[u8], until: Instant) -> Result<(), NetError> {
+        HttpLink::send(self, bytes, until).await
+    }
+
+    async fn recv(&mut self, until: Instant) -> Result<Recv, NetError> {
+        match HttpLink::recv(self, until).await? {
+            Received::Response(bytes) => Ok(Recv::Bytes(bytes)),
+            Received::Nothing => Ok(Recv::Closed),
+            Received::Timeout => Ok(Recv::Timeout),
+        }
+    }
+
+    fn shown<'a>(&self, sent: &'a [u8]) -> Cow<'a, [u8]> {
+        Cow::Owned(crate::protocol::http::redact(sent))
     }
 }

@@ -16,13 +16,16 @@ pub mod gamespy1;
 pub mod gamespy2;
 pub mod gamespy3;
 pub mod hostile;
+pub mod http;
 pub mod mcquery;
 pub mod minecraft;
 pub mod mumble;
+pub mod palworld;
 pub mod quake3;
 pub mod rcon;
 pub mod samp;
 pub mod teeworlds;
+pub mod terraria;
 pub mod unreal2;
 
 use std::future::Future;
@@ -131,6 +134,16 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(gamespy2::spawn_demo(w)),
             &["friendlyfire"][..],
         ),
+        Protocol::Terraria => (
+            |w| Box::pin(terraria::spawn(w, Default::default())),
+            |w| Box::pin(terraria::spawn_demo(w)),
+            &[][..],
+        ),
+        Protocol::Palworld => (
+            |w| Box::pin(palworld::spawn(w, Default::default())),
+            |w| Box::pin(palworld::spawn_demo(w)),
+            &[][..],
+        ),
     };
     Simulator {
         protocol,
@@ -160,6 +173,8 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         Protocol::Doom3 => doom3::hostile,
         Protocol::Gamespy1 => gamespy1::hostile,
         Protocol::Gamespy2 => gamespy2::hostile,
+        Protocol::Terraria => terraria::hostile,
+        Protocol::Palworld => palworld::hostile,
     }
 }
 

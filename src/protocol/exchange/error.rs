@@ -74,6 +74,14 @@ pub enum Error {
          request, so it needs one"
     )]
     NotIpv4 { name: String, ip: IpAddr },
+    /// An HTTP API answered with another status than the one asked for: a refused login
+    /// (401, 403), a rate limit (429, 503), a redirect (never followed), or an error.
+    #[error("HTTP status {status}{}", http_status_hint(*status))]
+    HttpStatus { status: u16 },
+    /// An HTTP API answered with another content type than JSON (a login page, a proxy's
+    /// error page).
+    #[error("content type {found:?} where JSON was expected")]
+    ContentType { found: String },
     /// The server refused our credentials. Says which login, never with what.
     #[error("the server refused the {what}")]
     AuthRefused { what: &'static str },
@@ -84,6 +92,16 @@ pub enum Error {
         protocol: &'static str,
         key: &'static str,
     },
+}
+
+fn http_status_hint(status: u16) -> &'static str {
+    match status {
+        401 | 403 => " (login refused)",
+        429 => " (rate limited)",
+        503 => " (unavailable)",
+        300..=399 => " (redirects are not followed)",
+        _ => "",
+    }
 }
 
 impl From<DecodeError> for Error {
@@ -114,6 +132,11 @@ impl Error {
             Error::Garbage(_) => Reason::Malformed,
             Error::SplitIncomplete => Reason::Incomplete,
             Error::NotIpv4 { .. } => Reason::Dns,
+            // The server is there and refuses our login.
+            Error::HttpStatus { status: 401 | 403 } => Reason::AuthRefused,
+            // The server is there and says no: a rate limit.
+            Error::HttpStatus { status: 429 | 503 } => Reason::Refused,
+            Error::HttpStatus { .. } | Error::ContentType { .. } => Reason::Malformed,
             Error::AuthRefused { .. } | Error::NoCredentials { .. } => Reason::AuthRefused,
         }
     }

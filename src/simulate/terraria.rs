@@ -1,0 +1,186 @@
+//! Simulated TShock REST API: `GET /v2/server/status` as TShock 5 answers it, an optional
+//! required token (refused the TShock way: `"status": "401"` inside an HTTP 200), and the
+//! misbehaviours of hosted APIs and the proxies in front of them.
+
+use std::io;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::churn::churn;
+use super::hostile::{start, Hostile};
+use super::http::{self, SimReply, SimRequest};
+use super::{SimServer, World, WorldState};
+use crate::protocol::terraria::STATUS_PATH;
+
+/// How the server misbehaves.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Misbehaviour {
+    #[default]
+    None,
+    /// Junk where JSON should be.
+    BadJson,
+    /// A 2 MB JSON body (a valid one: only the cap can stop it).
+    Huge,
+    /// The body one byte every 200 ms.
+    Drip,
+    /// An HTML page (a proxy's login or error page) with status 200.
+    WrongContentType,
+    /// HTTP 429 with `Retry-After`.
+    RateLimited,
+    /// A redirect to another host (never followed).
+    Redirect,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct TerrariaConfig {
+    /// The REST token the server requires; `None`: the status endpoint is open (TShock's
+    /// default for `/v2/server/status`).
+    pub token: Option<String>,
+    pub misbehaviour: Misbehaviour,
+    /// Serve HTTPS with this configuration.
+    pub tls: Option<Arc<rustls::ServerConfig>>,
+}
+
+pub async fn spawn(world: World, config: TerrariaConfig) -> io::Result<SimServer> {
+    let tls = config.tls.clone();
+    http::spawn(tls, move |req| answer(req, &world.snapshot(), &config)).await
+}
+
+/// A small TShock server with players coming and going, for `demo`.
+pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
+    world.update(|w| {
+        *w = WorldState {
+            name: "Terraria TShock Demo".into(),
+            map: "Forest of Dreams".into(),
+            game: "Terraria".into(),
+            version: "v1.4.4.9".into(),
+            max: 8,
+            players: vec![("Guide".into(), 0, 0.0), ("Nurse".into(), 0, 0.0)],
+            rules: Vec::new(),
+            ..WorldState::default()
+        }
+    });
+    let mut server = spawn(world.clone(), TerrariaConfig::default()).await?;
+    server
+        .tasks
+        .push(churn(world, Duration::from_secs(9), 0, |t| {
+            format!("Terrarian{t}")
+        }));
+    Ok(server)
+}
+
+/// The status body of `w`.
+pub fn status_body(w: &WorldState, players: bool) -> serde_json::Value {
+    let mut body = json!({
+        "status": "200",
+        "name": w.name,
+        "serverversion": w.version,
+        "tshockversion": "5.2.0.0",
+        "port": 7777,
+        "playercount": w.players.len(),
+        "maxplayers": w.max,
+        "world": w.map,
+        "uptime": "0.01:02:03",
+        "serverpassword": w.password,
+    });
+    if players {
+        body["players"] = w
+            .players
+            .iter()
+            .map(|(name, _, _)| {
+                json!({"nickname": name, "username": "", "group": "default",
+                       "active": true, "state": 10, "team": 0})
+            })
+            .collect();
+    }
+    body
+}
+
+fn answer(req: &SimRequest, w: &WorldState, config: &TerrariaConfig) -> SimReply {
+    if req.path != STATUS_PATH {
+        return SimReply::json(
+            r#"{"status":"404","error":"Specified API endpoint doesn't exist."}"#,
+        );
+    }
+    if let Some(token) = &config.token {
+        if req.param("token").as_deref() != Some(token.as_str()) {
+            return SimReply::json(
+                r#"{"status":"401","error":"Not authorized. The specified API endpoint requires a token."}"#,
+            );
+        }
+    }
+    let players = req.param("players").as_deref() == Some("true");
+    let body = status_body(w, players).to_string().into_bytes();
+    match config.misbehaviour {
+        Misbehaviour::None => SimReply::json(body),
+        Misbehaviour::BadJson => SimReply::json(&b"{\"status\": \"200\", \"name\": "[..]),
+        Misbehaviour::Huge => {
+            let mut v = status_body(w, players);
+            v["padding"] = "x".repeat(2 << 20).into();
+            SimReply::json(v.to_string())
+        }
+        Misbehaviour::Drip => SimReply {
+            drip: Some(Duration::from_millis(200)),
+            ..SimReply::json(body)
+        },
+        Misbehaviour::WrongContentType => SimReply {
+            content_type: "text/html",
+            body: b"<html><body>Please log in</body></html>".to_vec(),
+            ..SimReply::status(200)
+        },
+        Misbehaviour::RateLimited => SimReply {
+            headers: vec!["Retry-After: 10".into()],
+            ..SimReply::status(429)
+        },
+        Misbehaviour::Redirect => SimReply {
+            headers: vec!["Location: http://192.0.2.1/".into()],
+            ..SimReply::status(302)
+        },
+    }
+}
+
+/// The hostile fleet's TShock servers.
+pub fn hostile() -> Vec<Hostile> {
+    let with = |m: Misbehaviour| {
+        start(move |w| {
+            spawn(
+                w,
+                TerrariaConfig {
+                    misbehaviour: m,
+                    ..TerrariaConfig::default()
+                },
+            )
+        })
+    };
+    vec![
+        // Healthy beside the rest (the fleet's world: two players, 24 slots).
+        Hostile::up(
+            "ok",
+            2,
+            24,
+            None,
+            start(|w| spawn(w, TerrariaConfig::default())),
+        ),
+        Hostile::down("bad-json", "malformed", with(Misbehaviour::BadJson)),
+        Hostile::down("huge", "too_large", with(Misbehaviour::Huge)).heavy(),
+        Hostile::down("drip", "timeout", with(Misbehaviour::Drip)),
+        Hostile::down("html", "malformed", with(Misbehaviour::WrongContentType)),
+        Hostile::down("rate-limited", "refused", with(Misbehaviour::RateLimited)),
+        Hostile::down("redirect", "malformed", with(Misbehaviour::Redirect)),
+        Hostile::down(
+            "token-required",
+            "auth_refused",
+            start(|w| {
+                spawn(
+                    w,
+                    TerrariaConfig {
+                        token: Some("not-configured".into()),
+                        ..TerrariaConfig::default()
+                    },
+                )
+            }),
+        ),
+    ]
+}
