@@ -57,10 +57,13 @@ pub enum Protocol {
     /// Teeworlds 0.6/0.7 and DDNet server info, UDP.
     #[serde(rename = "teeworlds")]
     Teeworlds,
+    /// FiveM and RedM (Cfx.re) `getinfo` on the game port, UDP.
+    #[serde(rename = "fivem")]
+    Fivem,
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 8] = [
+    pub const ALL: [Protocol; 9] = [
         Protocol::A2s,
         Protocol::Minecraft,
         Protocol::MinecraftQuery,
@@ -69,6 +72,7 @@ impl Protocol {
         Protocol::Mumble,
         Protocol::Quake3,
         Protocol::Teeworlds,
+        Protocol::Fivem,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -81,6 +85,7 @@ impl Protocol {
             Protocol::Mumble => "mumble",
             Protocol::Quake3 => "quake3",
             Protocol::Teeworlds => "teeworlds",
+            Protocol::Fivem => "fivem",
         }
     }
 
@@ -94,6 +99,7 @@ impl Protocol {
             Protocol::Mumble => 64738,
             Protocol::Quake3 => 27960,
             Protocol::Teeworlds => 8303,
+            Protocol::Fivem => 30120,
         }
     }
 
@@ -119,7 +125,8 @@ impl Protocol {
             | Protocol::Samp
             | Protocol::Mumble
             | Protocol::Quake3
-            | Protocol::Teeworlds => false,
+            | Protocol::Teeworlds
+            | Protocol::Fivem => false,
         }
     }
 

@@ -19,13 +19,13 @@ fn temp(name: &str, content: &str) -> std::path::PathBuf {
     p
 }
 
-/// The shipped example configuration is valid and has nine targets.
+/// The shipped example configuration is valid and has ten targets.
 #[test]
 fn example_config_passes() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/exporter.example.toml");
     let out = exe().args(["check-config", path]).output().unwrap();
     assert!(out.status.success(), "{}", text(&out.stdout));
-    assert_eq!(text(&out.stdout), format!("{path}: OK (9 targets)\n"));
+    assert_eq!(text(&out.stdout), format!("{path}: OK (10 targets)\n"));
 }
 
 /// A bad file prints its error (file, line, key) and exits 1.
@@ -143,7 +143,12 @@ fn world() -> WorldState {
 /// Protocols whose reply carries no server name (Mumble's ping: counts only).
 const NAMELESS: &[Protocol] = &[Protocol::Mumble];
 /// Protocols with counts but no player list (Mumble's ping, RakNet's unconnected pong).
-const NO_PLAYER_LIST: &[Protocol] = &[Protocol::Mumble, Protocol::MinecraftBedrock];
+/// FiveM: counts from `clients`; its player list (HTTP `/players.json`) is not read.
+const NO_PLAYER_LIST: &[Protocol] = &[
+    Protocol::Mumble,
+    Protocol::MinecraftBedrock,
+    Protocol::Fivem,
+];
 
 /// `query --json` against every protocol's simulator prints every Status field.
 #[test]

@@ -17,6 +17,7 @@ use gameserver_exporter::protocol::a2s::{self, Engine, GoldSrcMod, Info, SourceT
 use gameserver_exporter::protocol::ase;
 use gameserver_exporter::protocol::bedrock;
 use gameserver_exporter::protocol::doom3::{self as d3, Dialect};
+use gameserver_exporter::protocol::fivem;
 use gameserver_exporter::protocol::gamespy3 as gs3;
 use gameserver_exporter::protocol::minecraft::{legacy, query, slp, varint};
 use gameserver_exporter::protocol::mumble::{self, Pong, Version};
@@ -443,6 +444,7 @@ fn main() {
     bedrock(&root);
     quake3(&root);
     teeworlds(&root);
+    fivem(&root);
     gamespy1(&root);
     gamespy2(&root);
     gamespy3(&root);
@@ -688,3 +690,28 @@ fn doom3(root: &Path) {
     d3::encode_request(challenge, &mut req);
     c.add("request", &req);
 }
+
+/// FiveM: the request, a reply in FXServer's layout (echoing "fuzz", the challenge the
+/// fuzz targets use), and one cut short.
+fn fivem(root: &Path) {
+    let c = Corpus::new(root, "fivem");
+    c.add("request", &build(|o| fivem::encode_request("fuzz", o)));
+    let vars: Vec<(String, String)> = [
+        ("sv_maxclients", "48"),
+        ("clients", "7"),
+        ("challenge", "fuzz"),
+        ("gamename", "CitizenFX"),
+        ("protocol", "4"),
+        ("hostname", "^1Los ^7Santos"),
+        ("gametype", "Freeroam"),
+        ("mapname", "fivem-map-skater"),
+        ("iv", "-1398345911"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let reply = build(|o| fivem::encode_reply(&vars, o));
+    c.add("reply_fxserver", &reply);
+    c.add("reply_cut", &reply[..reply.len() / 2]);
+}
+

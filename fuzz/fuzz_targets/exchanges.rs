@@ -3,7 +3,7 @@
 //! Every exchange must finish (no endless sending without a wait) by its deadline, never
 //! panic, and never send an empty request.
 //!
-//! Input: the first byte picks the exchange (low three bits) and the poll's options (players,
+//! Input: the first byte picks the exchange (low three bits, and the top bit for the later ones) and the poll's options (players,
 //! rules, detail, and remembered state from an earlier poll: challenge, token, dialect); the
 //! rest is the replay script. Match keys (session ids, echoed times, idents, tokens) are
 //! fixed where the exchange takes them, so the fuzzer can learn to answer them.
@@ -23,7 +23,7 @@ use gameserver_exporter::protocol::samp::{exchange::Samp, Header};
 use gameserver_exporter::protocol::teeworlds::exchange::Teeworlds;
 use gameserver_exporter::protocol::teeworlds::machine::Tokens;
 use gameserver_exporter::protocol::teeworlds::Flavour;
-use gameserver_exporter::protocol::{bedrock, mumble};
+use gameserver_exporter::protocol::{bedrock, fivem, mumble};
 use libfuzzer_sys::fuzz_target;
 
 const BUDGET: Duration = Duration::from_secs(5);
@@ -55,7 +55,7 @@ fuzz_target!(|data: &[u8]| {
     let remembered = pick & 0x40 != 0;
     let start = Instant::now();
     let deadline = start + BUDGET;
-    match pick & 7 {
+    match (pick & 7) | ((pick & 0x80) >> 4) {
         0 => run(
             A2s::new(params, remembered.then_some([1, 2, 3, 4]), deadline),
             start,
@@ -108,6 +108,14 @@ fuzz_target!(|data: &[u8]| {
                     players: params.players,
                     rules: params.rules,
                 },
+            };
+            run(OneShot::new(get, deadline), start, script)
+        }
+        8 => {
+            let get = fivem::exchange::GetInfo {
+                challenge: "fuzz".into(),
+                detail: params.detail,
+                rules: params.rules,
             };
             run(OneShot::new(get, deadline), start, script)
         }

@@ -19,7 +19,7 @@
 
 use super::{Game, Quirks};
 use crate::target::Protocol::{
-    self, A2s, Minecraft, MinecraftBedrock, MinecraftQuery, Mumble, Quake3, Samp, Teeworlds,
+    self, A2s, Fivem, Minecraft, MinecraftBedrock, MinecraftQuery, Mumble, Quake3, Samp, Teeworlds,
 };
 
 const N: Quirks = Quirks::NONE;
@@ -81,6 +81,7 @@ pub static GAMES: &[Game] = &[
     game("ets2", &[], "Euro Truck Simulator 2", A2s, 27015, 27016, N, GL, "query_dedicated_port, default game port + 1"),
     game("fof", &[], "Fistful of Frags", A2s, 27015, 27015, N, GL, ""),
     game("garrysmod", &[], "Garry's Mod", A2s, 27015, 27015, N, GL, ""),
+    game("fivem", &["gta5f"], "Grand Theft Auto V - FiveM", Fivem, 30120, 30120, N, G, "Cfx.re getinfo on the game port (UDP); counts from clients, no player list; getinfo is rate-limited per address (about 2/s), polls keep 600 ms apart"),
     game("hl2d", &["hl2dm"], "Half-Life 2: Deathmatch", A2s, 27015, 27015, N, GL, ""),
     game("hurtworld", &[], "Hurtworld", A2s, 12871, 12881, N, GL, ""),
     game("insurgency", &[], "Insurgency", A2s, 27015, 27015, N, GL, ""),
@@ -104,6 +105,7 @@ pub static GAMES: &[Game] = &[
     game("projectzomboid", &["przomboid"], "Project Zomboid", A2s, 16261, 16261, N, GL, ""),
     game("q3a", &["quake3"], "Quake III Arena", Quake3, 27960, 27960, N, GL, "ioquake3 answers a burst of 10 requests, then one per second per address"),
     game("quakelive", &[], "Quake Live", A2s, 27960, 27960, N, GL, "Answers A2S, not the Quake 3 protocol"),
+    game("redm", &["rdr2r"], "Red Dead Redemption 2 - RedM", Fivem, 30120, 30120, N, G, "Cfx.re server, the FiveM protocol"),
     game("rtcw", &[], "Return to Castle Wolfenstein", Quake3, 27960, 27960, N, GL, "Quake 3 engine"),
     game("ror2", &[], "Risk of Rain 2", A2s, 27015, 27016, N, G, "Query port = game port + 1"),
     game("rust", &[], "Rust", A2s, 28015, 28015, N.counts_in_keywords(), "gamedig, LinuxGSM", "True counts and queue in keywords (cp, mp, qp); with +server.queryport set (LinuxGSM: 28017) put that port in the address"),

@@ -16,6 +16,7 @@ pub mod bedrock;
 pub mod doom3;
 mod error;
 pub mod exchange;
+pub mod fivem;
 pub mod gamespy1;
 pub mod gamespy2;
 pub mod gamespy3;

@@ -31,7 +31,7 @@ use crate::protocol::samp::exchange::Samp;
 use crate::protocol::samp::Header;
 use crate::protocol::teeworlds::exchange::Teeworlds;
 use crate::protocol::teeworlds::machine::Tokens;
-use crate::protocol::{bedrock, mumble, quake3};
+use crate::protocol::{bedrock, fivem, mumble, quake3};
 use crate::status::Status;
 use crate::target::Protocol;
 
@@ -177,6 +177,17 @@ const QUAKE3: Entry = Entry {
     poll: run::<OneShot<quake3::exchange::GetStatus>>,
 };
 
+/// Cfx.re servers rate-limit `getinfo` per address (about 2 a second, burst 10): resends and
+/// polls keep [`crate::protocol::fivem::MIN_GAP`] (docs/protocols/fivem.md).
+const FIVEM: Entry = Entry {
+    protocol: Protocol::Fivem,
+    resolve: Resolve::Plain,
+    link: Link::UdpShared,
+    min_gap: crate::protocol::fivem::MIN_GAP,
+    self_paced: false,
+    poll: run::<OneShot<fivem::exchange::GetInfo>>,
+};
+
 /// The registry entry of `protocol`.
 pub fn entry(protocol: Protocol) -> &'static Entry {
     match protocol {
@@ -188,6 +199,7 @@ pub fn entry(protocol: Protocol) -> &'static Entry {
         Protocol::Mumble => &MUMBLE,
         Protocol::Quake3 => &QUAKE3,
         Protocol::Teeworlds => &TEEWORLDS,
+        Protocol::Fivem => &FIVEM,
     }
 }
 
@@ -282,6 +294,12 @@ impl Build for OneShot<quake3::exchange::GetStatus> {
     }
 }
 
+impl Build for OneShot<fivem::exchange::GetInfo> {
+    fn build(start: &Start<'_>, _session: &Session) -> Self {
+        fivem::exchange::new(&start.params, start.deadline)
+    }
+}
+
 impl Build for Teeworlds {
     fn build(start: &Start<'_>, session: &Session) -> Self {
         let hint = session.teeworlds_flavour;
@@ -356,9 +374,17 @@ async fn go<X: Build, T: Transport>(
     deadline: Instant,
     observer: Option<&mut dyn Observer>,
 ) -> Result<Status, Error> {
+    // Polls at a short interval must keep the gap a rate-limited server needs between two
+    // requests, as resends do (Cfx.re's getinfo limit, DarkPlaces' flood block, TeamSpeak's
+    // flood ban: there the gap is between polls only).
+    let gap = entry.min_gap;
+    if let Some(end) = session.last_exchange_end.filter(|_| !gap.is_zero()) {
+        tokio::time::sleep_until((end + gap).min(deadline)).await;
+    }
     let mut exchange = X::build(start, session);
     let result = drive(&mut exchange, transport, deadline, entry.pacing(), observer).await;
     exchange.remember(session);
+    session.last_exchange_end = Some(Instant::now());
     result
 }
 

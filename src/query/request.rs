@@ -54,6 +54,10 @@ pub struct Session {
     pub udp_shared_ok: bool,
     /// Teeworlds: the dialect that answered last time, asked first next time.
     pub teeworlds_flavour: Option<crate::protocol::teeworlds::Flavour>,
+    /// When the last poll's exchange ended (on the driver's clock): its last request went
+    /// out no later. A protocol with a minimum gap waits that long after it before the next
+    /// poll's first request, so polls at a short interval keep the gap too.
+    pub last_exchange_end: Option<tokio::time::Instant>,
 }
 
 impl Request {

@@ -12,6 +12,7 @@ pub mod bedrock;
 pub mod churn;
 pub mod datagrams;
 pub mod doom3;
+pub mod fivem;
 pub mod gamespy1;
 pub mod gamespy2;
 pub mod gamespy3;
@@ -100,6 +101,11 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(teeworlds::spawn_demo(w)),
             &[][..],
         ),
+        Protocol::Fivem => (
+            |w| Box::pin(fivem::spawn(w, Default::default())),
+            |w| Box::pin(fivem::spawn_demo(w)),
+            &[][..],
+        ),
     };
     Simulator {
         protocol,
@@ -122,6 +128,7 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         | Protocol::Mumble
         | Protocol::Quake3
         | Protocol::Teeworlds => Vec::new,
+        Protocol::Fivem => fivem::hostile,
     }
 }
 
