@@ -60,10 +60,16 @@ pub enum Protocol {
     /// FiveM and RedM (Cfx.re) `getinfo` on the game port, UDP.
     #[serde(rename = "fivem")]
     Fivem,
+    /// Satisfactory's Lightweight Query on the game port, UDP.
+    #[serde(rename = "satisfactory")]
+    Satisfactory,
+    /// TeamSpeak 3 ServerQuery, TCP.
+    #[serde(rename = "teamspeak3")]
+    Teamspeak3,
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 9] = [
+    pub const ALL: [Protocol; 11] = [
         Protocol::A2s,
         Protocol::Minecraft,
         Protocol::MinecraftQuery,
@@ -73,6 +79,8 @@ impl Protocol {
         Protocol::Quake3,
         Protocol::Teeworlds,
         Protocol::Fivem,
+        Protocol::Satisfactory,
+        Protocol::Teamspeak3,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -86,6 +94,8 @@ impl Protocol {
             Protocol::Quake3 => "quake3",
             Protocol::Teeworlds => "teeworlds",
             Protocol::Fivem => "fivem",
+            Protocol::Satisfactory => "satisfactory",
+            Protocol::Teamspeak3 => "teamspeak3",
         }
     }
 
@@ -100,6 +110,8 @@ impl Protocol {
             Protocol::Quake3 => 27960,
             Protocol::Teeworlds => 8303,
             Protocol::Fivem => 30120,
+            Protocol::Satisfactory => 7777,
+            Protocol::Teamspeak3 => 10011,
         }
     }
 
@@ -118,7 +130,7 @@ impl Protocol {
     /// `TcpLink::new(addr).with_proxy_header(req.proxy_protocol)`.
     pub fn over_tcp(self) -> bool {
         match self {
-            Protocol::Minecraft => true,
+            Protocol::Minecraft | Protocol::Teamspeak3 => true,
             Protocol::A2s
             | Protocol::MinecraftQuery
             | Protocol::MinecraftBedrock
@@ -126,7 +138,8 @@ impl Protocol {
             | Protocol::Mumble
             | Protocol::Quake3
             | Protocol::Teeworlds
-            | Protocol::Fivem => false,
+            | Protocol::Fivem
+            | Protocol::Satisfactory => false,
         }
     }
 
@@ -254,6 +267,9 @@ pub struct Target {
     /// Send a PROXY protocol header first on every connection (TCP protocols only; the
     /// config refuses it elsewhere); `None`: no header.
     pub proxy_protocol: Option<ProxyProtocol>,
+    /// TeamSpeak 3: the virtual server to select (`use port=`), by its voice port
+    /// (`voice_port = N`; the config refuses it elsewhere); `None`: the default 9987.
+    pub voice_port: Option<u16>,
 }
 
 impl Target {
@@ -275,6 +291,7 @@ impl Target {
             players: None,
             rules: Box::default(),
             proxy_protocol: None,
+            voice_port: None,
         }
     }
 }

@@ -18,6 +18,8 @@ use gameserver_exporter::protocol::ase;
 use gameserver_exporter::protocol::bedrock;
 use gameserver_exporter::protocol::doom3::{self as d3, Dialect};
 use gameserver_exporter::protocol::fivem;
+use gameserver_exporter::protocol::satisfactory::{self, ServerState, SubState};
+use gameserver_exporter::protocol::teamspeak3 as ts3;
 use gameserver_exporter::protocol::gamespy3 as gs3;
 use gameserver_exporter::protocol::minecraft::{legacy, query, slp, varint};
 use gameserver_exporter::protocol::mumble::{self, Pong, Version};
@@ -445,6 +447,8 @@ fn main() {
     quake3(&root);
     teeworlds(&root);
     fivem(&root);
+    satisfactory(&root);
+    teamspeak3(&root);
     gamespy1(&root);
     gamespy2(&root);
     gamespy3(&root);
@@ -715,3 +719,43 @@ fn fivem(root: &Path) {
     c.add("reply_cut", &reply[..reply.len() / 2]);
 }
 
+/// Satisfactory: the request and a reply (cookie 0x0101..., as the exchange fuzzer uses).
+fn satisfactory(root: &Path) {
+    let c = Corpus::new(root, "satisfactory");
+    c.add("request", &build(|o| satisfactory::encode_request(0x0101_0101_0101_0101, o)));
+    let reply = satisfactory::Reply {
+        cookie: 0x0101_0101_0101_0101,
+        state: ServerState::Playing,
+        net_cl: 385_883,
+        flags: 1,
+        substates: vec![SubState { id: 0, version: 7 }, SubState { id: 3, version: 2 }],
+        name: "Ficsit Factory".into(),
+    };
+    c.add("reply_playing", &build(|o| satisfactory::encode_reply(&reply, o)));
+}
+
+/// TeamSpeak 3: a whole session's server side (banner, `use`, `serverinfo`, `clientlist`).
+fn teamspeak3(root: &Path) {
+    let c = Corpus::new(root, "teamspeak3");
+    let rec = |pairs: &[(&str, &str)]| -> ts3::Record {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    };
+    let mut out = b"TS3\n\rWelcome to the TeamSpeak 3 ServerQuery interface.\n\r".to_vec();
+    ts3::encode_error_line(0, "ok", &mut out);
+    let info = rec(&[
+        ("virtualserver_name", "Team Room | EU/West"),
+        ("virtualserver_clientsonline", "5"),
+        ("virtualserver_queryclientsonline", "1"),
+        ("virtualserver_maxclients", "32"),
+    ]);
+    ts3::encode_records(&[info], &mut out);
+    ts3::encode_error_line(0, "ok", &mut out);
+    let a = rec(&[("clid", "1"), ("client_nickname", "serveradmin"), ("client_type", "1")]);
+    let b = rec(&[("clid", "2"), ("client_nickname", "Alice A"), ("client_type", "0")]);
+    ts3::encode_records(&[a, b], &mut out);
+    ts3::encode_error_line(0, "ok", &mut out);
+    c.add("session", &out);
+    let mut ban = Vec::new();
+    ts3::encode_error_line(3329, "connection failed, you are banned", &mut ban);
+    c.add("ban", &ban);
+}

@@ -20,10 +20,11 @@ use gameserver_exporter::protocol::minecraft::query_exchange::{McQuery, Memory};
 use gameserver_exporter::protocol::minecraft::slp_exchange::Slp;
 use gameserver_exporter::protocol::quake3::{self, Want};
 use gameserver_exporter::protocol::samp::{exchange::Samp, Header};
+use gameserver_exporter::protocol::teamspeak3::exchange::{Login, Ts3};
 use gameserver_exporter::protocol::teeworlds::exchange::Teeworlds;
 use gameserver_exporter::protocol::teeworlds::machine::Tokens;
 use gameserver_exporter::protocol::teeworlds::Flavour;
-use gameserver_exporter::protocol::{bedrock, fivem, mumble};
+use gameserver_exporter::protocol::{bedrock, fivem, mumble, satisfactory};
 use libfuzzer_sys::fuzz_target;
 
 const BUDGET: Duration = Duration::from_secs(5);
@@ -118,6 +119,20 @@ fuzz_target!(|data: &[u8]| {
                 rules: params.rules,
             };
             run(OneShot::new(get, deadline), start, script)
+        }
+        9 => {
+            let poll = satisfactory::exchange::PollState {
+                cookie: 0x0101_0101_0101_0101,
+                detail: params.detail,
+            };
+            run(OneShot::new(poll, deadline), start, script)
+        }
+        10 => {
+            let login = remembered.then(|| Login {
+                username: "serveradmin".into(),
+                password: "fuzz".into(),
+            });
+            run(Ts3::new(params, 9987, login, deadline), start, script)
         }
         _ => {
             let hint = remembered.then_some(Flavour::Seven);

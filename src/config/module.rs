@@ -260,7 +260,7 @@ mod tests {
             ),
             (
                 "[module.x]\nprotocol = \"quake9\"\n",
-                "exporter.toml:5: module.x.protocol: unknown protocol \"quake9\" (one of: a2s, minecraft, minecraft-query, minecraft-bedrock, samp, mumble, quake3, teeworlds, fivem)",
+                "exporter.toml:5: module.x.protocol: unknown protocol \"quake9\" (one of: a2s, minecraft, minecraft-query, minecraft-bedrock, samp, mumble, quake3, teeworlds, fivem, satisfactory, teamspeak3)",
             ),
             (
                 "[module.x]\ngame = \"rust\"\nprotocol = \"samp\"\n",

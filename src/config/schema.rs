@@ -54,6 +54,7 @@ pub(super) struct RawTarget {
     pub(super) players: Option<Box<Spanned<toml::Value>>>,
     pub(super) rules: Option<Box<Spanned<Vec<Spanned<String>>>>>,
     pub(super) proxy_protocol: Option<Box<Spanned<String>>>,
+    pub(super) voice_port: Option<Box<Spanned<i64>>>,
 }
 
 /// A `[module.NAME]` section: what `/probe?module=NAME&target=HOST:PORT` polls with. The
@@ -101,6 +102,7 @@ impl RawTarget {
                 Box::new(Spanned::new(outer.start + by..outer.end + by, list))
             }),
             proxy_protocol: boxed(self.proxy_protocol),
+            voice_port: int(self.voice_port),
         }
     }
 }

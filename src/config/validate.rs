@@ -328,6 +328,10 @@ impl<'r> Targets<'r> {
                 Some(v) => Some(proxy_protocol(ctx, v, protocol, &key("proxy_protocol"))?),
                 None => None,
             };
+            let voice_port = match &t.voice_port {
+                Some(v) => Some(voice_port(ctx, v, protocol, &key("voice_port"))?),
+                None => None,
+            };
             let target = running.share(Target {
                 interval: t_interval,
                 timeout: t_timeout,
@@ -338,6 +342,7 @@ impl<'r> Targets<'r> {
                 players,
                 rules: rules.into(),
                 proxy_protocol,
+                voice_port,
                 ..Target::new(name, protocol, address)
             });
             if let Some(seen) = seen.as_mut() {
@@ -543,6 +548,33 @@ fn proxy_protocol(
         ));
     }
     Ok(version)
+}
+
+/// `voice_port = N`: a port number, on a `teamspeak3` target (the virtual server `use port=`
+/// selects).
+fn voice_port(
+    ctx: &Ctx,
+    v: &Spanned<i64>,
+    protocol: Protocol,
+    key: &str,
+) -> Result<u16, ConfigError> {
+    if protocol != Protocol::Teamspeak3 {
+        return Err(ctx.err(
+            v.span(),
+            key,
+            format!("only teamspeak3 targets select a virtual server by voice port; this one is {protocol}"),
+        ));
+    }
+    u16::try_from(*v.get_ref())
+        .ok()
+        .filter(|p| *p != 0)
+        .ok_or_else(|| {
+            ctx.err(
+                v.span(),
+                key,
+                format!("{} is not a port (1 to 65535)", v.get_ref()),
+            )
+        })
 }
 
 /// `rules = ["name", ...]`: a bounded list of distinct, printable names.

@@ -19,7 +19,8 @@
 
 use super::{Game, Quirks};
 use crate::target::Protocol::{
-    self, A2s, Fivem, Minecraft, MinecraftBedrock, MinecraftQuery, Mumble, Quake3, Samp, Teeworlds,
+    self, A2s, Fivem, Minecraft, MinecraftBedrock, MinecraftQuery, Mumble, Quake3, Samp,
+    Satisfactory, Teamspeak3, Teeworlds,
 };
 
 const N: Quirks = Quirks::NONE;
@@ -110,6 +111,7 @@ pub static GAMES: &[Game] = &[
     game("ror2", &[], "Risk of Rain 2", A2s, 27015, 27016, N, G, "Query port = game port + 1"),
     game("rust", &[], "Rust", A2s, 28015, 28015, N.counts_in_keywords(), "gamedig, LinuxGSM", "True counts and queue in keywords (cp, mp, qp); with +server.queryport set (LinuxGSM: 28017) put that port in the address"),
     game("gtasam", &["samp"], "San Andreas Multiplayer (SA:MP)", Samp, 7777, 7777, N, GL, "Legacy code-page strings: set encoding"),
+    game("satisfactory", &[], "Satisfactory", Satisfactory, 7777, 7777, N.no_players(), G, "Lightweight Query (UDP, game port): up, name, build and the server state (idle/loading/playing, as rules); no counts without the HTTPS API"),
     game("sof2", &[], "Soldier of Fortune II", Quake3, 20100, 20100, N, G, "Quake 3 engine"),
     game("sotf", &["sonsoftheforest"], "Sons Of The Forest", A2s, 8766, 27016, N, G, ""),
     game("soulmask", &[], "Soulmask", A2s, 8777, 27015, N, G, "Reports version 1.0.0.0 in the info reply; the real one is in the rules (NO_s)"),
@@ -120,6 +122,7 @@ pub static GAMES: &[Game] = &[
     game("svencoop", &[], "Sven Co-op", A2s, 27015, 27015, N, GL, "GoldSrc"),
     game("teamfortress2", &["tf2"], "Team Fortress 2", A2s, 27015, 27015, N, GL, ""),
     game("tfc", &[], "Team Fortress Classic", A2s, 27015, 27015, N, GL, "GoldSrc"),
+    game("teamspeak3", &["ts3"], "TeamSpeak 3", Teamspeak3, 9987, 10011, N, G, "ServerQuery (TCP 10011); the voice port selects the virtual server (voice_port, default 9987); online excludes query clients; at most 4 commands per poll and polls 2 s apart, below the 10-in-3-s flood ban"),
     game("teeworlds", &[], "Teeworlds", Teeworlds, 8303, 8303, N, "LinuxGSM", "Also DDNet and its mods; query port = sv_port. A 0.7 server is found after a 500 ms fallback, then asked first"),
     game("theforest", &["forrest"], "The Forest", A2s, 27015, 27016, N, G, "Query port = game port + 1"),
     game("theisle", &["isle"], "The Isle", A2s, 7707, 7708, N, G, "Query port = game port + 1"),

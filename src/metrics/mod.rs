@@ -442,6 +442,8 @@ gameserver_targets{protocol="mumble"} 0
 gameserver_targets{protocol="quake3"} 0
 gameserver_targets{protocol="teeworlds"} 0
 gameserver_targets{protocol="fivem"} 0
+gameserver_targets{protocol="satisfactory"} 0
+gameserver_targets{protocol="teamspeak3"} 0
 # HELP gameserver_exporter_build_info Build of the exporter; always 1.
 # TYPE gameserver_exporter_build_info gauge
 gameserver_exporter_build_info{version="0.1.0"} 1

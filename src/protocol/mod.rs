@@ -26,6 +26,8 @@ pub mod proxy_header;
 pub mod quake3;
 mod reader;
 pub mod samp;
+pub mod satisfactory;
+pub mod teamspeak3;
 pub mod teeworlds;
 pub mod unreal2;
 

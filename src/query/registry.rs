@@ -29,9 +29,10 @@ use crate::protocol::minecraft::query_exchange::{self as mcquery, McQuery};
 use crate::protocol::minecraft::slp_exchange::Slp;
 use crate::protocol::samp::exchange::Samp;
 use crate::protocol::samp::Header;
+use crate::protocol::teamspeak3::exchange::Ts3;
 use crate::protocol::teeworlds::exchange::Teeworlds;
 use crate::protocol::teeworlds::machine::Tokens;
-use crate::protocol::{bedrock, fivem, mumble, quake3};
+use crate::protocol::{bedrock, fivem, mumble, quake3, satisfactory};
 use crate::status::Status;
 use crate::target::Protocol;
 
@@ -188,6 +189,28 @@ const FIVEM: Entry = Entry {
     poll: run::<OneShot<fivem::exchange::GetInfo>>,
 };
 
+const SATISFACTORY: Entry = Entry {
+    protocol: Protocol::Satisfactory,
+    resolve: Resolve::Plain,
+    link: Link::UdpShared,
+    min_gap: Duration::ZERO,
+    self_paced: false,
+    poll: run::<OneShot<satisfactory::exchange::PollState>>,
+};
+
+/// TeamSpeak bans an address sending about 10 commands within 3 s: a poll sends at most 4
+/// (`protocol::teamspeak3::MAX_COMMANDS_PER_POLL`) back to back, and polls keep
+/// [`crate::protocol::teamspeak3::MIN_GAP`] apart, so no 3 s ever holds more than 8.
+/// Self-paced: the gap is between polls, not between one poll's commands.
+const TEAMSPEAK3: Entry = Entry {
+    protocol: Protocol::Teamspeak3,
+    resolve: Resolve::Plain,
+    link: Link::Tcp,
+    min_gap: crate::protocol::teamspeak3::MIN_GAP,
+    self_paced: true,
+    poll: run::<Ts3>,
+};
+
 /// The registry entry of `protocol`.
 pub fn entry(protocol: Protocol) -> &'static Entry {
     match protocol {
@@ -200,6 +223,8 @@ pub fn entry(protocol: Protocol) -> &'static Entry {
         Protocol::Quake3 => &QUAKE3,
         Protocol::Teeworlds => &TEEWORLDS,
         Protocol::Fivem => &FIVEM,
+        Protocol::Satisfactory => &SATISFACTORY,
+        Protocol::Teamspeak3 => &TEAMSPEAK3,
     }
 }
 
@@ -217,6 +242,8 @@ pub struct Start<'a> {
     pub min_gap: Duration,
     /// The poll's deadline on the driver's clock.
     pub deadline: std::time::Instant,
+    /// TeamSpeak 3: the voice port of the virtual server to select.
+    pub voice_port: Option<u16>,
 }
 
 /// How a protocol's exchange is built for one poll, and what it leaves in the target's
@@ -300,6 +327,21 @@ impl Build for OneShot<fivem::exchange::GetInfo> {
     }
 }
 
+impl Build for OneShot<satisfactory::exchange::PollState> {
+    fn build(start: &Start<'_>, _session: &Session) -> Self {
+        satisfactory::exchange::new(&start.params, start.deadline)
+    }
+}
+
+impl Build for Ts3 {
+    fn build(start: &Start<'_>, _session: &Session) -> Self {
+        let voice_port = start
+            .voice_port
+            .unwrap_or(crate::protocol::teamspeak3::DEFAULT_VOICE_PORT);
+        Ts3::new(start.params, voice_port, None, start.deadline)
+    }
+}
+
 impl Build for Teeworlds {
     fn build(start: &Start<'_>, session: &Session) -> Self {
         let hint = session.teeworlds_flavour;
@@ -347,6 +389,7 @@ pub fn run<'a, X: Build>(
             local_port: None,
             min_gap: entry.min_gap,
             deadline: deadline.into_std(),
+            voice_port: req.voice_port,
         };
         match entry.link {
             Link::UdpShared => {

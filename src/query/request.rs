@@ -28,6 +28,8 @@ pub struct Request {
     /// Send a PROXY protocol header first on every TCP connection (ignored by UDP
     /// protocols; the config and the CLI refuse it for them).
     pub proxy_protocol: Option<ProxyProtocol>,
+    /// TeamSpeak 3: the voice port of the virtual server to select; `None`: 9987.
+    pub voice_port: Option<u16>,
     /// Shared UDP sockets for A2S and SA:MP polls of targets that answered last time (the
     /// daemon's; `None` for one-off polls): no socket per poll in steady state.
     pub mux: Option<Arc<UdpMux>>,
@@ -88,6 +90,7 @@ impl Request {
             detail: false,
             limits: Limits::default(),
             proxy_protocol: None,
+            voice_port: None,
             mux: None,
         }
     }
@@ -101,6 +104,7 @@ impl From<&Target> for Request {
         req.encoding = t.encoding;
         req.limits = t.limits;
         req.proxy_protocol = t.proxy_protocol;
+        req.voice_port = t.voice_port;
         // Lists only for targets that publish them; a game that never answers a request is
         // not sent it (it would only burn its share of the deadline).
         let quirks = t.game.and_then(crate::games::Game::find).map(|g| g.quirks);

@@ -22,6 +22,8 @@ pub mod minecraft;
 pub mod mumble;
 pub mod quake3;
 pub mod samp;
+pub mod satisfactory;
+pub mod teamspeak3;
 pub mod teeworlds;
 pub mod unreal2;
 
@@ -106,6 +108,16 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(fivem::spawn_demo(w)),
             &[][..],
         ),
+        Protocol::Satisfactory => (
+            |w| Box::pin(satisfactory::spawn(w, Default::default())),
+            |w| Box::pin(satisfactory::spawn_demo(w)),
+            &["server_state", "server_state_code"][..],
+        ),
+        Protocol::Teamspeak3 => (
+            |w| Box::pin(teamspeak3::spawn(w, Default::default())),
+            |w| Box::pin(teamspeak3::spawn_demo(w)),
+            &[][..],
+        ),
     };
     Simulator {
         protocol,
@@ -129,6 +141,8 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         | Protocol::Quake3
         | Protocol::Teeworlds => Vec::new,
         Protocol::Fivem => fivem::hostile,
+        Protocol::Satisfactory => satisfactory::hostile,
+        Protocol::Teamspeak3 => teamspeak3::hostile,
     }
 }
 
