@@ -8,6 +8,7 @@
 //! way. Every error is one line naming the file, the line and the key (`location` finds
 //! them), e.g. `exporter.toml:12: target[1].timeout: 20s must be shorter than interval 15s`.
 
+mod credentials;
 mod include;
 mod location;
 mod module;
@@ -163,6 +164,7 @@ fn parse_in(
         .as_ref()
         .and_then(|e| e.include.as_deref())
         .unwrap_or_default();
+    let dir: &Path = origin.as_ref().map_or(Path::new(""), |o| o.dir);
     let (files, includes) = include::read(&ctx, patterns, origin)?;
     let mut included = Vec::with_capacity(files.len());
     let mut total = raw.target.len();
@@ -180,7 +182,7 @@ fn parse_in(
         };
         sources.push((ctx, targets.as_slice()));
     }
-    let mut config = validate::validate(raw.exporter.unwrap_or_default(), &sources, running)?;
+    let mut config = validate::validate(raw.exporter.unwrap_or_default(), &sources, running, dir)?;
     config.modules = module::validate(&Ctx { file, text }, &config.exporter, &raw.module)?;
     config.includes = includes;
     Ok(config)
@@ -327,7 +329,7 @@ max_split_packets = 9
     fn unknown_target_key() {
         assert_eq!(
             err(&format!("{T}{T}port = 1\n").replacen("\"a\"", "\"b\"", 1)),
-            "exporter.toml:9: target[1].port: unknown field `port`, expected one of `name`, `protocol`, `address`, `interval`, `timeout`, `encoding`, `max_reply_bytes`, `max_split_packets`, `labels`, `game`, `players`, `rules`, `proxy_protocol`, `voice_port`"
+            "exporter.toml:9: target[1].port: unknown field `port`, expected one of `name`, `protocol`, `address`, `interval`, `timeout`, `encoding`, `max_reply_bytes`, `max_split_packets`, `labels`, `game`, `players`, `rules`, `proxy_protocol`, `voice_port`, `username`, `password_file`, `token_file`, `api_token_file`, `rcon`"
         );
     }
 

@@ -17,6 +17,9 @@
 //! 1. The shared vocabulary, used by everyone and using nobody: [`target`] (what a poll aims
 //!    at: protocol, address, limits, the configured target and every default) and [`status`]
 //!    (what a poll found: the normalized status, the failure and its closed set of reasons).
+//!    [`secret`] (passwords and tokens read from files, redacted in every `Debug`) sits
+//!    beside them, used by `target` (a target's credentials) and `protocol` (the one place
+//!    a secret goes on the wire).
 //!    [`games`] (game presets: which protocol and default port a game id means) sits on
 //!    the vocabulary and is used by `config` and `query`.
 //! 2. [`protocol`]: one folder per protocol with its sans-IO codec and its exchange (the
@@ -84,6 +87,7 @@ pub mod query;
 pub mod roster;
 #[cfg(feature = "daemon")]
 pub mod scheduler;
+pub mod secret;
 #[cfg(feature = "daemon")]
 pub mod shard;
 #[cfg(feature = "daemon")]

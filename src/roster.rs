@@ -72,7 +72,7 @@ impl Roster {
     /// Builds the published view of `players` under `cap`.
     pub fn new(players: Vec<Player>, cap: PlayerSeries) -> Roster {
         let mut names = Vec::with_capacity(players.len());
-        let mut shown = Vec::with_capacity(players.len().min(cap.max_series));
+        let mut shown = Vec::with_capacity(players.len().min(cap.max_series as usize));
         let mut taken: HashSet<String> = HashSet::with_capacity(shown.capacity());
         let mut suffixes: HashMap<String, u64> = HashMap::new();
         let mut dropped = 0u64;
@@ -82,7 +82,7 @@ impl Roster {
                 continue;
             }
             let base = clean_name(&p.name);
-            if shown.len() < cap.max_series {
+            if shown.len() < cap.max_series as usize {
                 let name = distinct(&base, &taken, &mut suffixes);
                 taken.insert(name.clone());
                 shown.push(Shown {
@@ -280,7 +280,7 @@ mod tests {
             cap in 1usize..30,
         ) {
             let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-            let r = Roster::new(named(&refs), PlayerSeries { max_series: cap });
+            let r = Roster::new(named(&refs), PlayerSeries { max_series: cap as u32 });
             proptest::prop_assert_eq!(r.shown.len() as u64 + r.dropped, names.len() as u64);
             proptest::prop_assert_eq!(r.shown.len(), names.len().min(cap));
             let set: HashSet<&str> = r.shown.iter().map(|s| s.name.as_str()).collect();

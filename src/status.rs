@@ -40,6 +40,43 @@ pub struct Status {
     pub rules: Option<Vec<(String, String)>>,
     /// Protocol-specific facts (A2S keywords and app id, Minecraft raw JSON, SA:MP language...).
     pub extras: serde_json::Map<String, serde_json::Value>,
+    /// Server health (tick rate, tick time), where the game reports it (boxed: most
+    /// protocols never fill it, and every exchange step carries a `Status`'s size).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub health: Option<Box<Health>>,
+}
+
+/// How well the server keeps up, as the game reports it; each field only where it does.
+/// Published as `gameserver_tick_*` (docs/metrics.md).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Health {
+    /// Ticks (or frames) per second achieved: Minecraft TPS, Palworld server FPS,
+    /// Satisfactory's average tick rate.
+    pub tick_rate_hertz: Option<f64>,
+    /// The rate the server aims for (Minecraft's target tick rate, 20 by default).
+    pub tick_target_rate_hertz: Option<f64>,
+    /// Mean time one tick (frame) takes, in seconds (Minecraft MSPT, Palworld frame time).
+    pub tick_duration_seconds: Option<f64>,
+    /// Tick time percentiles, in seconds (Minecraft's `/tick query`).
+    pub tick_quantiles: Option<TickQuantiles>,
+}
+
+/// Tick time percentiles, in seconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct TickQuantiles {
+    pub p50: f64,
+    pub p95: f64,
+    pub p99: f64,
+}
+
+impl Health {
+    /// Whether the server reported anything at all.
+    pub fn is_empty(&self) -> bool {
+        self.tick_rate_hertz.is_none()
+            && self.tick_target_rate_hertz.is_none()
+            && self.tick_duration_seconds.is_none()
+            && self.tick_quantiles.is_none()
+    }
 }
 
 /// One entry of a server's player list; fields the protocol does not carry stay `None`.
@@ -80,10 +117,12 @@ pub enum Reason {
     TooLarge,
     /// The connection ended, or a split reply stopped, before the reply was complete.
     Incomplete,
+    /// The server refused the configured credentials (wrong password or token).
+    AuthRefused,
 }
 
 impl Reason {
-    pub const ALL: [Reason; 9] = [
+    pub const ALL: [Reason; 10] = [
         Reason::Timeout,
         Reason::Refused,
         Reason::Dns,
@@ -93,6 +132,7 @@ impl Reason {
         Reason::Challenge,
         Reason::TooLarge,
         Reason::Incomplete,
+        Reason::AuthRefused,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -106,6 +146,7 @@ impl Reason {
             Reason::Challenge => "challenge",
             Reason::TooLarge => "too_large",
             Reason::Incomplete => "incomplete",
+            Reason::AuthRefused => "auth_refused",
         }
     }
 }

@@ -17,6 +17,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::secret::Secret;
+
 /// How often a target is polled unless the config says otherwise (`exporter.interval`).
 pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(15);
 /// Deadline for one whole poll unless the config says otherwise (`exporter.timeout`).
@@ -143,6 +145,53 @@ impl Protocol {
         }
     }
 
+    /// The credential keys a target of this protocol may set (`username`, `password_file`,
+    /// ...); any other is a config error. Empty for protocols that never log in.
+    pub fn credential_keys(self) -> &'static [CredentialKey] {
+        match self {
+            // Server health over RCON, next to the status ping (docs/protocols/minecraft.md).
+            Protocol::Minecraft => &[CredentialKey::Rcon],
+            // An optional ServerQuery login (`login <username> <password>`).
+            Protocol::Teamspeak3 => &[CredentialKey::Username, CredentialKey::Password],
+            Protocol::A2s
+            | Protocol::MinecraftQuery
+            | Protocol::MinecraftBedrock
+            | Protocol::Samp
+            | Protocol::Mumble
+            | Protocol::Quake3
+            | Protocol::Teeworlds
+            | Protocol::Fivem
+            | Protocol::Satisfactory => &[],
+        }
+    }
+
+    /// The credential key a target of this protocol must set: the protocol has nothing to
+    /// ask without it (Factorio answers only over RCON).
+    pub fn required_credential(self) -> Option<CredentialKey> {
+        match self {
+            Protocol::A2s
+            | Protocol::Minecraft
+            | Protocol::MinecraftQuery
+            | Protocol::MinecraftBedrock
+            | Protocol::Samp
+            | Protocol::Mumble
+            | Protocol::Quake3
+            | Protocol::Teeworlds
+            | Protocol::Fivem
+            | Protocol::Satisfactory
+            | Protocol::Teamspeak3 => None,
+        }
+    }
+
+    /// The port RCON listens on when `rcon.port` is not given: Minecraft's `rcon.port`
+    /// default (25575), else Source's (27015).
+    pub fn default_rcon_port(self) -> u16 {
+        match self {
+            Protocol::Minecraft => 25575,
+            _ => 27015,
+        }
+    }
+
     /// The TCP protocols' ids, comma-separated, for error messages.
     pub fn tcp_names() -> String {
         let tcp: Vec<&str> = Protocol::ALL
@@ -193,15 +242,90 @@ impl fmt::Display for ProxyProtocol {
     }
 }
 
+/// A credential key of a `[[target]]`, by its name in the config.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CredentialKey {
+    /// `username = "..."`: a login name, not secret.
+    Username,
+    /// `password_file = "..."`.
+    Password,
+    /// `token_file = "..."`.
+    Token,
+    /// `api_token_file = "..."`.
+    ApiToken,
+    /// `rcon = { port = N, password_file = "..." }`.
+    Rcon,
+}
+
+impl CredentialKey {
+    pub const ALL: [CredentialKey; 5] = [
+        CredentialKey::Username,
+        CredentialKey::Password,
+        CredentialKey::Token,
+        CredentialKey::ApiToken,
+        CredentialKey::Rcon,
+    ];
+
+    /// The key as written in the config.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CredentialKey::Username => "username",
+            CredentialKey::Password => "password_file",
+            CredentialKey::Token => "token_file",
+            CredentialKey::ApiToken => "api_token_file",
+            CredentialKey::Rcon => "rcon",
+        }
+    }
+}
+
+/// What a configured target logs in with. Only configured targets carry credentials: an
+/// ad-hoc `/probe` or a `[module.NAME]` never does. Every secret is a [`Secret`], so the
+/// derived `Debug` shows none.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Credentials {
+    /// Login name (`username`); not a secret.
+    pub username: Option<String>,
+    /// `password_file`'s content.
+    pub password: Option<Secret>,
+    /// `token_file`'s content.
+    pub token: Option<Secret>,
+    /// `api_token_file`'s content.
+    pub api_token: Option<Secret>,
+    /// Source RCON (`rcon = { port, password_file }`).
+    pub rcon: Option<Rcon>,
+}
+
+impl Credentials {
+    /// Whether the key is set.
+    pub fn has(&self, key: CredentialKey) -> bool {
+        match key {
+            CredentialKey::Username => self.username.is_some(),
+            CredentialKey::Password => self.password.is_some(),
+            CredentialKey::Token => self.token.is_some(),
+            CredentialKey::ApiToken => self.api_token.is_some(),
+            CredentialKey::Rcon => self.rcon.is_some(),
+        }
+    }
+}
+
+/// A Source RCON login: where and with what password.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rcon {
+    /// The RCON port; `None`: the protocol's default ([`Protocol::default_rcon_port`]).
+    pub port: Option<u16>,
+    pub password: Secret,
+}
+
 /// Per-player series a target publishes by default when `players = true`.
-pub const DEFAULT_MAX_PLAYER_SERIES: usize = 100;
+pub const DEFAULT_MAX_PLAYER_SERIES: u32 = 100;
 
 /// Opt-in per-player series (`players = true` or `players = { max_series = N }`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PlayerSeries {
     /// Players published per target, in the server's list order; the rest are only counted
     /// (`gameserver_player_series_dropped`).
-    pub max_series: usize,
+    /// (`u32`: the config caps it at 1000, and 8 bytes less keep `Target` in its block.)
+    pub max_series: u32,
 }
 
 impl Default for PlayerSeries {
@@ -270,6 +394,9 @@ pub struct Target {
     /// TeamSpeak 3: the virtual server to select (`use port=`), by its voice port
     /// (`voice_port = N`; the config refuses it elsewhere); `None`: the default 9987.
     pub voice_port: Option<u16>,
+    /// What the target logs in with (`password_file`, `rcon`, ...); behind an `Arc` so
+    /// that `Target` stays small and every poll's request shares it.
+    pub credentials: Option<Arc<Credentials>>,
 }
 
 impl Target {
@@ -292,6 +419,7 @@ impl Target {
             rules: Box::default(),
             proxy_protocol: None,
             voice_port: None,
+            credentials: None,
         }
     }
 }

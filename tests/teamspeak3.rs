@@ -3,13 +3,16 @@
 //! voice port, every misbehaviour's reason, and the flood ban never reached.
 
 use std::net::IpAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
-use gameserver_exporter::query::{poll, poll_with, Request, Session};
+use gameserver_exporter::query::driver::Event;
+use gameserver_exporter::query::{poll, poll_observed, poll_with, Observer, Request, Session};
+use gameserver_exporter::secret::Secret;
 use gameserver_exporter::simulate::teamspeak3::{spawn, Misbehaviour, Ts3Config, BANNER};
 use gameserver_exporter::simulate::{SimServer, World, WorldState};
 use gameserver_exporter::status::Reason;
-use gameserver_exporter::target::{Address, Protocol};
+use gameserver_exporter::target::{Address, Credentials, Protocol};
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -177,4 +180,68 @@ async fn polled_for_a_minute_never_banned() {
     assert_eq!(counters.bans(), 0);
     assert!(polls >= 15, "{polls} polls");
     assert_eq!(counters.commands(), polls * 3);
+}
+
+/// Everything an observer (the `/probe?debug=true` transcript) is shown, as text.
+#[derive(Default)]
+struct Transcript(String);
+
+impl Observer for Transcript {
+    fn event(&mut self, _at: tokio::time::Instant, event: Event<'_>) {
+        let line = match event {
+            Event::Sent { bytes, what } => {
+                format!("sent {what}: {}", String::from_utf8_lossy(bytes))
+            }
+            Event::SentSecret { len, what } => format!("sent {what}: <redacted {len} bytes>"),
+            Event::Received { bytes } => format!("got {}", String::from_utf8_lossy(bytes)),
+            other => format!("{other:?}"),
+        };
+        self.0.push_str(&line);
+        self.0.push('\n');
+    }
+}
+
+fn with_login(req: &mut Request, username: Option<&str>, password: &str) {
+    req.credentials = Some(Arc::new(Credentials {
+        username: username.map(str::to_string),
+        password: Some(Secret::new(password)),
+        ..Credentials::default()
+    }));
+}
+
+/// With a password the poll logs in (4 commands with the list, the budget); the login line
+/// never reaches the observer: only its length. A wrong password is `auth_refused`, and its
+/// error names no secret.
+#[tokio::test]
+async fn login_redacted_and_refused() {
+    const SECRET: &str = "hunter2-ts3-Pl4nted";
+    let config = Ts3Config {
+        misbehaviour: Misbehaviour::RequireLogin,
+        login: Some(("monitor".into(), SECRET.into())),
+        ..Ts3Config::default()
+    };
+    let counters = config.counters.clone();
+    let s = server(config).await;
+    let mut req = request(&s);
+    req.players = true;
+    with_login(&mut req, Some("monitor"), SECRET);
+    let mut t = Transcript::default();
+    let st = poll_observed(&req, &mut Session::default(), Some(&mut t))
+        .await
+        .unwrap();
+    assert_eq!(st.online, 2);
+    assert_eq!(counters.commands(), 4);
+    assert!(!t.0.contains(SECRET), "{}", t.0);
+    assert!(t.0.contains("sent login: <redacted"), "{}", t.0);
+    assert!(!format!("{req:?}").contains(SECRET));
+
+    with_login(&mut req, Some("monitor"), "wrong-password");
+    let f = poll(&req).await.unwrap_err();
+    assert_eq!(f.reason, Reason::AuthRefused, "{}", f.detail);
+    assert!(!f.detail.contains("wrong-password"), "{}", f.detail);
+    assert_eq!(counters.logins_refused(), 1);
+
+    // A password without a username logs in as serveradmin.
+    with_login(&mut req, None, SECRET);
+    assert_eq!(poll(&req).await.unwrap_err().reason, Reason::AuthRefused);
 }

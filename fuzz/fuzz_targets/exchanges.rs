@@ -21,6 +21,7 @@ use gameserver_exporter::protocol::minecraft::slp_exchange::Slp;
 use gameserver_exporter::protocol::quake3::{self, Want};
 use gameserver_exporter::protocol::samp::{exchange::Samp, Header};
 use gameserver_exporter::protocol::teamspeak3::exchange::{Login, Ts3};
+use gameserver_exporter::secret::Secret;
 use gameserver_exporter::protocol::teeworlds::exchange::Teeworlds;
 use gameserver_exporter::protocol::teeworlds::machine::Tokens;
 use gameserver_exporter::protocol::teeworlds::Flavour;
@@ -130,7 +131,7 @@ fuzz_target!(|data: &[u8]| {
         10 => {
             let login = remembered.then(|| Login {
                 username: "serveradmin".into(),
-                password: "fuzz".into(),
+                password: Secret::new("fuzz"),
             });
             run(Ts3::new(params, 9987, login, deadline), start, script)
         }

@@ -198,6 +198,10 @@ pub(super) fn load_in_pieces(
     let mut pieces = InPieces::new(file, targets, running);
     pieces.may_include = true;
     pieces.per_piece = per_piece;
+    pieces.dir = path
+        .parent()
+        .unwrap_or(std::path::Path::new(""))
+        .to_path_buf();
     let (mut reader, mut piece) = (open()?, String::new());
     let (mut start, mut at, mut seen) = (0usize, 0usize, 0usize);
     loop {
@@ -238,6 +242,8 @@ struct InPieces<'r> {
     /// Whether `[exporter] include` can be followed (the file's place is known).
     may_include: bool,
     per_piece: usize,
+    /// What relative secret file paths are relative to (the main file's directory).
+    dir: std::path::PathBuf,
     /// `[exporter] include`, from the first piece.
     patterns: Vec<Spanned<String>>,
     includes: Vec<Include>,
@@ -255,6 +261,7 @@ impl<'r> InPieces<'r> {
             validated: 0,
             may_include: false,
             per_piece: PIECE_TARGETS,
+            dir: std::path::PathBuf::new(),
             patterns: Vec::new(),
             includes: Vec::new(),
             modules: BTreeMap::new(),
@@ -278,11 +285,9 @@ impl<'r> InPieces<'r> {
                 self.patterns = patterns;
             }
             let exporter = validate::exporter(ex, &ctx).ok()?;
-            self.targets = Some(Targets::new_unchecked(
-                exporter,
-                self.expected,
-                self.running,
-            ));
+            self.targets = Some(
+                Targets::new_unchecked(exporter, self.expected, self.running).within(&self.dir),
+            );
             piece.target
         } else {
             if piece.exporter.is_some() {
@@ -404,6 +409,7 @@ mod tests {
             raw.exporter.unwrap_or_default(),
             &[(ctx, raw.target.as_slice())],
             &crate::config::reuse::Running::none(),
+            std::path::Path::new(""),
         )?;
         let ctx = crate::config::location::Ctx {
             file: "exporter.toml",

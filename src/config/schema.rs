@@ -55,6 +55,21 @@ pub(super) struct RawTarget {
     pub(super) rules: Option<Box<Spanned<Vec<Spanned<String>>>>>,
     pub(super) proxy_protocol: Option<Box<Spanned<String>>>,
     pub(super) voice_port: Option<Box<Spanned<i64>>>,
+    // Credentials (`config::validate::credentials`): a login name, and files holding the
+    // secrets; never the secrets themselves.
+    pub(super) username: Option<Box<Spanned<String>>>,
+    pub(super) password_file: Option<Box<Spanned<String>>>,
+    pub(super) token_file: Option<Box<Spanned<String>>>,
+    pub(super) api_token_file: Option<Box<Spanned<String>>>,
+    pub(super) rcon: Option<Box<Spanned<RawRcon>>>,
+}
+
+/// `rcon = { port = N, password_file = "..." }`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawRcon {
+    pub(super) port: Option<Spanned<i64>>,
+    pub(super) password_file: Spanned<String>,
 }
 
 /// A `[module.NAME]` section: what `/probe?module=NAME&target=HOST:PORT` polls with. The
@@ -103,6 +118,19 @@ impl RawTarget {
             }),
             proxy_protocol: boxed(self.proxy_protocol),
             voice_port: int(self.voice_port),
+            username: boxed(self.username),
+            password_file: boxed(self.password_file),
+            token_file: boxed(self.token_file),
+            api_token_file: boxed(self.api_token_file),
+            rcon: self.rcon.map(|b| {
+                let span = b.span();
+                let r = b.into_inner();
+                let inner = RawRcon {
+                    port: r.port.map(|p| shift(p, by)),
+                    password_file: shift(r.password_file, by),
+                };
+                Box::new(Spanned::new(span.start + by..span.end + by, inner))
+            }),
         }
     }
 }

@@ -4,11 +4,13 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use toml::Spanned;
 
+use super::credentials::credentials;
 use super::location::{line_of, Ctx};
 use super::preset;
 use super::reuse::Running;
@@ -69,13 +71,15 @@ fn show(d: Duration) -> humantime::FormattedDuration {
 
 /// Turns the raw file into a [`Config`], checking what serde cannot. `sources`: the main file's targets first (its context also locates `[exporter]` errors),
 /// then each included file's.
+/// `dir`: what relative secret file paths are relative to (the main file's directory).
 pub(super) fn validate(
     ex: RawExporter,
     sources: &[(Ctx, &[Spanned<RawTarget>])],
     running: &Running,
+    dir: &Path,
 ) -> Result<Config, ConfigError> {
     let total = sources.iter().map(|(_, t)| t.len()).sum();
-    let mut targets = Targets::new(exporter(ex, &sources[0].0)?, total, running);
+    let mut targets = Targets::new(exporter(ex, &sources[0].0)?, total, running).within(dir);
     let ctxs: Vec<&Ctx> = sources.iter().map(|(c, _)| c).collect();
     for (source, (_, list)) in sources.iter().enumerate() {
         targets.add(&ctxs, source, 0, list)?;
@@ -187,6 +191,8 @@ pub(super) struct Targets<'r> {
     /// `None` when the caller checks for duplicates itself at the end ([`Targets::unique`]).
     seen: Option<HashMap<ByName, (usize, usize)>>,
     running: &'r Running<'r>,
+    /// What relative secret file paths are relative to.
+    dir: PathBuf,
 }
 
 impl<'r> Targets<'r> {
@@ -197,6 +203,7 @@ impl<'r> Targets<'r> {
             targets: Vec::with_capacity(expected),
             seen: Some(HashMap::with_capacity(expected)),
             running,
+            dir: PathBuf::new(),
         }
     }
 
@@ -213,7 +220,14 @@ impl<'r> Targets<'r> {
             targets: Vec::with_capacity(expected),
             seen: None,
             running,
+            dir: PathBuf::new(),
         }
+    }
+
+    /// Relative secret file paths are relative to `dir` (the main file's directory).
+    pub(super) fn within(mut self, dir: &Path) -> Self {
+        self.dir = dir.to_path_buf();
+        self
     }
 
     /// Room for `n` more targets, reserved once.
@@ -248,6 +262,7 @@ impl<'r> Targets<'r> {
             self.exporter.limits,
         );
         let (targets, seen, running) = (&mut self.targets, &mut self.seen, self.running);
+        let dir = self.dir.as_path();
         for (i, spanned) in list.iter().enumerate() {
             let i = first + i;
             let t = spanned.get_ref();
@@ -332,6 +347,7 @@ impl<'r> Targets<'r> {
                 Some(v) => Some(voice_port(ctx, v, protocol, &key("voice_port"))?),
                 None => None,
             };
+            let credentials = credentials(ctx, &key, t, protocol, dir, &name)?;
             let target = running.share(Target {
                 interval: t_interval,
                 timeout: t_timeout,
@@ -343,6 +359,7 @@ impl<'r> Targets<'r> {
                 rules: rules.into(),
                 proxy_protocol,
                 voice_port,
+                credentials,
                 ..Target::new(name, protocol, address)
             });
             if let Some(seen) = seen.as_mut() {
@@ -502,7 +519,7 @@ fn player_series(
         match (k.as_str(), value) {
             ("max_series", toml::Value::Integer(n)) => {
                 let n = Spanned::new(v.span(), *n);
-                series.max_series = int_in(ctx, &n, &k_key, 1..=MAX_PLAYER_SERIES_CAP)? as usize;
+                series.max_series = int_in(ctx, &n, &k_key, 1..=MAX_PLAYER_SERIES_CAP)? as u32;
             }
             ("max_series", other) => {
                 return Err(ctx.err(

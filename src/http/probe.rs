@@ -63,6 +63,15 @@ pub enum Refused {
     UnknownModule(String),
     #[error("bad address {0:?}: {1}")]
     BadAddress(String, crate::target::AddressError),
+    /// Ad-hoc probes never carry credentials, and this protocol answers nothing without.
+    #[error(
+        "protocol {protocol} answers only after a login ({key}), and ad-hoc probes carry no \
+         credentials: configure a target and probe it with ?target=NAME"
+    )]
+    NeedsCredentials {
+        protocol: Protocol,
+        key: &'static str,
+    },
     #[error("ad-hoc probes are disabled (exporter.probe_allowed_networks is empty)")]
     AdHocDisabled,
     #[error("{address} resolves to {ip}, outside exporter.probe_allowed_networks")]
@@ -90,6 +99,7 @@ impl Refused {
             | Refused::BadDebug(_)
             | Refused::UnknownProtocol(_)
             | Refused::UnknownModule(_)
+            | Refused::NeedsCredentials { .. }
             | Refused::BadAddress(..) => Kind::BadRequest,
         }
     }
@@ -210,6 +220,12 @@ async fn ad_hoc(
     a: &str,
     transcript: Option<&mut debug::Transcript>,
 ) -> Result<AdHoc, Refused> {
+    if let Some(key) = module.protocol.required_credential() {
+        return Err(Refused::NeedsCredentials {
+            protocol: module.protocol,
+            key: key.as_str(),
+        });
+    }
     let address = Address::parse(a).map_err(|e| Refused::BadAddress(a.to_string(), e))?;
     let config = daemon.config();
     let allowed = &config.exporter.probe_allowed_networks;

@@ -41,6 +41,8 @@ pub const INFO_LABELS: [&str; 4] = ["name", "map", "game", "version"];
 pub const FAILURE_LABELS: [&str; 1] = ["reason"];
 /// What the per-player families add.
 pub const PLAYER_LABELS: [&str; 1] = ["player"];
+/// What [`TICK_DURATION_QUANTILE`] adds.
+pub const QUANTILE_LABELS: [&str; 1] = ["quantile"];
 /// What [`RULE_VALUE`] adds.
 pub const RULE_LABELS: [&str; 1] = ["rule"];
 /// What [`RULE_INFO`] adds.
@@ -125,6 +127,30 @@ pub const INFO: Family = target(
     Gauge,
     &INFO_LABELS,
     "What the server says about itself; always 1.",
+);
+pub const TICK_RATE: Family = target(
+    "gameserver_tick_rate_hertz",
+    Gauge,
+    &[],
+    "Server ticks (or frames) per second achieved, where the game reports it.",
+);
+pub const TICK_TARGET_RATE: Family = target(
+    "gameserver_tick_target_rate_hertz",
+    Gauge,
+    &[],
+    "Server ticks per second the game aims for, where it reports it.",
+);
+pub const TICK_DURATION: Family = target(
+    "gameserver_tick_duration_seconds",
+    Gauge,
+    &[],
+    "Mean time one server tick (or frame) takes, where the game reports it.",
+);
+pub const TICK_DURATION_QUANTILE: Family = target(
+    "gameserver_tick_duration_quantile_seconds",
+    Gauge,
+    &QUANTILE_LABELS,
+    "Server tick time percentiles, where the game reports them.",
 );
 pub const RULE_VALUE: Family = target(
     "gameserver_rule_value",
@@ -285,7 +311,7 @@ pub const PROCESS_START_TIME: Family = exporter(
 );
 
 /// Every family, in the order a `/metrics` page writes them.
-pub const ALL: [Family; 34] = [
+pub const ALL: [Family; 38] = [
     UP,
     PLAYERS_ONLINE,
     PLAYERS_MAX,
@@ -293,6 +319,10 @@ pub const ALL: [Family; 34] = [
     PLAYERS_QUEUED,
     LATENCY,
     INFO,
+    TICK_RATE,
+    TICK_TARGET_RATE,
+    TICK_DURATION,
+    TICK_DURATION_QUANTILE,
     RULE_VALUE,
     RULE_INFO,
     PLAYER_INFO,

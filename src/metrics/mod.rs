@@ -41,7 +41,7 @@ use process::ProcessStats;
 
 use crate::shard::Shard;
 use crate::state::{Entry, Outcome, ReloadInfo};
-use crate::status::Reason;
+use crate::status::{Health, Reason};
 use crate::target::Protocol;
 
 /// Seconds since the Unix epoch, as Prometheus timestamps are written.
@@ -185,6 +185,7 @@ fn targets(enc: &mut Encoder, entries: &[Arc<Entry>], counters: bool) {
             enc.value_u64(1);
         }
     }
+    health(enc, entries);
     players::rules(enc, entries);
     players::per_player(enc, entries);
     enc.family(&F::QUERY_DURATION);
@@ -229,6 +230,36 @@ fn targets(enc: &mut Encoder, entries: &[Arc<Entry>], counters: bool) {
         }
     }
     players::counters(enc, entries);
+}
+
+/// The `gameserver_tick_*` families: each series only where the server reported the value.
+fn health(enc: &mut Encoder, entries: &[Arc<Entry>]) {
+    let of = |e: &Entry| up(e).and_then(|s| s.health()).copied();
+    type Field = fn(&Health) -> Option<f64>;
+    let scalars: [(&F::Family, Field); 3] = [
+        (&F::TICK_RATE, |h| h.tick_rate_hertz),
+        (&F::TICK_TARGET_RATE, |h| h.tick_target_rate_hertz),
+        (&F::TICK_DURATION, |h| h.tick_duration_seconds),
+    ];
+    for (family, field) in scalars {
+        enc.family(family);
+        for e in entries {
+            if let Some(v) = of(e).as_ref().and_then(field) {
+                enc.sample_f64(family, labels::of(&e.meta), v);
+            }
+        }
+    }
+    let [quantile] = F::QUANTILE_LABELS;
+    enc.family(&F::TICK_DURATION_QUANTILE);
+    for e in entries {
+        if let Some(q) = of(e).and_then(|h| h.tick_quantiles) {
+            for (at, v) in [("0.5", q.p50), ("0.95", q.p95), ("0.99", q.p99)] {
+                enc.start(&F::TICK_DURATION_QUANTILE, labels::of(&e.meta));
+                enc.label(quantile, at);
+                enc.value_f64(v);
+            }
+        }
+    }
 }
 
 fn process_families(enc: &mut Encoder, p: &ProcessStats) {
@@ -323,6 +354,12 @@ mod tests {
                 ("other".into(), "x".into()),
                 ("mp_timelimit".into(), "99".into()),
             ]),
+            // A tick rate without a target rate or percentiles: only what was reported.
+            health: Some(Box::new(Health {
+                tick_rate_hertz: Some(19.5),
+                tick_duration_seconds: Some(0.0125),
+                ..Health::default()
+            })),
             ..Default::default()
         };
         state.record(&a, Ok(status), Duration::from_millis(40), at(1000));
@@ -373,6 +410,16 @@ gameserver_latency_seconds{target="alpha",protocol="a2s",region="eu"} 0.025
 # HELP gameserver_info What the server says about itself; always 1.
 # TYPE gameserver_info gauge
 gameserver_info{target="alpha",protocol="a2s",region="eu",name="a\"b\\c\nde",map="de_dust2",game="Counter-Strike",version=""} 1
+# HELP gameserver_tick_rate_hertz Server ticks (or frames) per second achieved, where the game reports it.
+# TYPE gameserver_tick_rate_hertz gauge
+gameserver_tick_rate_hertz{target="alpha",protocol="a2s",region="eu"} 19.5
+# HELP gameserver_tick_target_rate_hertz Server ticks per second the game aims for, where it reports it.
+# TYPE gameserver_tick_target_rate_hertz gauge
+# HELP gameserver_tick_duration_seconds Mean time one server tick (or frame) takes, where the game reports it.
+# TYPE gameserver_tick_duration_seconds gauge
+gameserver_tick_duration_seconds{target="alpha",protocol="a2s",region="eu"} 0.0125
+# HELP gameserver_tick_duration_quantile_seconds Server tick time percentiles, where the game reports them.
+# TYPE gameserver_tick_duration_quantile_seconds gauge
 # HELP gameserver_rule_value A configured server rule whose value is a number.
 # TYPE gameserver_rule_value gauge
 gameserver_rule_value{target="alpha",protocol="a2s",region="eu",rule="mp_timelimit"} 25

@@ -54,7 +54,7 @@ fn rules_of(e: &Entry) -> impl Iterator<Item = (&String, &String)> {
     let configured = !e.meta.target.rules.is_empty();
     up(e)
         .filter(|_| configured)
-        .and_then(|s| s.rules.as_deref())
+        .and_then(|s| s.rules())
         .unwrap_or_default()
         .iter()
         .map(|(k, v)| (k, v))

@@ -57,6 +57,9 @@ pub enum Event<'a> {
     Connected,
     /// A request went out; the label says which.
     Sent { bytes: &'a [u8], what: &'static str },
+    /// A request carrying a secret went out ([`Step::SendSecret`]): its length only, so no
+    /// observer can show or log the bytes.
+    SentSecret { len: usize, what: &'static str },
     /// An unanswered request went out again.
     Resent { bytes: &'a [u8] },
     /// A datagram or stream chunk arrived.
@@ -152,21 +155,34 @@ pub async fn drive<X: Exchange, T: Transport>(
                 }
                 Err(e) => fail(exchange, e, &mut seen),
             },
-            Step::Send(what) => {
+            Step::Send(what) | Step::SendSecret(what) => {
+                let secret = matches!(step, Step::SendSecret(_));
                 if let Some(at) = last.sent_at.filter(|_| !pacing.min_gap.is_zero()) {
                     tokio::time::sleep_until((at + pacing.min_gap).min(deadline)).await;
                 }
                 match transport.send(&out, deadline).await {
                     Ok(()) => {
                         let at = Instant::now();
+                        // A secret is never resent: a copy the observer could not be shown
+                        // is one more copy on the wire for nothing.
+                        let resends = if T::DATAGRAMS && !secret {
+                            pacing.resends
+                        } else {
+                            0
+                        };
                         last = Last {
                             sent_at: Some(at),
-                            resends_left: if T::DATAGRAMS { pacing.resends } else { 0 },
+                            resends_left: resends,
                         };
                         if let Some((what, bytes)) = transport.sent_preamble() {
                             seen(Some(at), Event::Sent { bytes, what });
                         }
-                        seen(Some(at), Event::Sent { bytes: &out, what });
+                        if secret {
+                            let len = out.len();
+                            seen(Some(at), Event::SentSecret { len, what });
+                        } else {
+                            seen(Some(at), Event::Sent { bytes: &out, what });
+                        }
                         fresh = Some(at);
                     }
                     Err(e) => fail(exchange, e, &mut seen),
@@ -283,6 +299,7 @@ mod tests {
                 Event::Peer { .. } => return,
                 Event::Connected => "connected".to_string(),
                 Event::Sent { bytes, what } => format!("sent {what} {bytes:?}"),
+                Event::SentSecret { len, what } => format!("sent {what} <redacted {len} bytes>"),
                 Event::Resent { bytes } => format!("resent {bytes:?}"),
                 Event::Received { bytes } => format!("received {bytes:?}"),
                 Event::Closed => "closed".into(),
@@ -384,6 +401,59 @@ mod tests {
                 .map(|(at, _)| *at)
                 .collect();
         assert!(sends.windows(2).all(|w| w[1] - w[0] >= pacing.min_gap));
+    }
+
+    /// Logs in with a secret, then asks once: a toy of every exchange that carries one.
+    struct Login {
+        step: u8,
+        deadline: std::time::Instant,
+    }
+
+    impl Exchange for Login {
+        fn poll(&mut self, _now: std::time::Instant, out: &mut Vec<u8>) -> Step {
+            self.step += 1;
+            match self.step {
+                1 => {
+                    out.clear();
+                    out.extend_from_slice(b"login hunter2");
+                    Step::SendSecret("login")
+                }
+                2 => {
+                    out.clear();
+                    out.extend_from_slice(b"req");
+                    Step::Send("request")
+                }
+                3 => Step::Wait(self.deadline),
+                _ => Step::Done(Status::default()),
+            }
+        }
+
+        fn handle(&mut self, _now: std::time::Instant, _input: Input<'_>) {}
+    }
+
+    /// A request marked secret goes out whole, but the observer sees only its label and
+    /// length, and it is never resent, even over UDP.
+    #[tokio::test(start_paused = true)]
+    async fn secret_requests_are_redacted_and_not_resent() {
+        let mut fake = Fake::<true>::new(|_, _, _| vec![]);
+        let deadline = Instant::now() + Duration::from_secs(3);
+        let mut x = Login {
+            step: 0,
+            deadline: deadline.into_std(),
+        };
+        let mut t = Transcript::default();
+        drive(&mut x, &mut fake, deadline, Pacing::default(), Some(&mut t))
+            .await
+            .unwrap();
+        let sent: Vec<&[u8]> = fake.sent.iter().map(|(_, b)| b.as_slice()).collect();
+        assert_eq!(sent[0], b"login hunter2");
+        assert!(sent[1..].iter().all(|b| *b == b"req"), "{sent:?}");
+        let lines: Vec<&str> = t.0.iter().map(|(_, l)| l.as_str()).collect();
+        assert_eq!(lines[0], "sent login <redacted 13 bytes>");
+        assert!(
+            lines.iter().all(|l| !l.contains("104, 117, 110")),
+            "{lines:?}"
+        );
     }
 
     async fn server() -> (UdpSocket, SocketAddr) {

@@ -29,12 +29,12 @@ use crate::protocol::minecraft::query_exchange::{self as mcquery, McQuery};
 use crate::protocol::minecraft::slp_exchange::Slp;
 use crate::protocol::samp::exchange::Samp;
 use crate::protocol::samp::Header;
-use crate::protocol::teamspeak3::exchange::Ts3;
+use crate::protocol::teamspeak3::exchange::{self as ts3_exchange, Login, Ts3};
 use crate::protocol::teeworlds::exchange::Teeworlds;
 use crate::protocol::teeworlds::machine::Tokens;
 use crate::protocol::{bedrock, fivem, mumble, quake3, satisfactory};
 use crate::status::Status;
-use crate::target::Protocol;
+use crate::target::{Credentials, Protocol};
 
 /// How a protocol's address becomes the socket address it talks to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -244,6 +244,8 @@ pub struct Start<'a> {
     pub deadline: std::time::Instant,
     /// TeamSpeak 3: the voice port of the virtual server to select.
     pub voice_port: Option<u16>,
+    /// What a configured target logs in with (`None`: an ad-hoc poll).
+    pub credentials: Option<&'a Credentials>,
 }
 
 /// How a protocol's exchange is built for one poll, and what it leaves in the target's
@@ -253,6 +255,13 @@ pub trait Build: Exchange + Send + Sized + 'static {
 
     /// Called once the exchange has finished, whatever its result.
     fn remember(&self, _session: &mut Session) {}
+
+    /// The least time from the end of one poll's exchange to the next poll's first request
+    /// on the same session: the gap the driver keeps between requests (none for self-paced
+    /// exchanges, which keep their own within a poll and need none across polls).
+    fn poll_gap(entry: &Entry) -> Duration {
+        entry.pacing().min_gap
+    }
 }
 
 impl Build for A2s {
@@ -338,7 +347,22 @@ impl Build for Ts3 {
         let voice_port = start
             .voice_port
             .unwrap_or(crate::protocol::teamspeak3::DEFAULT_VOICE_PORT);
-        Ts3::new(start.params, voice_port, None, start.deadline)
+        // A password logs in (as serveradmin unless a username is given); none: anonymous.
+        let login = start.credentials.and_then(|c| {
+            Some(Login {
+                username: c
+                    .username
+                    .clone()
+                    .unwrap_or_else(|| ts3_exchange::DEFAULT_USERNAME.into()),
+                password: c.password.clone()?,
+            })
+        });
+        Ts3::new(start.params, voice_port, login, start.deadline)
+    }
+
+    /// TeamSpeak's gap is between polls only (its commands go back to back, at most 4).
+    fn poll_gap(entry: &Entry) -> Duration {
+        entry.min_gap
     }
 }
 
@@ -390,6 +414,7 @@ pub fn run<'a, X: Build>(
             min_gap: entry.min_gap,
             deadline: deadline.into_std(),
             voice_port: req.voice_port,
+            credentials: req.credentials.as_deref(),
         };
         match entry.link {
             Link::UdpShared => {
@@ -419,8 +444,8 @@ async fn go<X: Build, T: Transport>(
 ) -> Result<Status, Error> {
     // Polls at a short interval must keep the gap a rate-limited server needs between two
     // requests, as resends do (Cfx.re's getinfo limit, DarkPlaces' flood block, TeamSpeak's
-    // flood ban: there the gap is between polls only).
-    let gap = entry.min_gap;
+    // flood ban).
+    let gap = X::poll_gap(entry);
     if let Some(end) = session.last_exchange_end.filter(|_| !gap.is_zero()) {
         tokio::time::sleep_until((end + gap).min(deadline)).await;
     }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::net::udp::UdpMux;
 use crate::protocol::exchange::Params;
-use crate::target::{self, Address, Limits, Protocol, ProxyProtocol, Target};
+use crate::target::{self, Address, Credentials, Limits, Protocol, ProxyProtocol, Target};
 
 /// Everything one poll needs.
 #[derive(Debug, Clone)]
@@ -33,6 +33,9 @@ pub struct Request {
     /// Shared UDP sockets for A2S and SA:MP polls of targets that answered last time (the
     /// daemon's; `None` for one-off polls): no socket per poll in steady state.
     pub mux: Option<Arc<UdpMux>>,
+    /// What a configured target logs in with; `None` for ad-hoc polls (`/probe?target=`,
+    /// `[module.NAME]`, the `query` command without a config), which never carry any.
+    pub credentials: Option<Arc<Credentials>>,
 }
 
 /// What a dialogue may remember about one target between polls, so that steady-state polls
@@ -92,6 +95,7 @@ impl Request {
             proxy_protocol: None,
             voice_port: None,
             mux: None,
+            credentials: None,
         }
     }
 }
@@ -105,6 +109,7 @@ impl From<&Target> for Request {
         req.limits = t.limits;
         req.proxy_protocol = t.proxy_protocol;
         req.voice_port = t.voice_port;
+        req.credentials = t.credentials.clone();
         // Lists only for targets that publish them; a game that never answers a request is
         // not sent it (it would only burn its share of the deadline).
         let quirks = t.game.and_then(crate::games::Game::find).map(|g| g.quirks);

@@ -12,7 +12,7 @@ use std::cell::RefCell;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::status::Status;
+use crate::status::{Health, Status};
 
 thread_local! {
     static JOIN: RefCell<String> = const { RefCell::new(String::new()) };
@@ -36,9 +36,20 @@ pub struct Published {
     /// reader shows it.
     text: Arc<str>,
     ends: [u32; 3],
+    /// Rules and server health, which most targets never have: one shared allocation
+    /// when there are any, 8 bytes per target when not ([`Published::rules`],
+    /// [`Published::health`]).
+    more: Option<Arc<More>>,
+}
+
+/// The rarer parts of a published result.
+#[derive(Debug, PartialEq)]
+struct More {
     /// The configured rules the server gave, in config order (`None`: not fetched or not
     /// given).
-    pub rules: Option<Arc<[(String, String)]>>,
+    rules: Option<Box<[(String, String)]>>,
+    /// Server health, where the game reported any.
+    health: Option<Health>,
 }
 
 impl Published {
@@ -78,8 +89,19 @@ impl Published {
             latency_ns: super::nanos(status.latency),
             text,
             ends,
-            rules: status.rules.map(Arc::from),
+            more: More::of(status.rules, status.health),
         }
+    }
+
+    /// The configured rules the server gave, in config order (`None`: not fetched or not
+    /// given).
+    pub fn rules(&self) -> Option<&[(String, String)]> {
+        self.more.as_ref().and_then(|m| m.rules.as_deref())
+    }
+
+    /// Server health, where the game reported any.
+    pub fn health(&self) -> Option<&Health> {
+        self.more.as_ref().and_then(|m| m.health.as_ref())
     }
 
     /// Round trip of the status exchange.
@@ -109,6 +131,19 @@ impl Published {
 
     pub fn version(&self) -> &str {
         self.part(3)
+    }
+}
+
+impl More {
+    fn of(rules: Option<Vec<(String, String)>>, health: Option<Box<Health>>) -> Option<Arc<More>> {
+        let health = health.map(|h| *h).filter(|h| !h.is_empty());
+        if rules.is_none() && health.is_none() {
+            return None;
+        }
+        Some(Arc::new(More {
+            rules: rules.map(Vec::into_boxed_slice),
+            health,
+        }))
     }
 }
 
@@ -142,13 +177,14 @@ mod tests {
             (p.name(), p.map(), p.game(), p.version()),
             ("Zoë's ✓ server", "", "", "1.2")
         );
-        assert_eq!(p.rules.as_deref(), Some(&[("a".into(), "1".into())][..]));
+        assert_eq!(p.rules(), Some(&[("a".into(), "1".into())][..]));
+        assert_eq!(p.health(), None);
         let empty = Published::new(Status::default());
         assert_eq!(
             (empty.name(), empty.map(), empty.game(), empty.version()),
             ("", "", "", "")
         );
-        assert_eq!(empty.rules, None);
+        assert_eq!(empty.rules(), None);
         // One allocation for the texts, shared by clones.
         let q = p.clone();
         assert!(Arc::ptr_eq(&p.text, &q.text));

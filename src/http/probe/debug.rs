@@ -287,6 +287,10 @@ impl Observer for Transcript {
                 }
                 self.packet(at, &head, bytes);
             }
+            Event::SentSecret { len, what } => {
+                let text = format!("sent {}: <redacted {len} bytes>", safe_line(what));
+                self.line(at, &text, false);
+            }
             Event::Resent { bytes } => {
                 self.resends += 1;
                 let text = format!(

@@ -335,6 +335,7 @@ fn to_status(info: Info, latency: Duration, detail: bool) -> Status {
         players: None,
         rules: None,
         extras,
+        health: None,
     }
 }
 

@@ -74,6 +74,16 @@ pub enum Error {
          request, so it needs one"
     )]
     NotIpv4 { name: String, ip: IpAddr },
+    /// The server refused our credentials. Says which login, never with what.
+    #[error("the server refused the {what}")]
+    AuthRefused { what: &'static str },
+    /// The target has no credentials, and the protocol has nothing to ask without them
+    /// (an ad-hoc poll of a protocol that only answers after a login).
+    #[error("{protocol} needs credentials (a configured target with {key})")]
+    NoCredentials {
+        protocol: &'static str,
+        key: &'static str,
+    },
 }
 
 impl From<DecodeError> for Error {
@@ -104,6 +114,7 @@ impl Error {
             Error::Garbage(_) => Reason::Malformed,
             Error::SplitIncomplete => Reason::Incomplete,
             Error::NotIpv4 { .. } => Reason::Dns,
+            Error::AuthRefused { .. } | Error::NoCredentials { .. } => Reason::AuthRefused,
         }
     }
 
@@ -176,6 +187,9 @@ mod tests {
             Error::Challenge { limit: 3 },
             Error::Net(LinkError::TooLarge { limit: 1 }),
             Error::SplitIncomplete,
+            Error::AuthRefused {
+                what: "RCON password",
+            },
         ];
         let reasons: Vec<Reason> = errors.iter().map(Error::reason).collect();
         assert_eq!(reasons, Reason::ALL.to_vec());

@@ -72,7 +72,7 @@ pub fn replay<X: Exchange>(
             Step::Done(status) => return ended(Ok(status), sent, steps, now),
             Step::Failed(e) => return ended(Err(e), sent, steps, now),
             Step::Connect(_) => {}
-            Step::Send(_) => {
+            Step::Send(_) | Step::SendSecret(_) => {
                 assert!(!out.is_empty(), "an exchange sent an empty request");
                 sent += 1;
                 sent_at = Some(now);

@@ -14,7 +14,8 @@
 //! 1. [`Exchange::poll`] with the current time. It answers:
 //!    - [`Step::Connect`]: open a (new) connection before the instant (streams only);
 //!    - [`Step::Send`]: send the bytes it wrote into `out`; over UDP the driver sends them
-//!      again while no reply comes (its pacing);
+//!      again while no reply comes (its pacing); [`Step::SendSecret`] for bytes that carry
+//!      a secret, which no observer sees;
 //!    - [`Step::Wait`]: feed whatever arrives until the instant, then poll again;
 //!    - [`Step::Done`] / [`Step::Failed`]: the poll's result.
 //! 2. [`Exchange::handle`] with each [`Input`]: a datagram or stream chunk, the stream's
@@ -35,6 +36,10 @@ pub enum Step {
     /// Send the request the exchange just wrote into `out`. The label names it for the
     /// observer ("A2S_INFO", "A2S_INFO after a challenge", ...).
     Send(&'static str),
+    /// As [`Step::Send`], for a request that carries a secret (an RCON auth packet, a login
+    /// line, an Authorization header): the observer (the `debug=true` transcript) sees only
+    /// its label and length, `<redacted N bytes>`, and the driver never resends it.
+    SendSecret(&'static str),
     /// Wait for input until the instant, then poll again.
     Wait(Instant),
     /// The poll succeeded.

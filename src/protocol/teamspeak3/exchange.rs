@@ -5,7 +5,6 @@
 //!
 //! Latency is the `serverinfo` round trip.
 
-use std::fmt;
 use std::time::{Duration, Instant};
 
 use crate::protocol::exchange::stream::StreamBuf;
@@ -16,24 +15,20 @@ use crate::protocol::teamspeak3::{
     MAX_COMMANDS_PER_POLL,
 };
 use crate::protocol::DecodeError;
+use crate::secret::Secret;
 use crate::status::Status;
 
-/// A ServerQuery login. The password's `Debug` is redacted; it is written only into the
-/// `login` command's bytes.
-#[derive(Clone)]
+/// A ServerQuery login. The password is a [`Secret`] (its `Debug` is redacted), written only
+/// into the `login` command's bytes, which go out as [`Step::SendSecret`]: no transcript or
+/// observer sees them.
+#[derive(Debug, Clone)]
 pub struct Login {
     pub username: String,
-    pub password: String,
+    pub password: Secret,
 }
 
-impl fmt::Debug for Login {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Login")
-            .field("username", &self.username)
-            .field("password", &"<redacted>")
-            .finish()
-    }
-}
+/// The ServerQuery admin account a password belongs to when no `username` is given.
+pub const DEFAULT_USERNAME: &str = "serveradmin";
 
 /// The commands, in the order a poll sends them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,7 +44,7 @@ impl Command {
     pub fn label(self) -> &'static str {
         match self {
             Command::Use => "use port=<voice port>",
-            Command::Login => "login (credentials redacted)",
+            Command::Login => "login",
             Command::ServerInfo => "serverinfo",
             Command::ClientList => "clientlist",
         }
@@ -132,7 +127,7 @@ impl Ts3 {
                 let (user, pass) = self
                     .login
                     .as_ref()
-                    .map_or(("", ""), |l| (l.username.as_str(), l.password.as_str()));
+                    .map_or(("", ""), |l| (l.username.as_str(), l.password.expose()));
                 ts3::encode_command(
                     "login",
                     &[("client_login_name", user), ("client_login_password", pass)],
@@ -206,8 +201,10 @@ impl Ts3 {
                     let err = server_error(cmd, e);
                     return self.finish(None, Some(err));
                 }
-                (Command::Login, ids::BAD_LOGIN) => {
-                    return self.fail(DecodeError::Invalid("TeamSpeak login refused").into());
+                (Command::Login, _) => {
+                    return self.fail(Error::AuthRefused {
+                        what: "ServerQuery login",
+                    });
                 }
                 _ => return self.fail(server_error(cmd, e)),
             }
@@ -263,6 +260,9 @@ impl Exchange for Ts3 {
                     self.encode(cmd, out);
                     self.sent += 1;
                     self.stage = Stage::Sending(cmd);
+                    if cmd == Command::Login {
+                        return Step::SendSecret(cmd.label());
+                    }
                     return Step::Send(cmd.label());
                 }
                 Stage::Sending(cmd) => {
