@@ -33,7 +33,9 @@ fn request(server: &SimServer) -> Request {
         Protocol::Teamspeak3,
         Address::parse(&server.addr.to_string()).unwrap(),
     );
-    req.timeout = Duration::from_millis(1500);
+    // Longer than the 2 s between polls of one server (the tests that poll one server more
+    // than once run on a paused clock).
+    req.timeout = Duration::from_secs(5);
     req
 }
 
@@ -43,7 +45,8 @@ async fn server(config: Ts3Config) -> SimServer {
 
 /// serverinfo's fields unescaped; query clients excluded; the list only with players; at
 /// most 3 commands without a login.
-#[tokio::test]
+// Paused clock: polls of one server keep TeamSpeak's 2 s gap between them.
+#[tokio::test(start_paused = true)]
 async fn serverinfo_and_clientlist() {
     let config = Ts3Config::default();
     let counters = config.counters.clone();
@@ -68,7 +71,8 @@ async fn serverinfo_and_clientlist() {
 }
 
 /// The configured voice port selects the virtual server; another one is refused.
-#[tokio::test]
+// Paused clock: polls of one server keep TeamSpeak's 2 s gap between them.
+#[tokio::test(start_paused = true)]
 async fn voice_port() {
     let s = server(Ts3Config {
         voice_port: 9990,
@@ -103,7 +107,9 @@ async fn misbehaviours() {
             ..Ts3Config::default()
         })
         .await;
-        let f = poll(&request(&s)).await.unwrap_err();
+        let mut req = request(&s);
+        req.timeout = Duration::from_millis(1500);
+        let f = poll(&req).await.unwrap_err();
         assert_eq!(f.reason, reason, "{m:?}: {}", f.detail);
     }
     let s = server(Ts3Config {
@@ -212,7 +218,8 @@ fn with_login(req: &mut Request, username: Option<&str>, password: &str) {
 /// With a password the poll logs in (4 commands with the list, the budget); the login line
 /// never reaches the observer: only its length. A wrong password is `auth_refused`, and its
 /// error names no secret.
-#[tokio::test]
+// Paused clock: polls of one server keep TeamSpeak's 2 s gap between them.
+#[tokio::test(start_paused = true)]
 async fn login_redacted_and_refused() {
     const SECRET: &str = "hunter2-ts3-Pl4nted";
     let config = Ts3Config {
@@ -244,4 +251,28 @@ async fn login_redacted_and_refused() {
     // A password without a username logs in as serveradmin.
     with_login(&mut req, None, SECRET);
     assert_eq!(poll(&req).await.unwrap_err().reason, Reason::AuthRefused);
+}
+
+/// Six polls at once, each with a session of its own (as `/probe` and targets of several
+/// virtual servers on one host do): the per-server gate runs them one at a time, 2 s apart,
+/// so the 18 commands never make a 3 s window of more than 10. Without it, the burst bans.
+#[tokio::test(start_paused = true)]
+async fn concurrent_sessions_share_the_budget() {
+    let config = Ts3Config::default();
+    let counters = config.counters.clone();
+    let s = server(config).await;
+    let mut req = request(&s);
+    req.players = true;
+    req.timeout = Duration::from_secs(30);
+    let (a, b, c, d, e, f) = tokio::join!(
+        poll(&req),
+        poll(&req),
+        poll(&req),
+        poll(&req),
+        poll(&req),
+        poll(&req)
+    );
+    let results = [a, b, c, d, e, f];
+    assert!(results.iter().all(Result::is_ok), "{results:?}");
+    assert_eq!((counters.commands(), counters.bans()), (18, 0));
 }

@@ -18,13 +18,14 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::driver::{drive, Observer, Pacing, RESENDS};
+use super::peer_gate;
 use super::request::{Request, Session};
 use super::transport::{TcpLink, Transport};
 use crate::net::udp::UdpChannel;
 use crate::net::{resolve, srv};
 use crate::protocol::a2s::exchange::A2s;
 use crate::protocol::exchange::oneshot::OneShot;
-use crate::protocol::exchange::{Error, Exchange, Params};
+use crate::protocol::exchange::{Error, Exchange, LinkError, Params};
 use crate::protocol::minecraft::query_exchange::{self as mcquery, McQuery};
 use crate::protocol::minecraft::slp_exchange::Slp;
 use crate::protocol::samp::exchange::Samp;
@@ -262,6 +263,10 @@ pub trait Build: Exchange + Send + Sized + 'static {
     fn poll_gap(entry: &Entry) -> Duration {
         entry.pacing().min_gap
     }
+
+    /// The gap holds per server address across every session of this process (targets and
+    /// `/probe` alike), not per target: for servers that ban by client address.
+    const GAP_PER_SERVER: bool = false;
 }
 
 impl Build for A2s {
@@ -364,6 +369,10 @@ impl Build for Ts3 {
     fn poll_gap(entry: &Entry) -> Duration {
         entry.min_gap
     }
+
+    /// TeamSpeak counts commands per client address: targets of several virtual servers on
+    /// one host and `/probe` share its budget.
+    const GAP_PER_SERVER: bool = true;
 }
 
 impl Build for Teeworlds {
@@ -446,13 +455,31 @@ async fn go<X: Build, T: Transport>(
     // requests, as resends do (Cfx.re's getinfo limit, DarkPlaces' flood block, TeamSpeak's
     // flood ban).
     let gap = X::poll_gap(entry);
-    if let Some(end) = session.last_exchange_end.filter(|_| !gap.is_zero()) {
+    // Servers that count per client address across sessions: one poll at a time per server.
+    let gate = X::GAP_PER_SERVER.then(|| peer_gate::gate(start.peer));
+    let mut held = match &gate {
+        Some(g) => match tokio::time::timeout_at(deadline, g.lock()).await {
+            Ok(guard) => Some(guard),
+            Err(_) => return Err(LinkError::Timeout.into()),
+        },
+        None => None,
+    };
+    let last = held
+        .as_deref()
+        .copied()
+        .flatten()
+        .max(session.last_exchange_end);
+    if let Some(end) = last.filter(|_| !gap.is_zero()) {
         tokio::time::sleep_until((end + gap).min(deadline)).await;
     }
     let mut exchange = X::build(start, session);
     let result = drive(&mut exchange, transport, deadline, entry.pacing(), observer).await;
     exchange.remember(session);
-    session.last_exchange_end = Some(Instant::now());
+    let end = Instant::now();
+    session.last_exchange_end = Some(end);
+    if let Some(g) = held.as_mut() {
+        **g = Some(end);
+    }
     result
 }
 
