@@ -333,6 +333,10 @@ struct QueryArgs {
     /// HAProxy, Velocity or BungeeCord with proxy protocol on (TCP protocols only).
     #[arg(long, value_name = "v1|v2", value_parser = proxy_version)]
     proxy_protocol: Option<ProxyProtocol>,
+    /// TeamSpeak 3: the voice port of the virtual server to select (`use port=`; 9987
+    /// unless given).
+    #[arg(long, value_name = "PORT")]
+    voice_port: Option<u16>,
 }
 
 fn proxy_version(s: &str) -> Result<ProxyProtocol, String> {
@@ -384,6 +388,7 @@ async fn run_query(a: QueryArgs) -> ExitCode {
     let mut req = Request::new(protocol, address);
     req.timeout = a.timeout;
     req.proxy_protocol = a.proxy_protocol;
+    req.voice_port = a.voice_port;
     req.players = a.players;
     req.rules = a.rules;
     if let Some(g) = game {

@@ -83,10 +83,19 @@ pub enum Protocol {
     /// Palworld's REST API (`/v1/api/info`, `metrics`, `players`), HTTP basic auth.
     #[serde(rename = "palworld")]
     Palworld,
+    /// FiveM and RedM (Cfx.re) `getinfo` on the game port, UDP.
+    #[serde(rename = "fivem")]
+    Fivem,
+    /// Satisfactory's Lightweight Query on the game port, UDP.
+    #[serde(rename = "satisfactory")]
+    Satisfactory,
+    /// TeamSpeak 3 ServerQuery, TCP.
+    #[serde(rename = "teamspeak3")]
+    Teamspeak3,
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 16] = [
+    pub const ALL: [Protocol; 19] = [
         Protocol::A2s,
         Protocol::Minecraft,
         Protocol::MinecraftQuery,
@@ -103,6 +112,9 @@ impl Protocol {
         Protocol::Doom3,
         Protocol::Terraria,
         Protocol::Palworld,
+        Protocol::Fivem,
+        Protocol::Satisfactory,
+        Protocol::Teamspeak3,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -123,6 +135,9 @@ impl Protocol {
             Protocol::Gamespy2 => "gamespy2",
             Protocol::Terraria => "terraria",
             Protocol::Palworld => "palworld",
+            Protocol::Fivem => "fivem",
+            Protocol::Satisfactory => "satisfactory",
+            Protocol::Teamspeak3 => "teamspeak3",
         }
     }
 
@@ -150,6 +165,9 @@ impl Protocol {
             Protocol::Gamespy2 => 29900,
             Protocol::Terraria => 7878,
             Protocol::Palworld => 8212,
+            Protocol::Fivem => 30120,
+            Protocol::Satisfactory => 7777,
+            Protocol::Teamspeak3 => 10011,
         }
     }
 
@@ -168,7 +186,7 @@ impl Protocol {
     /// `TcpLink::new(addr).with_proxy_header(req.proxy_protocol)`.
     pub fn over_tcp(self) -> bool {
         match self {
-            Protocol::Minecraft => true,
+            Protocol::Minecraft | Protocol::Teamspeak3 => true,
             Protocol::A2s
             | Protocol::MinecraftQuery
             | Protocol::MinecraftBedrock
@@ -181,6 +199,7 @@ impl Protocol {
             Protocol::Unreal2 | Protocol::Doom3 => false,
             Protocol::Gamespy1 | Protocol::Gamespy2 => false,
             Protocol::Terraria | Protocol::Palworld => false,
+            Protocol::Fivem | Protocol::Satisfactory => false,
         }
     }
 
@@ -203,7 +222,10 @@ impl Protocol {
             | Protocol::Gamespy3
             | Protocol::Ase
             | Protocol::Unreal2
-            | Protocol::Doom3 => None,
+            | Protocol::Doom3
+            | Protocol::Fivem
+            | Protocol::Satisfactory
+            | Protocol::Teamspeak3 => None,
         }
     }
 
@@ -217,6 +239,8 @@ impl Protocol {
             Protocol::Terraria => &[CredentialKey::Token],
             // Basic auth; the user is always `admin`.
             Protocol::Palworld => &[CredentialKey::Password],
+            // An optional ServerQuery login (`login <username> <password>`).
+            Protocol::Teamspeak3 => &[CredentialKey::Username, CredentialKey::Password],
             Protocol::A2s
             | Protocol::MinecraftQuery
             | Protocol::MinecraftBedrock
@@ -229,7 +253,9 @@ impl Protocol {
             | Protocol::Gamespy3
             | Protocol::Ase
             | Protocol::Unreal2
-            | Protocol::Doom3 => &[],
+            | Protocol::Doom3
+            | Protocol::Fivem
+            | Protocol::Satisfactory => &[],
         }
     }
 
@@ -252,6 +278,7 @@ impl Protocol {
             | Protocol::Unreal2
             | Protocol::Doom3 => None,
             Protocol::Terraria | Protocol::Palworld => None,
+            Protocol::Fivem | Protocol::Satisfactory | Protocol::Teamspeak3 => None,
         }
     }
 
@@ -532,6 +559,9 @@ pub struct Target {
     /// HTTP protocols: TLS and how the certificate is checked ([`Tls::default_for`] the
     /// protocol's [`HttpScheme`] unless configured).
     pub tls: TlsMode,
+    /// TeamSpeak 3: the virtual server to select (`use port=`), by its voice port
+    /// (`voice_port = N`; the config refuses it elsewhere); `None`: the default 9987.
+    pub voice_port: Option<u16>,
     /// What the target logs in with (`password_file`, `rcon`, ...); behind an `Arc` so
     /// that `Target` stays small and every poll's request shares it.
     pub credentials: Option<Arc<Credentials>>,
@@ -557,6 +587,7 @@ impl Target {
             rules: Box::default(),
             proxy_protocol: None,
             tls: protocol.http().map_or(Tls::Off, Tls::default_for).mode(),
+            voice_port: None,
             credentials: None,
         }
     }

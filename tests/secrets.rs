@@ -59,6 +59,10 @@ fn targets(protocol: Protocol, addr: SocketAddr, pw: &Path) -> Option<String> {
         ),
         Protocol::Terraria => ("tshock", format!("token_file = \"{pw}\"")),
         Protocol::Palworld => ("pal", format!("password_file = \"{pw}\"\nplayers = true")),
+        Protocol::Teamspeak3 => (
+            "ts3",
+            format!("username = \"serveradmin\"\npassword_file = \"{pw}\""),
+        ),
         _ => return None,
     };
     Some(format!(

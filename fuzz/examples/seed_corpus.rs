@@ -17,6 +17,9 @@ use gameserver_exporter::protocol::a2s::{self, Engine, GoldSrcMod, Info, SourceT
 use gameserver_exporter::protocol::ase;
 use gameserver_exporter::protocol::bedrock;
 use gameserver_exporter::protocol::doom3::{self as d3, Dialect};
+use gameserver_exporter::protocol::fivem;
+use gameserver_exporter::protocol::satisfactory::{self, ServerState, SubState};
+use gameserver_exporter::protocol::teamspeak3 as ts3;
 use gameserver_exporter::protocol::gamespy3 as gs3;
 use gameserver_exporter::protocol::minecraft::{legacy, query, slp, varint};
 use gameserver_exporter::protocol::mumble::{self, Pong, Version};
@@ -443,6 +446,9 @@ fn main() {
     bedrock(&root);
     quake3(&root);
     teeworlds(&root);
+    fivem(&root);
+    satisfactory(&root);
+    teamspeak3(&root);
     gamespy1(&root);
     gamespy2(&root);
     gamespy3(&root);
@@ -688,4 +694,69 @@ fn http_apis(root: &Path) {
     let mut req = Vec::new();
     http::encode_request("GET", "/v1/api/info", &[("Authorization", "Basic YWRtaW46eA==")], b"", &mut req);
     c.add("request", &req);
+}
+
+/// FiveM: the request, a reply in FXServer's layout (echoing "fuzz", the challenge the
+/// fuzz targets use), and one cut short.
+fn fivem(root: &Path) {
+    let c = Corpus::new(root, "fivem");
+    c.add("request", &build(|o| fivem::encode_request("fuzz", o)));
+    let vars: Vec<(String, String)> = [
+        ("sv_maxclients", "48"),
+        ("clients", "7"),
+        ("challenge", "fuzz"),
+        ("gamename", "CitizenFX"),
+        ("protocol", "4"),
+        ("hostname", "^1Los ^7Santos"),
+        ("gametype", "Freeroam"),
+        ("mapname", "fivem-map-skater"),
+        ("iv", "-1398345911"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let reply = build(|o| fivem::encode_reply(&vars, o));
+    c.add("reply_fxserver", &reply);
+    c.add("reply_cut", &reply[..reply.len() / 2]);
+}
+
+/// Satisfactory: the request and a reply (cookie 0x0101..., as the exchange fuzzer uses).
+fn satisfactory(root: &Path) {
+    let c = Corpus::new(root, "satisfactory");
+    c.add("request", &build(|o| satisfactory::encode_request(0x0101_0101_0101_0101, o)));
+    let reply = satisfactory::Reply {
+        cookie: 0x0101_0101_0101_0101,
+        state: ServerState::Playing,
+        net_cl: 385_883,
+        flags: 1,
+        substates: vec![SubState { id: 0, version: 7 }, SubState { id: 3, version: 2 }],
+        name: "Ficsit Factory".into(),
+    };
+    c.add("reply_playing", &build(|o| satisfactory::encode_reply(&reply, o)));
+}
+
+/// TeamSpeak 3: a whole session's server side (banner, `use`, `serverinfo`, `clientlist`).
+fn teamspeak3(root: &Path) {
+    let c = Corpus::new(root, "teamspeak3");
+    let rec = |pairs: &[(&str, &str)]| -> ts3::Record {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    };
+    let mut out = b"TS3\n\rWelcome to the TeamSpeak 3 ServerQuery interface.\n\r".to_vec();
+    ts3::encode_error_line(0, "ok", &mut out);
+    let info = rec(&[
+        ("virtualserver_name", "Team Room | EU/West"),
+        ("virtualserver_clientsonline", "5"),
+        ("virtualserver_queryclientsonline", "1"),
+        ("virtualserver_maxclients", "32"),
+    ]);
+    ts3::encode_records(&[info], &mut out);
+    ts3::encode_error_line(0, "ok", &mut out);
+    let a = rec(&[("clid", "1"), ("client_nickname", "serveradmin"), ("client_type", "1")]);
+    let b = rec(&[("clid", "2"), ("client_nickname", "Alice A"), ("client_type", "0")]);
+    ts3::encode_records(&[a, b], &mut out);
+    ts3::encode_error_line(0, "ok", &mut out);
+    c.add("session", &out);
+    let mut ban = Vec::new();
+    ts3::encode_error_line(3329, "connection failed, you are banned", &mut ban);
+    c.add("ban", &ban);
 }

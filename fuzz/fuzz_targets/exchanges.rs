@@ -23,11 +23,14 @@ use gameserver_exporter::protocol::minecraft::query_exchange::{McQuery, Memory};
 use gameserver_exporter::protocol::minecraft::slp_exchange::Slp;
 use gameserver_exporter::protocol::quake3::{self, Want};
 use gameserver_exporter::protocol::samp::{exchange::Samp, Header};
+use gameserver_exporter::protocol::teamspeak3::exchange::{Login, Ts3};
 use gameserver_exporter::protocol::teeworlds::exchange::Teeworlds;
 use gameserver_exporter::protocol::teeworlds::machine::Tokens;
 use gameserver_exporter::protocol::teeworlds::Flavour;
 use gameserver_exporter::protocol::unreal2::Unreal2;
-use gameserver_exporter::protocol::{ase, bedrock, doom3, gamespy2, mumble, palworld, terraria};
+use gameserver_exporter::protocol::{
+    ase, bedrock, doom3, fivem, gamespy2, mumble, palworld, satisfactory, terraria,
+};
 use gameserver_exporter::secret::Secret;
 use libfuzzer_sys::fuzz_target;
 
@@ -145,9 +148,31 @@ fuzz_target!(|data: &[u8]| {
                 return;
             };
             let secret = remembered.then(|| Secret::new("fuzz-secret"));
-            match ext % 2 {
+            match ext % 5 {
                 0 => run(terraria::exchange::new(params, secret, deadline), start, script),
-                _ => run(palworld::exchange::new(params, secret, deadline), start, script),
+                1 => run(palworld::exchange::new(params, secret, deadline), start, script),
+                2 => {
+                    let get = fivem::exchange::GetInfo {
+                        challenge: "fuzz".into(),
+                        detail: params.detail,
+                        rules: params.rules,
+                    };
+                    run(OneShot::new(get, deadline), start, script)
+                }
+                3 => {
+                    let poll = satisfactory::exchange::PollState {
+                        cookie: 0x0101_0101_0101_0101,
+                        detail: params.detail,
+                    };
+                    run(OneShot::new(poll, deadline), start, script)
+                }
+                _ => {
+                    let login = secret.map(|password| Login {
+                        username: "serveradmin".into(),
+                        password,
+                    });
+                    run(Ts3::new(params, 9987, login, deadline), start, script)
+                }
             }
         }
         _ => {

@@ -57,6 +57,7 @@ pub(super) struct RawTarget {
     pub(super) tls: Option<Box<Spanned<bool>>>,
     pub(super) tls_fingerprint: Option<Box<Spanned<String>>>,
     pub(super) tls_insecure: Option<Box<Spanned<bool>>>,
+    pub(super) voice_port: Option<Box<Spanned<i64>>>,
     // Credentials (`config::validate::credentials`): a login name, and files holding the
     // secrets; never the secrets themselves.
     pub(super) username: Option<Box<Spanned<String>>>,
@@ -122,6 +123,7 @@ impl RawTarget {
             tls: self.tls.map(|b| Box::new(shift(*b, by))),
             tls_fingerprint: boxed(self.tls_fingerprint),
             tls_insecure: self.tls_insecure.map(|b| Box::new(shift(*b, by))),
+            voice_port: int(self.voice_port),
             username: boxed(self.username),
             password_file: boxed(self.password_file),
             token_file: boxed(self.token_file),

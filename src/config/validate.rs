@@ -344,6 +344,10 @@ impl<'r> Targets<'r> {
                 None => None,
             };
             let tls = tls(ctx, t, protocol, &key)?;
+            let voice_port = match &t.voice_port {
+                Some(v) => Some(voice_port(ctx, v, protocol, &key("voice_port"))?),
+                None => None,
+            };
             let credentials = credentials(ctx, &key, t, protocol, dir, &name)?;
             // A pinned target's fingerprint rides with its credentials (Target stays small).
             let credentials = match &tls {
@@ -365,6 +369,7 @@ impl<'r> Targets<'r> {
                 players,
                 rules: rules.into(),
                 proxy_protocol,
+                voice_port,
                 credentials,
                 ..Target::new(name, protocol, address)
             });
@@ -664,6 +669,33 @@ fn parse_fingerprint(text: &str) -> Option<[u8; 32]> {
         *byte = (digit(pair[0])? * 16 + digit(pair[1])?) as u8;
     }
     Some(out)
+}
+
+/// `voice_port = N`: a port number, on a `teamspeak3` target (the virtual server `use port=`
+/// selects).
+fn voice_port(
+    ctx: &Ctx,
+    v: &Spanned<i64>,
+    protocol: Protocol,
+    key: &str,
+) -> Result<u16, ConfigError> {
+    if protocol != Protocol::Teamspeak3 {
+        return Err(ctx.err(
+            v.span(),
+            key,
+            format!("only teamspeak3 targets select a virtual server by voice port; this one is {protocol}"),
+        ));
+    }
+    u16::try_from(*v.get_ref())
+        .ok()
+        .filter(|p| *p != 0)
+        .ok_or_else(|| {
+            ctx.err(
+                v.span(),
+                key,
+                format!("{} is not a port (1 to 65535)", v.get_ref()),
+            )
+        })
 }
 
 /// `rules = ["name", ...]`: a bounded list of distinct, printable names.

@@ -22,8 +22,9 @@
 
 use super::{Game, Quirks};
 use crate::target::Protocol::{
-    self, A2s, Ase, Doom3, Gamespy1, Gamespy2, Gamespy3, Minecraft, MinecraftBedrock,
-    MinecraftQuery, Mumble, Palworld, Quake3, Samp, Teeworlds, Terraria, Unreal2,
+    self, A2s, Ase, Doom3, Fivem, Gamespy1, Gamespy2, Gamespy3, Minecraft, MinecraftBedrock,
+    MinecraftQuery, Mumble, Palworld, Quake3, Samp, Satisfactory, Teamspeak3, Teeworlds, Terraria,
+    Unreal2,
 };
 
 const N: Quirks = Quirks::NONE;
@@ -129,6 +130,7 @@ pub static GAMES: &[Game] = &[
     game("gck", &["giantscitizenkabuto"], "Giants: Citizen Kabuto", Gamespy1, 8911, 8911, N, G, ""),
     game("globaloperations", &[], "Global Operations", Gamespy1, 28672, 28672, N, G, ""),
     game("gus", &["gore"], "Gore: Ultimate Soldier", Gamespy1, 27777, 27778, N, G, "Query port = game port + 1"),
+    game("fivem", &["gta5f"], "Grand Theft Auto V - FiveM", Fivem, 30120, 30120, N, G, "Cfx.re getinfo on the game port (UDP); counts from clients, no player list; getinfo is rate-limited per address (about 2/s), polls keep 600 ms apart"),
     game("gtasamta", &["mtasa"], "Grand Theft Auto: San Andreas - Multi Theft Auto", Ase, 22003, 22126, N, G, "ASE on game port + 123 (ase enabled in mtaserver.conf); the reply is rebuilt every 10 s, so an interval under 10 s gets the same data again"),
     game("gtavcmta", &["mtavc"], "Grand Theft Auto: Vice City - Multi Theft Auto", Ase, 22003, 22126, N, G, "ASE on game port + 123; the reply is rebuilt every 10 s, so an interval under 10 s gets the same data again"),
     game("hl2d", &["hl2dm"], "Half-Life 2: Deathmatch", A2s, 27015, 27015, N, GL, ""),
@@ -192,6 +194,7 @@ pub static GAMES: &[Game] = &[
     game("rs3rs", &["r6ravenshield"], "Rainbow Six 3: Raven Shield", Gamespy1, 7777, 8777, N, G, "Query port = game port + 1000"),
     game("rallisportchallenge", &[], "RalliSport Challenge", Gamespy1, 17500, 17500, N, G, ""),
     game("rallymasters", &[], "Rally Masters", Gamespy1, 16666, 16666, N, G, ""),
+    game("redm", &["rdr2r"], "Red Dead Redemption 2 - RedM", Fivem, 30120, 30120, N, G, "Cfx.re server, the FiveM protocol"),
     game("redorchestra", &[], "Red Orchestra", Unreal2, 7758, 7759, N, G, "Unreal Engine 2: query port = game port + 1"),
     game("roo4145", &["redorchestraost"], "Red Orchestra: Ostfront 41-45", Gamespy1, 7757, 7767, N, G, "Query port = game port + 10"),
     game("redline", &[], "Redline", Gamespy1, 25252, 25252, N, G, ""),
@@ -202,6 +205,7 @@ pub static GAMES: &[Game] = &[
     game("rust", &[], "Rust", A2s, 28015, 28015, N.counts_in_keywords(), "gamedig, LinuxGSM", "True counts and queue in keywords (cp, mp, qp); with +server.queryport set (LinuxGSM: 28017) put that port in the address"),
     game("stalker", &[], "S.T.A.L.K.E.R.", Gamespy3, 5445, 5447, N, G, "Query port = game port + 2"),
     game("gtasam", &["samp"], "San Andreas Multiplayer (SA:MP)", Samp, 7777, 7777, N, GL, "Legacy code-page strings: set encoding"),
+    game("satisfactory", &[], "Satisfactory", Satisfactory, 7777, 7777, N.no_players(), G, "Lightweight Query (UDP, game port): up, name, build and the server state (idle/loading/playing, as rules); no counts without the HTTPS API"),
     game("serioussam", &["ss"], "Serious Sam", Gamespy1, 25600, 25601, N, G, "Query port = game port + 1"),
     game("serioussam2", &["ss2"], "Serious Sam 2", Gamespy2, 25600, 25600, N, G, "Query port = game port"),
     game("sstse", &[], "Serious Sam: The Second Encounter", Gamespy1, 25600, 25601, N, G, "Query port = game port + 1"),
@@ -226,6 +230,7 @@ pub static GAMES: &[Game] = &[
     game("teamfactor", &[], "Team Factor", Gamespy1, 57778, 57778, N, G, ""),
     game("teamfortress2", &["tf2"], "Team Fortress 2", A2s, 27015, 27015, N, GL, ""),
     game("tfc", &[], "Team Fortress Classic", A2s, 27015, 27015, N, GL, "GoldSrc"),
+    game("teamspeak3", &["ts3"], "TeamSpeak 3", Teamspeak3, 9987, 10011, N, G, "ServerQuery (TCP 10011); the voice port selects the virtual server (voice_port, default 9987); online excludes query clients; at most 4 commands per poll and polls 2 s apart, below the 10-in-3-s flood ban"),
     game("teeworlds", &[], "Teeworlds", Teeworlds, 8303, 8303, N, "LinuxGSM", "Also DDNet and its mods; query port = sv_port. A 0.7 server is found after a 500 ms fallback, then asked first"),
     game("terminus", &[], "Terminus", Gamespy1, 12286, 12286, N, G, ""),
     game("terraria", &["tshock", "terrariatshock"], "Terraria (TShock)", Terraria, 7777, 7878, N, G, "TShock's REST API (RestApiEnabled in tshock/config.json, RestApiPort 7878; gamedig's tshock); token_file when the status endpoint needs a token. A vanilla Terraria server has no query"),

@@ -17,6 +17,7 @@
 pub mod driver;
 #[cfg(test)]
 mod fake;
+mod peer_gate;
 pub mod registry;
 mod request;
 #[cfg(test)]

@@ -18,6 +18,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::driver::{drive, Observer, Pacing, RESENDS};
+use super::peer_gate;
 use super::request::{Request, Session};
 use super::transport::{TcpLink, Transport};
 use crate::net::http::HttpLink;
@@ -25,7 +26,7 @@ use crate::net::udp::UdpChannel;
 use crate::net::{resolve, srv};
 use crate::protocol::a2s::exchange::A2s;
 use crate::protocol::exchange::oneshot::OneShot;
-use crate::protocol::exchange::{Error, Exchange, Params};
+use crate::protocol::exchange::{Error, Exchange, LinkError, Params};
 use crate::protocol::gamespy1::exchange::Gamespy1;
 use crate::protocol::gamespy3::GameSpy3;
 use crate::protocol::http::fetch::Fetch;
@@ -34,11 +35,14 @@ use crate::protocol::minecraft::slp_exchange::Slp;
 use crate::protocol::palworld::exchange::PalworldApi;
 use crate::protocol::samp::exchange::Samp;
 use crate::protocol::samp::Header;
+use crate::protocol::teamspeak3::exchange::{self as ts3_exchange, Login, Ts3};
 use crate::protocol::teeworlds::exchange::Teeworlds;
 use crate::protocol::teeworlds::machine::Tokens;
 use crate::protocol::terraria::exchange::Tshock;
 use crate::protocol::unreal2::Unreal2;
-use crate::protocol::{ase, bedrock, doom3, gamespy2, mumble, palworld, quake3, terraria};
+use crate::protocol::{
+    ase, bedrock, doom3, fivem, gamespy2, mumble, palworld, quake3, satisfactory, terraria,
+};
 use crate::secret::Secret;
 use crate::status::Status;
 use crate::target::{Credentials, Protocol};
@@ -253,6 +257,36 @@ const PALWORLD: Entry = Entry {
     self_paced: false,
 };
 
+/// Cfx.re servers rate-limit `getinfo` per address (about 2 a second, burst 10): resends and
+/// polls keep [`crate::protocol::fivem::MIN_GAP`] (docs/protocols/fivem.md).
+const FIVEM: Entry = Entry {
+    protocol: Protocol::Fivem,
+    resolve: Resolve::Plain,
+    link: Link::UdpShared,
+    min_gap: crate::protocol::fivem::MIN_GAP,
+    self_paced: false,
+};
+
+const SATISFACTORY: Entry = Entry {
+    protocol: Protocol::Satisfactory,
+    resolve: Resolve::Plain,
+    link: Link::UdpShared,
+    min_gap: Duration::ZERO,
+    self_paced: false,
+};
+
+/// TeamSpeak bans an address sending about 10 commands within 3 s: a poll sends at most 4
+/// (`protocol::teamspeak3::MAX_COMMANDS_PER_POLL`) back to back, and polls keep
+/// [`crate::protocol::teamspeak3::MIN_GAP`] apart, so no 3 s ever holds more than 8.
+/// Self-paced: the gap is between polls, not between one poll's commands.
+const TEAMSPEAK3: Entry = Entry {
+    protocol: Protocol::Teamspeak3,
+    resolve: Resolve::Plain,
+    link: Link::Tcp,
+    min_gap: crate::protocol::teamspeak3::MIN_GAP,
+    self_paced: true,
+};
+
 /// Calls `v` with `protocol`'s exchange type and entry: the one table from a protocol to
 /// its exchange. A new protocol adds its arm here (the compiler asks for it).
 pub fn dispatch<V: Visit>(protocol: Protocol, v: V) -> V::Output {
@@ -275,6 +309,11 @@ pub fn dispatch<V: Visit>(protocol: Protocol, v: V) -> V::Output {
         Protocol::Gamespy2 => v.visit::<OneShot<gamespy2::exchange::Query>>(&GAMESPY2),
         Protocol::Terraria => v.visit::<Fetch<Tshock>>(&TERRARIA),
         Protocol::Palworld => v.visit::<Fetch<PalworldApi>>(&PALWORLD),
+        Protocol::Fivem => v.visit::<OneShot<fivem::exchange::GetInfo>>(&FIVEM),
+        Protocol::Satisfactory => {
+            v.visit::<OneShot<satisfactory::exchange::PollState>>(&SATISFACTORY)
+        }
+        Protocol::Teamspeak3 => v.visit::<Ts3>(&TEAMSPEAK3),
     }
 }
 
@@ -304,6 +343,8 @@ pub struct Start<'a> {
     pub min_gap: Duration,
     /// The poll's deadline on the driver's clock.
     pub deadline: std::time::Instant,
+    /// TeamSpeak 3: the voice port of the virtual server to select.
+    pub voice_port: Option<u16>,
     /// What a configured target logs in with (`None`: an ad-hoc poll).
     pub credentials: Option<&'a Credentials>,
 }
@@ -315,6 +356,17 @@ pub trait Build: Exchange + Send + Sized + 'static {
 
     /// Called once the exchange has finished, whatever its result.
     fn remember(&self, _session: &mut Session) {}
+
+    /// The least time from the end of one poll's exchange to the next poll's first request
+    /// on the same session: the gap the driver keeps between requests (none for self-paced
+    /// exchanges, which keep their own within a poll and need none across polls).
+    fn poll_gap(entry: &Entry) -> Duration {
+        entry.pacing().min_gap
+    }
+
+    /// The gap holds per server address across every session of this process (targets and
+    /// `/probe` alike), not per target: for servers that ban by client address.
+    const GAP_PER_SERVER: bool = false;
 }
 
 impl Build for A2s {
@@ -381,6 +433,46 @@ impl Build for OneShot<quake3::exchange::GetStatus> {
     fn build(start: &Start<'_>, _session: &Session) -> Self {
         quake3::exchange::new(&start.params, start.deadline)
     }
+}
+
+impl Build for OneShot<fivem::exchange::GetInfo> {
+    fn build(start: &Start<'_>, _session: &Session) -> Self {
+        fivem::exchange::new(&start.params, start.deadline)
+    }
+}
+
+impl Build for OneShot<satisfactory::exchange::PollState> {
+    fn build(start: &Start<'_>, _session: &Session) -> Self {
+        satisfactory::exchange::new(&start.params, start.deadline)
+    }
+}
+
+impl Build for Ts3 {
+    fn build(start: &Start<'_>, _session: &Session) -> Self {
+        let voice_port = start
+            .voice_port
+            .unwrap_or(crate::protocol::teamspeak3::DEFAULT_VOICE_PORT);
+        // A password logs in (as serveradmin unless a username is given); none: anonymous.
+        let login = start.credentials.and_then(|c| {
+            Some(Login {
+                username: c
+                    .username
+                    .clone()
+                    .unwrap_or_else(|| ts3_exchange::DEFAULT_USERNAME.into()),
+                password: c.password.clone()?,
+            })
+        });
+        Ts3::new(start.params, voice_port, login, start.deadline)
+    }
+
+    /// TeamSpeak's gap is between polls only (its commands go back to back, at most 4).
+    fn poll_gap(entry: &Entry) -> Duration {
+        entry.min_gap
+    }
+
+    /// TeamSpeak counts commands per client address: targets of several virtual servers on
+    /// one host and `/probe` share its budget.
+    const GAP_PER_SERVER: bool = true;
 }
 
 impl Build for Teeworlds {
@@ -527,6 +619,7 @@ pub async fn run<X: Build>(
         local_port: None,
         min_gap: entry.min_gap,
         deadline: deadline.into_std(),
+        voice_port: req.voice_port,
         credentials: req.credentials.as_deref(),
     };
     match entry.link {
@@ -559,9 +652,35 @@ async fn go<X: Build, T: Transport>(
     deadline: Instant,
     observer: Option<&mut dyn Observer>,
 ) -> Result<Status, Error> {
+    // Polls at a short interval must keep the gap a rate-limited server needs between two
+    // requests, as resends do (Cfx.re's getinfo limit, DarkPlaces' flood block, TeamSpeak's
+    // flood ban).
+    let gap = X::poll_gap(entry);
+    // Servers that count per client address across sessions: one poll at a time per server.
+    let gate = X::GAP_PER_SERVER.then(|| peer_gate::gate(start.peer));
+    let mut held = match &gate {
+        Some(g) => match tokio::time::timeout_at(deadline, g.lock()).await {
+            Ok(guard) => Some(guard),
+            Err(_) => return Err(LinkError::Timeout.into()),
+        },
+        None => None,
+    };
+    let last = held
+        .as_deref()
+        .copied()
+        .flatten()
+        .max(session.last_exchange_end);
+    if let Some(end) = last.filter(|_| !gap.is_zero()) {
+        tokio::time::sleep_until((end + gap).min(deadline)).await;
+    }
     let mut exchange = X::build(start, session);
     let result = drive(&mut exchange, transport, deadline, entry.pacing(), observer).await;
     exchange.remember(session);
+    let end = Instant::now();
+    session.last_exchange_end = Some(end);
+    if let Some(g) = held.as_mut() {
+        **g = Some(end);
+    }
     result
 }
 

@@ -33,6 +33,8 @@ pub struct Request {
     /// HTTP protocols: TLS and certificate checks (plain HTTP, or HTTPS for protocols that
     /// exist only over TLS, unless the target says otherwise).
     pub tls: Tls,
+    /// TeamSpeak 3: the voice port of the virtual server to select; `None`: 9987.
+    pub voice_port: Option<u16>,
     /// Shared UDP sockets for A2S and SA:MP polls of targets that answered last time (the
     /// daemon's; `None` for one-off polls): no socket per poll in steady state.
     pub mux: Option<Arc<UdpMux>>,
@@ -65,6 +67,10 @@ pub struct Session {
     /// GameSpy 3: the last reply answered a request without a challenge, so the next poll
     /// sends that request first (Battlefield 2 builds that ignore the handshake).
     pub gamespy3_challengeless: bool,
+    /// When the last poll's exchange ended (on the driver's clock): its last request went
+    /// out no later. A protocol with a minimum gap waits that long after it before the next
+    /// poll's first request, so polls at a short interval keep the gap too.
+    pub last_exchange_end: Option<tokio::time::Instant>,
 }
 
 impl Request {
@@ -96,6 +102,7 @@ impl Request {
             limits: Limits::default(),
             proxy_protocol: None,
             tls: protocol.http().map_or(Tls::Off, Tls::default_for),
+            voice_port: None,
             mux: None,
             credentials: None,
         }
@@ -121,6 +128,7 @@ impl From<&Target> for Request {
                 Tls::Pinned(Box::new(pin.unwrap_or([0; 32])))
             }
         };
+        req.voice_port = t.voice_port;
         req.credentials = t.credentials.clone();
         // Lists only for targets that publish them; a game that never answers a request is
         // not sent it (it would only burn its share of the deadline).

@@ -12,6 +12,7 @@ pub mod bedrock;
 pub mod churn;
 pub mod datagrams;
 pub mod doom3;
+pub mod fivem;
 pub mod gamespy1;
 pub mod gamespy2;
 pub mod gamespy3;
@@ -24,6 +25,8 @@ pub mod palworld;
 pub mod quake3;
 pub mod rcon;
 pub mod samp;
+pub mod satisfactory;
+pub mod teamspeak3;
 pub mod teeworlds;
 pub mod terraria;
 pub mod unreal2;
@@ -144,6 +147,21 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(palworld::spawn_demo(w)),
             &[][..],
         ),
+        Protocol::Fivem => (
+            |w| Box::pin(fivem::spawn(w, Default::default())),
+            |w| Box::pin(fivem::spawn_demo(w)),
+            &[][..],
+        ),
+        Protocol::Satisfactory => (
+            |w| Box::pin(satisfactory::spawn(w, Default::default())),
+            |w| Box::pin(satisfactory::spawn_demo(w)),
+            &["server_state", "server_state_code"][..],
+        ),
+        Protocol::Teamspeak3 => (
+            |w| Box::pin(teamspeak3::spawn(w, Default::default())),
+            |w| Box::pin(teamspeak3::spawn_demo(w)),
+            &[][..],
+        ),
     };
     Simulator {
         protocol,
@@ -175,6 +193,9 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         Protocol::Gamespy2 => gamespy2::hostile,
         Protocol::Terraria => terraria::hostile,
         Protocol::Palworld => palworld::hostile,
+        Protocol::Fivem => fivem::hostile,
+        Protocol::Satisfactory => satisfactory::hostile,
+        Protocol::Teamspeak3 => teamspeak3::hostile,
     }
 }
 

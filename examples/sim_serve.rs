@@ -1,0 +1,53 @@
+//! Serves one protocol's simulator for third-party clients (`.ci/interop/*.sh`) until killed,
+//! after printing `addr 127.0.0.1:PORT`.
+//!
+//! Usage: sim_serve PROTOCOL [--idle]
+//! The world: "Interop <protocol>", map "interop-map", game "Interop", 3 players of 16 slots.
+//! TeamSpeak's is named "Interop teamspeak3 | EU/West" (every escape a name needs) and runs
+//! version "3.13.7 [Build: 1655727713]".
+//! `--idle`: Satisfactory reports the idle state (no save loaded) instead of playing.
+
+use gameserver_exporter::protocol::satisfactory::ServerState;
+use gameserver_exporter::simulate::{self, satisfactory, World, WorldState};
+use gameserver_exporter::target::Protocol;
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    let id = args.get(1).map(String::as_str).unwrap_or("");
+    let protocol = Protocol::from_name(id).ok_or_else(|| format!("unknown protocol {id:?}"))?;
+    let world = World::new(WorldState {
+        name: format!("Interop {id}"),
+        map: "interop-map".into(),
+        game: "Interop".into(),
+        version: "385883".into(),
+        max: 16,
+        bots: 0,
+        players: vec![
+            ("alice".into(), 3, 60.0),
+            ("bob".into(), 2, 30.0),
+            ("carol".into(), 1, 10.0),
+        ],
+        rules: Vec::new(),
+        password: false,
+    });
+    if protocol == Protocol::Teamspeak3 {
+        world.update(|w| {
+            w.name = "Interop teamspeak3 | EU/West".into();
+            w.version = "3.13.7 [Build: 1655727713]".into();
+        });
+    }
+    let idle = args.iter().any(|a| a == "--idle");
+    let server = if protocol == Protocol::Satisfactory && idle {
+        let config = satisfactory::SatisfactoryConfig {
+            state: ServerState::Idle,
+            ..Default::default()
+        };
+        satisfactory::spawn(world, config).await?
+    } else {
+        (simulate::simulator(protocol).spawn)(world).await?
+    };
+    println!("addr {}", server.addr);
+    std::future::pending::<()>().await;
+    Ok(())
+}
