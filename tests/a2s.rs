@@ -1,5 +1,6 @@
 //! The A2S dialogue against the simulator, over real sockets on 127.0.0.1.
 
+use gameserver_exporter::protocol::a2s::exchange::Memory as A2sMemory;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -120,7 +121,10 @@ async fn challenge_then_steady_state() {
     let s = poll_with(&req, &mut session).await.unwrap();
     assert_source_status(&s, sim.addr.port());
     assert_eq!(counters.info(), 2);
-    assert_eq!(session.a2s_challenge, Some([1, 2, 3, 4]));
+    assert_eq!(
+        session.memory.get::<A2sMemory>().challenge,
+        Some([1, 2, 3, 4])
+    );
     let s = poll_with(&req, &mut session).await.unwrap();
     assert_eq!(s.name, "Test Server");
     assert_eq!(counters.info(), 3);

@@ -2,6 +2,7 @@
 //! the simulator on 127.0.0.1: a friendly server (with and without a challenge, split into
 //! many parts), what the session remembers between polls, and every misbehaviour's reason.
 
+use gameserver_exporter::protocol::gamespy3::exchange::Memory as Gs3Memory;
 use std::time::Duration;
 
 use gameserver_exporter::query::driver::Event;
@@ -126,7 +127,7 @@ async fn challenge_zero_is_remembered() {
             "GameSpy3 request (no handshake needed)"
         ]
     );
-    assert!(session.gamespy3_challengeless);
+    assert!(session.memory.get::<Gs3Memory>().challengeless);
     let (s, sent) = observed(&req, &mut session).await;
     assert_eq!(s.unwrap().name, "Sim BF2");
     assert_eq!(sent, ["GameSpy3 request (no handshake needed)"]);
@@ -161,10 +162,8 @@ async fn no_handshake_is_remembered() {
 async fn stale_memory_falls_back_to_the_handshake() {
     let server = spawn(world(2), mis(Misbehaviour::None)).await.unwrap();
     let req = request(&server, 1500);
-    let mut session = Session {
-        gamespy3_challengeless: true,
-        ..Session::default()
-    };
+    let mut session = Session::default();
+    session.memory.get::<Gs3Memory>().challengeless = true;
     let (s, sent) = observed(&req, &mut session).await;
     assert_eq!(s.unwrap().online, 2);
     assert_eq!(
@@ -175,7 +174,7 @@ async fn stale_memory_falls_back_to_the_handshake() {
             "GameSpy3 request with the challenge"
         ]
     );
-    assert!(!session.gamespy3_challengeless);
+    assert!(!session.memory.get::<Gs3Memory>().challengeless);
 }
 
 /// Counts are reported as the server says them.

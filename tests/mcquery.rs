@@ -1,5 +1,6 @@
 //! Minecraft Query dialogue against the simulator on 127.0.0.1, with exact values.
 
+use gameserver_exporter::protocol::minecraft::query_exchange::Memory as McqMemory;
 use std::time::Duration;
 
 use gameserver_exporter::protocol::minecraft::query::Charset;
@@ -93,7 +94,7 @@ async fn token_remembered_across_polls() {
         assert_eq!(s.online, 2);
     }
     assert_eq!((control.handshakes(), control.stats()), (1, 3));
-    assert!(session.query_token.is_some());
+    assert!(session.memory.get::<McqMemory>().token.is_some());
 }
 
 /// After the server rotates its tokens, the old one is ignored: one refresh, then success.
@@ -105,12 +106,12 @@ async fn token_rotation_refreshes() {
     let req = request(&server);
     let mut session = Session::default();
     poll_with(&req, &mut session).await.unwrap();
-    let first = session.query_token;
+    let first = session.memory.get::<McqMemory>().token;
     control.rotate();
     let s = poll_with(&req, &mut session).await.unwrap();
     assert_eq!(s.name, "A Minecraft Server");
     assert_eq!((control.handshakes(), control.stats()), (2, 2));
-    assert_ne!(session.query_token, first);
+    assert_ne!(session.memory.get::<McqMemory>().token, first);
 }
 
 /// GeyserMC's padding text and key order decode like vanilla.

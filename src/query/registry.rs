@@ -24,10 +24,11 @@ use super::transport::{TcpLink, Transport};
 use crate::net::http::HttpLink;
 use crate::net::udp::UdpChannel;
 use crate::net::{resolve, srv};
-use crate::protocol::a2s::exchange::A2s;
+use crate::protocol::a2s::exchange::{self as a2s_exchange, A2s};
 use crate::protocol::exchange::oneshot::OneShot;
 use crate::protocol::exchange::{Error, Exchange, LinkError, Params};
 use crate::protocol::gamespy1::exchange::Gamespy1;
+use crate::protocol::gamespy3::exchange as gamespy3_exchange;
 use crate::protocol::gamespy3::GameSpy3;
 use crate::protocol::http::fetch::Fetch;
 use crate::protocol::minecraft::query_exchange::{self as mcquery, McQuery};
@@ -36,7 +37,7 @@ use crate::protocol::palworld::exchange::PalworldApi;
 use crate::protocol::samp::exchange::Samp;
 use crate::protocol::samp::Header;
 use crate::protocol::teamspeak3::exchange::{self as ts3_exchange, Login, Ts3};
-use crate::protocol::teeworlds::exchange::Teeworlds;
+use crate::protocol::teeworlds::exchange::{self as teeworlds_exchange, Teeworlds};
 use crate::protocol::teeworlds::machine::Tokens;
 use crate::protocol::terraria::exchange::Tshock;
 use crate::protocol::unreal2::Unreal2;
@@ -371,11 +372,12 @@ pub trait Build: Exchange + Send + Sized + 'static {
 
 impl Build for A2s {
     fn build(start: &Start<'_>, session: &Session) -> Self {
-        A2s::new(start.params, session.a2s_challenge, start.deadline)
+        let memory = recalled::<a2s_exchange::Memory>(session);
+        A2s::new(start.params, memory.challenge, start.deadline)
     }
 
     fn remember(&self, session: &mut Session) {
-        session.a2s_challenge = self.challenge();
+        session.memory.get::<a2s_exchange::Memory>().challenge = self.challenge();
     }
 }
 
@@ -389,19 +391,12 @@ impl Build for Slp {
 
 impl Build for McQuery {
     fn build(start: &Start<'_>, session: &Session) -> Self {
-        let memory = mcquery::Memory {
-            token: session.query_token,
-            token_at: session.query_token_at,
-            local_port: session.query_local_port,
-        };
+        let memory = recalled::<mcquery::Memory>(session);
         McQuery::new(start.params, memory, start.local_port, start.deadline)
     }
 
     fn remember(&self, session: &mut Session) {
-        let memory = self.memory();
-        session.query_token = memory.token;
-        session.query_token_at = memory.token_at;
-        session.query_local_port = memory.local_port;
+        *session.memory.get::<mcquery::Memory>() = self.memory();
     }
 }
 
@@ -477,7 +472,7 @@ impl Build for Ts3 {
 
 impl Build for Teeworlds {
     fn build(start: &Start<'_>, session: &Session) -> Self {
-        let hint = session.teeworlds_flavour;
+        let hint = recalled::<teeworlds_exchange::Memory>(session).flavour;
         Teeworlds::new(
             start.params,
             hint,
@@ -488,7 +483,7 @@ impl Build for Teeworlds {
     }
 
     fn remember(&self, session: &mut Session) {
-        session.teeworlds_flavour = self.flavour();
+        session.memory.get::<teeworlds_exchange::Memory>().flavour = self.flavour();
     }
 }
 
@@ -499,13 +494,16 @@ impl Build for GameSpy3 {
         GameSpy3::new(
             start.params,
             id,
-            session.gamespy3_challengeless,
+            recalled::<gamespy3_exchange::Memory>(session).challengeless,
             start.deadline,
         )
     }
 
     fn remember(&self, session: &mut Session) {
-        session.gamespy3_challengeless = self.challengeless();
+        session
+            .memory
+            .get::<gamespy3_exchange::Memory>()
+            .challengeless = self.challengeless();
     }
 }
 
@@ -562,6 +560,11 @@ fn basic_auth(user: &str, password: &Secret) -> Secret {
         "Basic {}",
         base64::engine::general_purpose::STANDARD.encode(raw)
     ))
+}
+
+/// What the target's protocol remembered from its last poll, or its default.
+fn recalled<M: Copy + Default + 'static>(session: &Session) -> M {
+    session.memory.peek::<M>().copied().unwrap_or_default()
 }
 
 /// Polls once through `req.protocol`'s entry.
@@ -628,8 +631,9 @@ pub async fn run<X: Build>(
             go::<X, _>(entry, &start, session, &mut chan, deadline, observer).await
         }
         Link::UdpConnected => {
-            let mut chan = UdpChannel::connect_from(peer, session.query_local_port).await?;
+            let mut chan = UdpChannel::connect_from(peer, session.local_port).await?;
             start.local_port = chan.local_port();
+            session.local_port = start.local_port;
             go::<X, _>(entry, &start, session, &mut chan, deadline, observer).await
         }
         Link::Tcp => {

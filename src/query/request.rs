@@ -46,27 +46,18 @@ pub struct Request {
 /// What a dialogue may remember about one target between polls, so that steady-state polls
 /// take one round trip: the last A2S challenge, the Minecraft Query token. A stale entry is
 /// never an error: the dialogue falls back to the full exchange and refreshes it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Default)]
 pub struct Session {
-    /// The challenge the server last issued for A2S_INFO.
-    pub a2s_challenge: Option<[u8; 4]>,
-    /// Minecraft Query: (session id, token) from the last handshake.
-    pub query_token: Option<(i32, i32)>,
-    /// Minecraft Query: when that token was issued. Servers forget tokens after 30-60 s.
-    /// On the driver's clock (`tokio::time::Instant::into_std`).
-    pub query_token_at: Option<std::time::Instant>,
-    /// Minecraft Query: our local UDP port when the token was issued; servers tie tokens to
-    /// the client's address and port, so the next poll binds the same port again.
-    pub query_local_port: Option<u16>,
+    /// What the target's protocol remembers, in the protocol's own type (its `Build`
+    /// keeps it; `protocol/<p>/exchange.rs` defines it): the session names no protocol.
+    pub memory: Memory,
+    /// The local port of the last poll's connected UDP socket (`Link::UdpConnected`), bound
+    /// again next time: Minecraft Query ties its tokens to the client's address and port.
+    pub local_port: Option<u16>,
     /// The last poll succeeded, so the next may use [`Request::mux`]. A shared unconnected
     /// socket gets no ICMP errors: after a failure the next poll uses a connected socket of its
     /// own, so a server going down reads `timeout` for one poll, then `refused`.
     pub udp_shared_ok: bool,
-    /// Teeworlds: the dialect that answered last time, asked first next time.
-    pub teeworlds_flavour: Option<crate::protocol::teeworlds::Flavour>,
-    /// GameSpy 3: the last reply answered a request without a challenge, so the next poll
-    /// sends that request first (Battlefield 2 builds that ignore the handshake).
-    pub gamespy3_challengeless: bool,
     /// When the last poll's exchange ended (on the driver's clock): its last request went
     /// out no later. A protocol with a minimum gap waits that long after it before the next
     /// poll's first request, so polls at a short interval keep the gap too.
@@ -136,5 +127,56 @@ impl From<&Target> for Request {
         req.players = t.players.is_some() && quirks.is_none_or(|q| q.players);
         req.rules = !t.rules.is_empty() && quirks.is_none_or(|q| q.rules);
         req
+    }
+}
+
+/// One protocol's memory between polls, untyped here. A target whose protocol changes (a
+/// reload) finds memory of another type and starts afresh.
+#[derive(Default)]
+pub struct Memory(Option<Box<dyn std::any::Any + Send + Sync>>);
+
+impl Memory {
+    /// The memory of type `M`, made fresh (`M::default()`) when there is none of that type.
+    pub fn get<M: Default + Send + Sync + 'static>(&mut self) -> &mut M {
+        let held = self.0.get_or_insert_with(|| Box::new(M::default()));
+        if !held.is::<M>() {
+            *held = Box::new(M::default());
+        }
+        match held.downcast_mut::<M>() {
+            Some(m) => m,
+            None => unreachable!("the memory was just made an M"),
+        }
+    }
+
+    /// The memory of type `M`, if that is what is held.
+    pub fn peek<M: 'static>(&self) -> Option<&M> {
+        self.0.as_ref().and_then(|m| m.downcast_ref())
+    }
+}
+
+impl std::fmt::Debug for Memory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Memory(..)"
+        } else {
+            "Memory(none)"
+        })
+    }
+}
+
+#[cfg(test)]
+mod memory_tests {
+    use super::Memory;
+
+    /// Memory of one type is kept between calls; asking for another type starts afresh.
+    #[test]
+    fn typed_and_reset_on_change() {
+        let mut m = Memory::default();
+        assert_eq!(m.peek::<u8>(), None);
+        *m.get::<u8>() = 7;
+        assert_eq!(*m.get::<u8>(), 7);
+        assert_eq!(*m.get::<u16>(), 0);
+        assert_eq!(m.peek::<u8>(), None);
+        assert_eq!(m.peek::<u16>(), Some(&0));
     }
 }

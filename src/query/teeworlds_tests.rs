@@ -1,6 +1,7 @@
 //! The Teeworlds exchange driven by the real driver over the in-memory transport, under
 //! tokio's paused clock, answered with the replies captured from the real servers.
 
+use crate::protocol::teeworlds::exchange::Memory as TwMemory;
 use std::time::Duration;
 
 use tokio::time::Instant;
@@ -80,14 +81,14 @@ async fn run(
         None,
     )
     .await;
-    session.teeworlds_flavour = x.flavour();
+    session.memory.get::<TwMemory>().flavour = x.flavour();
     result
 }
 
 /// The exchange as the registry builds it, with the given tokens.
 fn exchange(req: &Request, session: &Session, tokens: Tokens, deadline: Instant) -> Teeworlds {
     let min_gap = entry(Protocol::Teeworlds).min_gap;
-    let hint = session.teeworlds_flavour;
+    let hint = session.memory.peek::<TwMemory>().and_then(|m| m.flavour);
     Teeworlds::new(req.params(), hint, tokens, min_gap, deadline.into_std())
 }
 
@@ -109,7 +110,10 @@ async fn ddnet_one_round_trip() {
     assert_eq!((s.online, s.max), (2, 64));
     assert_eq!(s.players, None, "no list asked for");
     assert_eq!(fake.sent.len(), 1);
-    assert_eq!(session.teeworlds_flavour, Some(Flavour::Ddnet));
+    assert_eq!(
+        session.memory.get::<TwMemory>().flavour,
+        Some(Flavour::Ddnet)
+    );
 }
 
 /// A 0.7 server: found after the 500 ms fallback on the first poll; the next poll, told the
@@ -130,7 +134,10 @@ async fn seven_found_then_remembered() {
     assert_eq!(s.extras["complete"], json!(true));
     let kinds: Vec<Kind> = fake.sent.iter().map(|(_, d)| kind(d)).collect();
     assert_eq!(kinds, [Kind::Six, Kind::Token, Kind::SevenInfo]);
-    assert_eq!(session.teeworlds_flavour, Some(Flavour::Seven));
+    assert_eq!(
+        session.memory.get::<TwMemory>().flavour,
+        Some(Flavour::Seven)
+    );
 
     let mut fake = Fake::<true>::new(tw07);
     let started = Instant::now();
@@ -171,7 +178,7 @@ async fn silence_times_out_with_spaced_resends() {
         ]
     );
     assert!(entry(Protocol::Teeworlds).min_gap <= ms(1000));
-    assert_eq!(session.teeworlds_flavour, None);
+    assert_eq!(session.memory.get::<TwMemory>().flavour, None);
 }
 
 /// Only datagrams answering something else (another token) came: `mismatch`.

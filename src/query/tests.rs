@@ -1,6 +1,7 @@
 //! The dialogues without sockets: each exchange driven by the real driver over the in-memory
 //! transport ([`super::fake`]), under tokio's paused clock.
 
+use crate::protocol::a2s::exchange::Memory as A2sMemory;
 use std::time::Duration;
 
 use tokio::time::Instant;
@@ -75,17 +76,24 @@ async fn a2s_new_challenge_mid_way() {
         other => panic!("unexpected request {other:?}"),
     });
     let deadline = deadline();
-    let mut x = A2s::new(req.params(), session.a2s_challenge, deadline.into_std());
+    let mut x = A2s::new(
+        req.params(),
+        session.memory.get::<A2sMemory>().challenge,
+        deadline.into_std(),
+    );
     let status = drive(&mut x, &mut fake, deadline, Pacing::default(), None)
         .await
         .unwrap();
-    session.a2s_challenge = x.challenge();
+    session.memory.get::<A2sMemory>().challenge = x.challenge();
     assert_eq!(
         (status.name.as_str(), status.online, status.max),
         ("in memory", 3, 10)
     );
     assert_eq!(fake.sent.len(), 3);
-    assert_eq!(session.a2s_challenge, Some([2, 2, 2, 2]));
+    assert_eq!(
+        session.memory.get::<A2sMemory>().challenge,
+        Some([2, 2, 2, 2])
+    );
 }
 
 /// A server that issues a new challenge for every request fails the poll with `challenge`
@@ -94,10 +102,14 @@ async fn a2s_new_challenge_mid_way() {
 async fn a2s_challenge_cap_reached() {
     let mut req = request(Protocol::A2s);
     req.limits.max_challenges = 2;
-    let session = Session::default();
+    let mut session = Session::default();
     let mut fake = Fake::<true>::new(|_, n, _| vec![challenge([n as u8; 4])]);
     let deadline = deadline();
-    let mut x = A2s::new(req.params(), session.a2s_challenge, deadline.into_std());
+    let mut x = A2s::new(
+        req.params(),
+        session.memory.get::<A2sMemory>().challenge,
+        deadline.into_std(),
+    );
     let err = drive(&mut x, &mut fake, deadline, Pacing::default(), None)
         .await
         .unwrap_err();

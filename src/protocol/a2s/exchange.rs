@@ -87,7 +87,7 @@ impl A2s {
         }
     }
 
-    /// The challenge to remember for the next poll.
+    /// The challenge to remember for the next poll (kept in [`Memory`]).
     pub fn challenge(&self) -> Option<[u8; 4]> {
         self.challenge
     }
@@ -467,4 +467,11 @@ mod tests {
             assert_eq!(s.extras[k], v, "{k}");
         }
     }
+}
+
+/// What an A2S target remembers between polls: the server's last challenge, so that steady
+/// polls take one round trip.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Memory {
+    pub challenge: Option<[u8; 4]>,
 }

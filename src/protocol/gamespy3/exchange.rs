@@ -285,3 +285,11 @@ impl Exchange for GameSpy3 {
         }
     }
 }
+
+/// What a GameSpy 3 target remembers between polls: its last reply answered a request
+/// without a challenge, so the next poll sends that first (Battlefield 2 builds that ignore
+/// the handshake).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Memory {
+    pub challengeless: bool,
+}

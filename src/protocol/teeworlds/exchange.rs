@@ -152,3 +152,9 @@ impl Exchange for Teeworlds {
         }
     }
 }
+
+/// What a Teeworlds target remembers between polls: the dialect that answered, asked first.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Memory {
+    pub flavour: Option<Flavour>,
+}
