@@ -164,19 +164,11 @@ async fn fleet(rts: &Runtimes) -> Fleet {
             f._servers.push(server);
         }
         // A closed port: TCP reset on connect, ICMP port unreachable for UDP.
-        let closed = if p.over_tcp() {
-            std::net::TcpListener::bind("127.0.0.1:0")
-                .unwrap()
-                .local_addr()
-        } else {
-            std::net::UdpSocket::bind("127.0.0.1:0")
-                .unwrap()
-                .local_addr()
-        };
+        let closed = closed_port();
         f.targets.push(Target {
             name: format!("{}-closed", p.as_str()),
             protocol: p,
-            addr: closed.unwrap(),
+            addr: closed,
             extra: "",
             expect: Expect::Down("refused"),
             strings: false,
@@ -202,6 +194,19 @@ fn config(targets: &[Target]) -> String {
         ));
     }
     c
+}
+
+/// A loopback port that nothing holds over TCP or UDP right now: HTTP protocols connect
+/// over TCP though they are not `over_tcp` (PROXY-capable), so a port free for one transport
+/// only could be another simulator's listener on the other.
+fn closed_port() -> SocketAddr {
+    loop {
+        let tcp = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = tcp.local_addr().unwrap();
+        if std::net::UdpSocket::bind(addr).is_ok() {
+            return addr;
+        }
+    }
 }
 
 /// The exporter binary, killed when dropped.
