@@ -196,17 +196,28 @@ fn config(targets: &[Target]) -> String {
     c
 }
 
-/// A loopback port that nothing holds over TCP or UDP right now: HTTP protocols connect
-/// over TCP though they are not `over_tcp` (PROXY-capable), so a port free for one transport
-/// only could be another simulator's listener on the other.
+/// A loopback port that nothing holds over TCP or UDP right now, below the ephemeral range:
+/// HTTP protocols connect over TCP though they are not `over_tcp` (PROXY-capable), and a
+/// closed port inside the ephemeral range can become the source port of the daemon's own
+/// connect to it (a TCP self-connect, read as `network` or `malformed` instead of `refused`).
 fn closed_port() -> SocketAddr {
-    loop {
-        let tcp = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let addr = tcp.local_addr().unwrap();
-        if std::net::UdpSocket::bind(addr).is_ok() {
+    let range =
+        std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range").unwrap_or_default();
+    let low: u16 = range
+        .split_whitespace()
+        .next()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(32768);
+    let span = u32::from(low.saturating_sub(2048).max(1));
+    let start = std::process::id() % span;
+    for i in 0..span {
+        let port = 2048 + ((start + i) % span) as u16;
+        let addr = SocketAddr::from(([127, 0, 0, 1], port));
+        if std::net::TcpListener::bind(addr).is_ok() && std::net::UdpSocket::bind(addr).is_ok() {
             return addr;
         }
     }
+    panic!("no free port below the ephemeral range {range:?}")
 }
 
 /// The exporter binary, killed when dropped.

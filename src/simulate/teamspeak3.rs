@@ -312,7 +312,17 @@ impl Session {
                 return;
             }
             let close = self.command(&text, &mut out);
-            if stream.write_all(&out).await.is_err() || close {
+            if stream.write_all(&out).await.is_err() {
+                return;
+            }
+            if close {
+                // A clean close (FIN), then whatever the client still sends is read until it
+                // hangs up: unread bytes at close would turn the close into a reset, and the
+                // client would see `network` or `incomplete` by a race.
+                let _ = stream.shutdown().await;
+                let drain =
+                    async { while matches!(stream.read(&mut chunk).await, Ok(n) if n > 0) {} };
+                let _ = tokio::time::timeout(Duration::from_secs(5), drain).await;
                 return;
             }
         }
