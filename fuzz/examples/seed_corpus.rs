@@ -18,20 +18,20 @@ use gameserver_exporter::protocol::ase;
 use gameserver_exporter::protocol::bedrock;
 use gameserver_exporter::protocol::doom3::{self as d3, Dialect};
 use gameserver_exporter::protocol::fivem;
-use gameserver_exporter::protocol::satisfactory::{self, ServerState, SubState};
-use gameserver_exporter::protocol::teamspeak3 as ts3;
 use gameserver_exporter::protocol::gamespy3 as gs3;
 use gameserver_exporter::protocol::minecraft::{legacy, query, slp, varint};
 use gameserver_exporter::protocol::mumble::{self, Pong, Version};
 use gameserver_exporter::protocol::quake3::{self, Command, PlayerLine};
 use gameserver_exporter::protocol::samp::{self, Client, Detailed, Header, Opcode};
+use gameserver_exporter::protocol::satisfactory::{self, ServerState, SubState};
+use gameserver_exporter::protocol::teamspeak3 as ts3;
 use gameserver_exporter::protocol::teeworlds::{self as tw, seven, six};
 use gameserver_exporter::protocol::unreal2::{self as ue2, Kind, Tail};
 use gameserver_exporter::protocol::{gamespy1, gamespy2};
-use gameserver_exporter::simulate::WorldState;
 use gameserver_exporter::simulate::ase as ase_sim;
 use gameserver_exporter::simulate::gamespy3 as gs3_sim;
 use gameserver_exporter::simulate::minecraft::{status_text, McConfig, MotdStyle};
+use gameserver_exporter::simulate::WorldState;
 
 /// Bytes from a dump written as hex pairs separated by spaces.
 fn hex(text: &str) -> Vec<u8> {
@@ -65,10 +65,7 @@ impl Corpus {
 
 fn world() -> WorldState {
     WorldState {
-        players: vec![
-            ("alice".into(), 12, 301.5),
-            ("bob".into(), -3, 12.0),
-        ],
+        players: vec![("alice".into(), 12, 301.5), ("bob".into(), -3, 12.0)],
         rules: vec![
             ("mp_friendlyfire".into(), "0".into()),
             ("sv_gravity".into(), "800".into()),
@@ -158,7 +155,10 @@ fn a2s(root: &Path) {
     for (name, info) in a2s_infos() {
         c.add(name, &build(|o| a2s::encode_info(&info, o)));
     }
-    c.add("players", &build(|o| a2s::encode_players(&a2s_players(), o)));
+    c.add(
+        "players",
+        &build(|o| a2s::encode_players(&a2s_players(), o)),
+    );
     c.add("players_empty", &build(|o| a2s::encode_players(&[], o)));
     c.add("rules", &build(|o| a2s::encode_rules(&world().rules, o)));
     // Dumps from valve-a2s.txt.
@@ -174,9 +174,18 @@ fn a2s(root: &Path) {
         "info_dump",
         &hex("FF FF FF FF 54 53 6F 75 72 63 65 20 45 6E 67 69 6E 65 20 51 75 65 72 79 00"),
     );
-    c.add("info_challenge", &build(|o| a2s::encode_info_request(Some(*b"2BYE"), o)));
-    c.add("players_no_challenge", &build(|o| a2s::encode_player_request(a2s::NO_CHALLENGE, o)));
-    c.add("rules_challenge", &build(|o| a2s::encode_rules_request(*b"2BYE", o)));
+    c.add(
+        "info_challenge",
+        &build(|o| a2s::encode_info_request(Some(*b"2BYE"), o)),
+    );
+    c.add(
+        "players_no_challenge",
+        &build(|o| a2s::encode_player_request(a2s::NO_CHALLENGE, o)),
+    );
+    c.add(
+        "rules_challenge",
+        &build(|o| a2s::encode_rules_request(*b"2BYE", o)),
+    );
     c.add("getchallenge_dump", &hex("FF FF FF FF 57"));
     c.add("ping_dump", &hex("FF FF FF FF 69"));
 
@@ -184,13 +193,30 @@ fn a2s(root: &Path) {
     let c = Corpus::new(root, "a2s_split");
     let message = build(|o| a2s::encode_rules(&world().rules, o));
     let mut long = world();
-    long.rules = (0..20).map(|i| (format!("rule_{i}"), format!("value {i}"))).collect();
+    long.rules = (0..20)
+        .map(|i| (format!("rule_{i}"), format!("value {i}")))
+        .collect();
     let long_message = build(|o| a2s::encode_rules(&long.rules, o));
     let layouts = [
         ("goldsrc", Format::GoldSrc, false, &message),
-        ("source", Format::Source { size_field: true }, false, &message),
-        ("source_old", Format::Source { size_field: false }, false, &message),
-        ("source_bzip2", Format::Source { size_field: true }, true, &long_message),
+        (
+            "source",
+            Format::Source { size_field: true },
+            false,
+            &message,
+        ),
+        (
+            "source_old",
+            Format::Source { size_field: false },
+            false,
+            &message,
+        ),
+        (
+            "source_bzip2",
+            Format::Source { size_field: true },
+            true,
+            &long_message,
+        ),
     ];
     for (name, format, compress, msg) in layouts {
         let opts = SplitOptions {
@@ -221,11 +247,17 @@ fn samp(root: &Path) {
     };
     for op in Opcode::ALL {
         if op != Opcode::Ping {
-            c.add(&format!("request_{}", op.byte() as char), &build(|o| samp::encode_request(&h, op, o)));
+            c.add(
+                &format!("request_{}", op.byte() as char),
+                &build(|o| samp::encode_request(&h, op, o)),
+            );
         }
     }
     c.add("request_p", &build(|o| samp::encode_ping(&h, *b"ping", o)));
-    c.add("reply_p", &build(|o| samp::encode_ping_reply(&h, *b"ping", o)));
+    c.add(
+        "reply_p",
+        &build(|o| samp::encode_ping_reply(&h, *b"ping", o)),
+    );
     let w = world();
     for (page, encoding, host) in [
         ("1252", WINDOWS_1252, "Café Grove Street"),
@@ -239,21 +271,41 @@ fn samp(root: &Path) {
             gamemode: "Freeroam".into(),
             language: "English".into(),
         };
-        c.add(&format!("reply_i_{page}"), &build(|o| samp::encode_info(&h, &info, encoding, o)));
-        c.add(&format!("reply_r_{page}"), &build(|o| samp::encode_rules(&h, &w.rules, encoding, o)));
+        c.add(
+            &format!("reply_i_{page}"),
+            &build(|o| samp::encode_info(&h, &info, encoding, o)),
+        );
+        c.add(
+            &format!("reply_r_{page}"),
+            &build(|o| samp::encode_rules(&h, &w.rules, encoding, o)),
+        );
         let clients: Vec<Client> = w
             .players
             .iter()
-            .map(|(n, s, _)| Client { name: n.clone(), score: *s })
+            .map(|(n, s, _)| Client {
+                name: n.clone(),
+                score: *s,
+            })
             .collect();
-        c.add(&format!("reply_c_{page}"), &build(|o| samp::encode_clients(&h, &clients, encoding, o)));
+        c.add(
+            &format!("reply_c_{page}"),
+            &build(|o| samp::encode_clients(&h, &clients, encoding, o)),
+        );
         let detailed: Vec<Detailed> = w
             .players
             .iter()
             .enumerate()
-            .map(|(i, (n, s, _))| Detailed { id: i as u8, name: n.clone(), score: *s, ping: 42 })
+            .map(|(i, (n, s, _))| Detailed {
+                id: i as u8,
+                name: n.clone(),
+                score: *s,
+                ping: 42,
+            })
             .collect();
-        c.add(&format!("reply_d_{page}"), &build(|o| samp::encode_detailed(&h, &detailed, encoding, o)));
+        c.add(
+            &format!("reply_d_{page}"),
+            &build(|o| samp::encode_detailed(&h, &detailed, encoding, o)),
+        );
     }
     let omp = samp::OpenMp {
         discord: "discord.gg/example".into(),
@@ -261,7 +313,10 @@ fn samp(root: &Path) {
         dark_banner: String::new(),
         logo: "https://example.invalid/logo.png".into(),
     };
-    c.add("reply_o", &build(|o| samp::encode_open_mp(&h, &omp, WINDOWS_1252, o)));
+    c.add(
+        "reply_o",
+        &build(|o| samp::encode_open_mp(&h, &omp, WINDOWS_1252, o)),
+    );
 }
 
 fn minecraft(root: &Path) {
@@ -271,10 +326,17 @@ fn minecraft(root: &Path) {
     slp::encode_status_query("localhost", 25565, &mut query_bytes);
     c.add("handshake_and_status_request", &query_bytes);
     let mut reply = vec![255u8];
-    slp::encode_status_response(r#"{"version":{"name":"1.20.1","protocol":763},"description":"hi"}"#, &mut reply);
+    slp::encode_status_response(
+        r#"{"version":{"name":"1.20.1","protocol":763},"description":"hi"}"#,
+        &mut reply,
+    );
     slp::encode_ping(0x0102_0304_0506_0708, &mut reply);
     c.add("status_response_and_pong", &reply);
-    for (name, v) in [("varint_minus_one", -1), ("varint_max", i32::MAX), ("varint_300", 300)] {
+    for (name, v) in [
+        ("varint_minus_one", -1),
+        ("varint_max", i32::MAX),
+        ("varint_300", 300),
+    ] {
         let mut bytes = vec![8u8];
         varint::encode_varint(v, &mut bytes);
         c.add(name, &bytes);
@@ -308,9 +370,18 @@ fn minecraft(root: &Path) {
     );
 
     let c = Corpus::new(root, "mc_legacy");
-    c.add("ping_16", &build(|o| legacy::encode_ping(legacy::Variant::V16, "localhost", 25565, o)));
-    c.add("ping_14", &build(|o| legacy::encode_ping(legacy::Variant::V14, "", 0, o)));
-    c.add("ping_beta", &build(|o| legacy::encode_ping(legacy::Variant::Beta, "", 0, o)));
+    c.add(
+        "ping_16",
+        &build(|o| legacy::encode_ping(legacy::Variant::V16, "localhost", 25565, o)),
+    );
+    c.add(
+        "ping_14",
+        &build(|o| legacy::encode_ping(legacy::Variant::V14, "", 0, o)),
+    );
+    c.add(
+        "ping_beta",
+        &build(|o| legacy::encode_ping(legacy::Variant::Beta, "", 0, o)),
+    );
     let v16 = legacy::LegacyStatus {
         protocol: Some(47),
         version: Some("1.4.2".into()),
@@ -334,14 +405,25 @@ fn minecraft(root: &Path) {
     let c = Corpus::new(root, "mcquery");
     // Dumps from minecraft-query.txt.
     c.add("handshake_request_dump", &hex("FE FD 09 00 00 00 01"));
-    c.add("handshake_reply_dump", &hex("09 00 00 00 01 39 35 31 33 33 30 37 00"));
-    c.add("basic_request_dump", &hex("FE FD 00 00 00 00 01 00 3A 0D 5F"));
+    c.add(
+        "handshake_reply_dump",
+        &hex("09 00 00 00 01 39 35 31 33 33 30 37 00"),
+    );
+    c.add(
+        "basic_request_dump",
+        &hex("FE FD 00 00 00 00 01 00 3A 0D 5F"),
+    );
     c.add(
         "basic_reply_dump",
-        &hex("00 00 00 00 01 41 20 4D 69 6E 65 63 72 61 66 74 20 53 65 72 76 65 72 00
-              53 4D 50 00 77 6F 72 6C 64 00 32 00 32 30 00 DD 63 31 32 37 2E 30 2E 30 2E 31 00"),
+        &hex(
+            "00 00 00 00 01 41 20 4D 69 6E 65 63 72 61 66 74 20 53 65 72 76 65 72 00
+              53 4D 50 00 77 6F 72 6C 64 00 32 00 32 30 00 DD 63 31 32 37 2E 30 2E 30 2E 31 00",
+        ),
     );
-    c.add("full_request_dump", &hex("FE FD 00 00 00 00 01 00 3A 0D 5F 00 00 00 00"));
+    c.add(
+        "full_request_dump",
+        &hex("FE FD 00 00 00 00 01 00 3A 0D 5F 00 00 00 00"),
+    );
     let full = query::FullStat {
         values: vec![
             ("hostname".into(), "A Minecraft Server".into()),
@@ -365,13 +447,20 @@ fn minecraft(root: &Path) {
 /// and the request.
 fn mumble(root: &Path) {
     let c = Corpus::new(root, "mumble");
-    c.add("request", &build(|o| mumble::encode_ping(*b"\x01\x02\x03\x04\x05\x06\x07\x08", o)));
+    c.add(
+        "request",
+        &build(|o| mumble::encode_ping(*b"\x01\x02\x03\x04\x05\x06\x07\x08", o)),
+    );
     c.add(
         "reply_murmur_1_3_4",
         &hex("00 01 03 04 01 02 03 04 05 06 07 08 00 00 00 00 00 00 00 2a 00 01 19 40"),
     );
     let pong = Pong {
-        version: Version { major: 1, minor: 5, patch: 6 },
+        version: Version {
+            major: 1,
+            minor: 5,
+            patch: 6,
+        },
         ident: *b"simulate",
         users: 3,
         max_users: 100,
@@ -385,7 +474,10 @@ fn mumble(root: &Path) {
 fn bedrock(root: &Path) {
     let c = Corpus::new(root, "bedrock");
     let time = 1_234_567;
-    c.add("ping", &build(|o| bedrock::encode_ping(time, 0x1122_3344_5566_7788, o)));
+    c.add(
+        "ping",
+        &build(|o| bedrock::encode_ping(time, 0x1122_3344_5566_7788, o)),
+    );
     let pongs: [(&str, u64, &str); 3] = [
         (
             "pong_jsp_raknet",
@@ -400,7 +492,10 @@ fn bedrock(root: &Path) {
         ("pong_after_guid", 1, "MCEE;Edu;1;1.21.0;1;40;0"),
     ];
     for (name, guid, id) in pongs {
-        c.add(name, &build(|o| bedrock::encode_pong(time, guid, id.as_bytes(), o)));
+        c.add(
+            name,
+            &build(|o| bedrock::encode_pong(time, guid, id.as_bytes(), o)),
+        );
     }
 }
 
@@ -408,16 +503,34 @@ fn quake3(root: &Path) {
     let c = Corpus::new(root, "quake3");
     // Replies captured from the real OpenArena (ioquake3) and Nexuiz (DarkPlaces) servers.
     let captures: [(&str, &[u8]); 4] = [
-        ("oa_getstatus", include_bytes!("../../src/protocol/quake3/testdata/oa_getstatus.bin")),
-        ("oa_getinfo", include_bytes!("../../src/protocol/quake3/testdata/oa_getinfo.bin")),
-        ("dp_getstatus", include_bytes!("../../src/protocol/quake3/testdata/dp_getstatus.bin")),
-        ("dp_getinfo", include_bytes!("../../src/protocol/quake3/testdata/dp_getinfo.bin")),
+        (
+            "oa_getstatus",
+            include_bytes!("../../src/protocol/quake3/testdata/oa_getstatus.bin"),
+        ),
+        (
+            "oa_getinfo",
+            include_bytes!("../../src/protocol/quake3/testdata/oa_getinfo.bin"),
+        ),
+        (
+            "dp_getstatus",
+            include_bytes!("../../src/protocol/quake3/testdata/dp_getstatus.bin"),
+        ),
+        (
+            "dp_getinfo",
+            include_bytes!("../../src/protocol/quake3/testdata/dp_getinfo.bin"),
+        ),
     ];
     for (name, bytes) in captures {
         c.add(name, bytes);
     }
-    c.add("request_getstatus", &build(|o| quake3::encode_request(Command::Status, "deadbeef", o)));
-    c.add("request_getinfo", &build(|o| quake3::encode_request(Command::Info, "", o)));
+    c.add(
+        "request_getstatus",
+        &build(|o| quake3::encode_request(Command::Status, "deadbeef", o)),
+    );
+    c.add(
+        "request_getinfo",
+        &build(|o| quake3::encode_request(Command::Info, "", o)),
+    );
     let vars: Vec<(String, String)> = [
         ("challenge", "deadbeef"),
         ("sv_hostname", "^1Red ^x0F0Green ^^caret"),
@@ -429,12 +542,31 @@ fn quake3(root: &Path) {
     .map(|(k, v)| (k.to_string(), v.to_string()))
     .collect();
     let players = vec![
-        PlayerLine { score: Some(5), ping: Some(40), team: None, name: "^4Sarge".into() },
-        PlayerLine { score: Some(-1), ping: Some(0), team: Some(2), name: "[BOT]x".into() },
+        PlayerLine {
+            score: Some(5),
+            ping: Some(40),
+            team: None,
+            name: "^4Sarge".into(),
+        },
+        PlayerLine {
+            score: Some(-1),
+            ping: Some(0),
+            team: Some(2),
+            name: "[BOT]x".into(),
+        },
     ];
-    c.add("status_built", &build(|o| quake3::encode_status_reply(&vars, &players, o)));
-    c.add("info_built", &build(|o| quake3::encode_info_reply(&vars, o)));
-    c.add("status_no_players", &build(|o| quake3::encode_status_reply(&vars[..3], &[], o)));
+    c.add(
+        "status_built",
+        &build(|o| quake3::encode_status_reply(&vars, &players, o)),
+    );
+    c.add(
+        "info_built",
+        &build(|o| quake3::encode_info_reply(&vars, o)),
+    );
+    c.add(
+        "status_no_players",
+        &build(|o| quake3::encode_status_reply(&vars[..3], &[], o)),
+    );
 }
 
 fn main() {
@@ -471,14 +603,29 @@ fn teeworlds(root: &Path) {
     names.sort();
     for path in names {
         let bytes = fs::read(&path).expect("read fixture");
-        let name = path.file_stem().and_then(|n| n.to_str()).unwrap_or("fixture");
+        let name = path
+            .file_stem()
+            .and_then(|n| n.to_str())
+            .unwrap_or("fixture");
         c.add(&format!("real_{name}"), &bytes);
     }
     c.add("request_ext", &build(|o| six::encode_request(0x12342a, o)));
-    c.add("request_06", &build(|o| six::encode_vanilla_request(0x2a, o)));
-    c.add("request_token", &build(|o| seven::encode_token_request(0x1122_3344, o)));
-    c.add("request_07", &build(|o| seven::encode_info_request(7, 0x1122_3344, 5, o)));
-    c.add("reply_token", &build(|o| seven::encode_token_reply(0x1122_3344, 7, o)));
+    c.add(
+        "request_06",
+        &build(|o| six::encode_vanilla_request(0x2a, o)),
+    );
+    c.add(
+        "request_token",
+        &build(|o| seven::encode_token_request(0x1122_3344, o)),
+    );
+    c.add(
+        "request_07",
+        &build(|o| seven::encode_info_request(7, 0x1122_3344, 5, o)),
+    );
+    c.add(
+        "reply_token",
+        &build(|o| seven::encode_token_reply(0x1122_3344, 7, o)),
+    );
     let info = tw::Info {
         flavour: tw::Flavour::Ddnet,
         version: "0.6.4, 16.4".into(),
@@ -504,11 +651,20 @@ fn teeworlds(root: &Path) {
             })
             .collect(),
     };
-    c.add("reply_06", &build(|o| six::encode_vanilla(&info, 0x2a, 16, o)));
-    for (n, p) in six::encode_extended(&info, 0x12342a, 120).iter().enumerate() {
+    c.add(
+        "reply_06",
+        &build(|o| six::encode_vanilla(&info, 0x2a, 16, o)),
+    );
+    for (n, p) in six::encode_extended(&info, 0x12342a, 120)
+        .iter()
+        .enumerate()
+    {
         c.add(&format!("reply_ext_{n}"), p);
     }
-    c.add("reply_07", &build(|o| seven::encode_info_reply(&info, 0x1122_3344, 7, 5, o)));
+    c.add(
+        "reply_07",
+        &build(|o| seven::encode_info_reply(&info, 0x1122_3344, 7, 5, o)),
+    );
 }
 
 /// GameSpy 1 datagrams (see fuzz_targets/gamespy1.rs): the netPanzer capture, and the replies
@@ -531,8 +687,18 @@ fn gamespy1(root: &Path) {
         ("bare", gamespy1::Style::Bare),
     ] {
         let parts = gamespy1::encode_reply(&reply, 17, 60, style);
-        c.add(&format!("{name}_in_order"), &parts.iter().flat_map(|p| datagram(p)).collect::<Vec<_>>());
-        c.add(&format!("{name}_reversed"), &parts.iter().rev().flat_map(|p| datagram(p)).collect::<Vec<_>>());
+        c.add(
+            &format!("{name}_in_order"),
+            &parts.iter().flat_map(|p| datagram(p)).collect::<Vec<_>>(),
+        );
+        c.add(
+            &format!("{name}_reversed"),
+            &parts
+                .iter()
+                .rev()
+                .flat_map(|p| datagram(p))
+                .collect::<Vec<_>>(),
+        );
         let missing: Vec<u8> = parts.iter().skip(1).flat_map(|p| datagram(p)).collect();
         c.add(&format!("{name}_missing"), &missing);
     }
@@ -546,13 +712,40 @@ fn gamespy2(root: &Path) {
     let w = world();
     let cases = [
         ("all", 7u8, gamespy2::Sections::ALL),
-        ("info", 1, gamespy2::Sections { info: true, players: false, teams: false }),
-        ("players", 2, gamespy2::Sections { info: false, players: true, teams: false }),
-        ("teams", 4, gamespy2::Sections { info: false, players: false, teams: true }),
+        (
+            "info",
+            1,
+            gamespy2::Sections {
+                info: true,
+                players: false,
+                teams: false,
+            },
+        ),
+        (
+            "players",
+            2,
+            gamespy2::Sections {
+                info: false,
+                players: true,
+                teams: false,
+            },
+        ),
+        (
+            "teams",
+            4,
+            gamespy2::Sections {
+                info: false,
+                players: false,
+                teams: true,
+            },
+        ),
     ];
     for (name, flags, sections) in cases {
         for omit_counts in [false, true] {
-            let request = gamespy2::Request { id: *b"seed", sections };
+            let request = gamespy2::Request {
+                id: *b"seed",
+                sections,
+            };
             let r = reply(&request, &w, omit_counts);
             let mut out = vec![flags];
             gamespy2::encode_reply(&r, sections, &mut out);
@@ -604,7 +797,10 @@ fn ase(root: &Path) {
 /// request.
 fn unreal2(root: &Path) {
     let c = Corpus::new(root, "unreal2");
-    c.add("request_info", &build(|o| ue2::encode_request(Kind::Info, o)));
+    c.add(
+        "request_info",
+        &build(|o| ue2::encode_request(Kind::Info, o)),
+    );
     let info = ue2::Info {
         game_port: 7777,
         query_port: 7778,
@@ -613,20 +809,43 @@ fn unreal2(root: &Path) {
         game_type: "xDeathMatch".into(),
         players: 2,
         max_players: 16,
-        tail: Some(Tail { ping: 0, flags: 1, skill: "5".into() }),
+        tail: Some(Tail {
+            ping: 0,
+            flags: 1,
+            skill: "5".into(),
+        }),
         ..ue2::Info::default()
     };
     let info_bytes = build(|o| ue2::encode_info(ue2::UT2004, &info, o));
     c.add("info_ut2004", &info_bytes);
-    let kf = ue2::Info { waves: Some((3, 10)), game_type: "KFGameType".into(), ..info.clone() };
-    c.add("info_killing_floor", &build(|o| ue2::encode_info(ue2::UT2004, &kf, o)));
+    let kf = ue2::Info {
+        waves: Some((3, 10)),
+        game_type: "KFGameType".into(),
+        ..info.clone()
+    };
+    c.add(
+        "info_killing_floor",
+        &build(|o| ue2::encode_info(ue2::UT2004, &kf, o)),
+    );
     c.add(
         "rules",
         &build(|o| ue2::encode_rules(0x79, &[("ServerMode".into(), "dedicated".into())], o)),
     );
     let players = [
-        ue2::Player { id: 1, name: "Malcolm".into(), ping: 20, score: 25, stats_id: 0 },
-        ue2::Player { id: 2, name: "Лена".into(), ping: 30, score: 9, stats_id: 0 },
+        ue2::Player {
+            id: 1,
+            name: "Malcolm".into(),
+            ping: 20,
+            score: 25,
+            stats_id: 0,
+        },
+        ue2::Player {
+            id: 2,
+            name: "Лена".into(),
+            ping: 30,
+            score: 9,
+            stats_id: 0,
+        },
     ];
     let player_bytes = build(|o| ue2::encode_players(ue2::UT2004, &players, o));
     c.add("players", &player_bytes);
@@ -654,7 +873,10 @@ fn doom3(root: &Path) {
     .into_iter()
     .enumerate()
     {
-        let config = Doom3Config { dialect, ..Doom3Config::default() };
+        let config = Doom3Config {
+            dialect,
+            ..Doom3Config::default()
+        };
         let mut bytes = vec![i as u8];
         bytes.extend_from_slice(&challenge.to_le_bytes());
         d3::encode_reply(&reply(&w, &config, challenge), dialect, &mut bytes);
@@ -690,9 +912,18 @@ fn http_apis(root: &Path) {
     let c = Corpus::new(root, "http_message");
     c.add("tshock", &json(tshock));
     c.add("palworld_metrics", &json(metrics));
-    c.add("unauthorized", b"HTTP/1.1 401\r\nwww-authenticate: Basic\r\n\r\n");
+    c.add(
+        "unauthorized",
+        b"HTTP/1.1 401\r\nwww-authenticate: Basic\r\n\r\n",
+    );
     let mut req = Vec::new();
-    http::encode_request("GET", "/v1/api/info", &[("Authorization", "Basic YWRtaW46eA==")], b"", &mut req);
+    http::encode_request(
+        "GET",
+        "/v1/api/info",
+        &[("Authorization", "Basic YWRtaW46eA==")],
+        b"",
+        &mut req,
+    );
     c.add("request", &req);
 }
 
@@ -723,23 +954,35 @@ fn fivem(root: &Path) {
 /// Satisfactory: the request and a reply (cookie 0x0101..., as the exchange fuzzer uses).
 fn satisfactory(root: &Path) {
     let c = Corpus::new(root, "satisfactory");
-    c.add("request", &build(|o| satisfactory::encode_request(0x0101_0101_0101_0101, o)));
+    c.add(
+        "request",
+        &build(|o| satisfactory::encode_request(0x0101_0101_0101_0101, o)),
+    );
     let reply = satisfactory::Reply {
         cookie: 0x0101_0101_0101_0101,
         state: ServerState::Playing,
         net_cl: 385_883,
         flags: 1,
-        substates: vec![SubState { id: 0, version: 7 }, SubState { id: 3, version: 2 }],
+        substates: vec![
+            SubState { id: 0, version: 7 },
+            SubState { id: 3, version: 2 },
+        ],
         name: "Ficsit Factory".into(),
     };
-    c.add("reply_playing", &build(|o| satisfactory::encode_reply(&reply, o)));
+    c.add(
+        "reply_playing",
+        &build(|o| satisfactory::encode_reply(&reply, o)),
+    );
 }
 
 /// TeamSpeak 3: a whole session's server side (banner, `use`, `serverinfo`, `clientlist`).
 fn teamspeak3(root: &Path) {
     let c = Corpus::new(root, "teamspeak3");
     let rec = |pairs: &[(&str, &str)]| -> ts3::Record {
-        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
     };
     let mut out = b"TS3\n\rWelcome to the TeamSpeak 3 ServerQuery interface.\n\r".to_vec();
     ts3::encode_error_line(0, "ok", &mut out);
@@ -751,8 +994,16 @@ fn teamspeak3(root: &Path) {
     ]);
     ts3::encode_records(&[info], &mut out);
     ts3::encode_error_line(0, "ok", &mut out);
-    let a = rec(&[("clid", "1"), ("client_nickname", "serveradmin"), ("client_type", "1")]);
-    let b = rec(&[("clid", "2"), ("client_nickname", "Alice A"), ("client_type", "0")]);
+    let a = rec(&[
+        ("clid", "1"),
+        ("client_nickname", "serveradmin"),
+        ("client_type", "1"),
+    ]);
+    let b = rec(&[
+        ("clid", "2"),
+        ("client_nickname", "Alice A"),
+        ("client_type", "0"),
+    ]);
     ts3::encode_records(&[a, b], &mut out);
     ts3::encode_error_line(0, "ok", &mut out);
     c.add("session", &out);

@@ -23,14 +23,23 @@ fuzz_target!(|data: &[u8]| {
             .iter()
             .map(|s| s.chars().count())
             .sum::<usize>();
-        assert!(chars + 4 <= data.len(), "info strings longer than the datagram");
+        assert!(
+            chars + 4 <= data.len(),
+            "info strings longer than the datagram"
+        );
         let mut out = Vec::new();
         a2s::encode_info(info, &mut out);
         let again = a2s::decode_info(&out).expect("re-encoded info decodes");
-        assert_eq!(&again, info, "info changed through encode/decode (text {text})");
+        assert_eq!(
+            &again, info,
+            "info changed through encode/decode (text {text})"
+        );
     }
     if let Ok(players) = &players {
-        assert!(HEAD + 1 + players.len() * 10 <= data.len(), "more players than bytes");
+        assert!(
+            HEAD + 1 + players.len() * 10 <= data.len(),
+            "more players than bytes"
+        );
         let mut out = Vec::new();
         a2s::encode_players(players, &mut out);
         let again = a2s::decode_players(&out).expect("re-encoded players decode");
@@ -38,7 +47,10 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(format!("{again:?}"), format!("{players:?}"));
     }
     if let Ok(rules) = &rules {
-        assert!(HEAD + 2 + rules.len() * 2 <= data.len(), "more rules than bytes");
+        assert!(
+            HEAD + 2 + rules.len() * 2 <= data.len(),
+            "more rules than bytes"
+        );
         let mut out = Vec::new();
         a2s::encode_rules(rules, &mut out);
         assert_eq!(a2s::decode_rules(&out).as_ref(), Ok(rules));
@@ -60,5 +72,8 @@ fuzz_target!(|data: &[u8]| {
         Reply::Rules(r) => rules.ok().as_ref() == Some(r),
         Reply::Ping(s) => ping.ok().as_ref() == Some(s),
     };
-    assert!(agrees, "decode_reply disagrees with its specific decoder: {reply:?}");
+    assert!(
+        agrees,
+        "decode_reply disagrees with its specific decoder: {reply:?}"
+    );
 });

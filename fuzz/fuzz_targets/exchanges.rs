@@ -14,11 +14,11 @@ use std::net::Ipv4Addr;
 use std::time::{Duration, Instant};
 
 use gameserver_exporter::protocol::a2s::exchange::A2s;
-use gameserver_exporter::protocol::gamespy3::GameSpy3;
 use gameserver_exporter::protocol::exchange::oneshot::OneShot;
 use gameserver_exporter::protocol::exchange::replay::replay;
 use gameserver_exporter::protocol::exchange::{Exchange, Params};
 use gameserver_exporter::protocol::gamespy1::exchange::Gamespy1;
+use gameserver_exporter::protocol::gamespy3::GameSpy3;
 use gameserver_exporter::protocol::minecraft::query_exchange::{McQuery, Memory};
 use gameserver_exporter::protocol::minecraft::slp_exchange::Slp;
 use gameserver_exporter::protocol::quake3::{self, Want};
@@ -149,8 +149,16 @@ fuzz_target!(|data: &[u8]| {
             };
             let secret = remembered.then(|| Secret::new("fuzz-secret"));
             match ext % 5 {
-                0 => run(terraria::exchange::new(params, secret, deadline), start, script),
-                1 => run(palworld::exchange::new(params, secret, deadline), start, script),
+                0 => run(
+                    terraria::exchange::new(params, secret, deadline),
+                    start,
+                    script,
+                ),
+                1 => run(
+                    palworld::exchange::new(params, secret, deadline),
+                    start,
+                    script,
+                ),
                 2 => {
                     let get = fivem::exchange::GetInfo {
                         challenge: "fuzz".into(),

@@ -18,7 +18,9 @@ fuzz_target!(|data: &[u8]| {
         .unwrap_or("fuzz");
     if let Ok(info) = fivem::decode_reply(data, challenge) {
         let s = fivem::to_status(&info, Duration::ZERO, true, true);
-        assert!(s.rules.is_some_and(|r| r.iter().all(|(k, _)| k != "challenge")));
+        assert!(s
+            .rules
+            .is_some_and(|r| r.iter().all(|(k, _)| k != "challenge")));
     }
     if let Ok(Some(c)) = fivem::decode_request(data) {
         let mut out = Vec::new();

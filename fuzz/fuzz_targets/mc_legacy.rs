@@ -10,7 +10,10 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(Some((status, used))) = legacy::decode_kick(data) {
         assert!(used <= data.len());
         assert_eq!(used % 2, 1);
-        assert!(!matches!(legacy::decode_kick(&data[..used - 1]), Ok(Some(_))));
+        assert!(!matches!(
+            legacy::decode_kick(&data[..used - 1]),
+            Ok(Some(_))
+        ));
         let _ = status;
     }
     if let Ok(text) = std::str::from_utf8(data) {

@@ -30,7 +30,10 @@ fuzz_target!(|data: &[u8]| {
         assert!(used - 1 - frame.body.len() <= 2 * varint::MAX_VARINT_LEN);
         let prefix = &rest[..used];
         if let Some(shorter) = prefix.len().checked_sub(1) {
-            assert!(!matches!(varint::decode_frame(&prefix[..shorter], max_len), Ok(Some(_))));
+            assert!(!matches!(
+                varint::decode_frame(&prefix[..shorter], max_len),
+                Ok(Some(_))
+            ));
         }
         let _ = slp::decode_handshake(&frame);
         let _ = slp::decode_status_response(&frame);

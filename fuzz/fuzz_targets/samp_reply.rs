@@ -53,7 +53,9 @@ fn replies(data: &[u8], header: &Header, encoding: &'static Encoding) {
 
 fuzz_target!(|data: &[u8]| {
     if let Some(header) = echoed(data) {
-        let payload = data.get(HEADER_LEN..HEADER_LEN + 4).and_then(|p| p.try_into().ok());
+        let payload = data
+            .get(HEADER_LEN..HEADER_LEN + 4)
+            .and_then(|p| p.try_into().ok());
         if let Some(payload) = payload {
             let _ = samp::decode_ping(data, &header, payload);
         }

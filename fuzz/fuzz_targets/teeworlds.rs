@@ -73,7 +73,10 @@ fuzz_target!(|data: &[u8]| {
     }
     six_replies(data, 0x12342a);
     if let Some(mine) = data.get(1..5) {
-        seven_replies(data, u32::from_be_bytes([mine[0], mine[1], mine[2], mine[3]]));
+        seven_replies(
+            data,
+            u32::from_be_bytes([mine[0], mine[1], mine[2], mine[3]]),
+        );
     }
     seven_replies(data, 0x1122_3344);
 

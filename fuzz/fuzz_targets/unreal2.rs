@@ -26,5 +26,4 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(unreal2::decode_reply(&out).map(|r| r.body), Ok(reply.body));
         }
     }
-
 });

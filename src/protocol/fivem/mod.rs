@@ -105,8 +105,9 @@ pub fn to_status(info: &Info, latency: Duration, detail: bool, rules: bool) -> S
         out.rules = Some(
             v.pairs
                 .iter()
-                .filter(|(k, _)| !k.eq_ignore_ascii_case("challenge"))
                 .map(|(k, val)| (strip_colors(k), strip_colors(val)))
+                // After stripping: `chall^7enge` is the echo too, and never a rule.
+                .filter(|(k, _)| !k.eq_ignore_ascii_case("challenge"))
                 .collect(),
         );
     }

@@ -179,6 +179,10 @@ pub fn decode_response(bytes: &[u8]) -> Result<Response<'_>, DecodeError> {
     let status = digits
         .iter()
         .fold(0u16, |n, d| n * 10 + u16::from(d - b'0'));
+    // Three digits, the first 1 to 5 (RFC 9110 section 15): "014" is no status.
+    if !(100..=599).contains(&status) {
+        return Err(DecodeError::Invalid("status code"));
+    }
     let mut headers = Vec::new();
     for line in lines {
         if headers.len() == MAX_HEADERS {
