@@ -25,6 +25,7 @@ expected=(
     GameServerPopulated=discord-community
     GameServerFull=discord-ops
     GameServerLatencyHigh=discord-ops
+    GameServerTickRateLow=discord-ops
     GameServerDataStale=discord-ops
     GameServerExporterReloadFailed=discord-ops
     GameServerExporterDown=discord-ops
