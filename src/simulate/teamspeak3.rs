@@ -159,7 +159,16 @@ pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
             ..WorldState::default()
         }
     });
-    let mut server = spawn(world.clone(), Ts3Config::default()).await?;
+    // Loopback is allowlisted, as an operator allowlists the exporter: `demo` is polled by
+    // several exporters at once (the e2e run's shards, /probe), which share one address.
+    let config = Ts3Config {
+        allowlist: vec![
+            IpAddr::V4(std::net::Ipv4Addr::LOCALHOST),
+            IpAddr::V6(std::net::Ipv6Addr::LOCALHOST),
+        ],
+        ..Ts3Config::default()
+    };
+    let mut server = spawn(world.clone(), config).await?;
     server
         .tasks
         .push(churn(world, Duration::from_secs(8), 0, |t| {
