@@ -43,7 +43,8 @@ pub fn decode_part_in<'a>(
 ) -> Result<Part<'a>, DecodeError> {
     let mut r = check_head_in(flavor, datagram, TYPE_QUERY, session)?;
     if flavor.single_part {
-        r.skip(HEADER_LEN - 5)?;
+        // What follows the type byte and session id, up to the body.
+        r.skip(HEADER_LEN - r.position())?;
         return Ok(Part {
             index: 0,
             last: true,
