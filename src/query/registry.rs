@@ -20,7 +20,7 @@ use tokio::time::Instant;
 use super::driver::{drive, Observer, Pacing, RESENDS};
 use super::peer_gate;
 use super::request::{Request, Session};
-use super::transport::{TcpLink, Transport};
+use super::transport::{TcpLink, Transport, UdpThenHttp};
 use crate::net::http::HttpLink;
 use crate::net::udp::UdpChannel;
 use crate::net::{resolve, srv};
@@ -77,6 +77,10 @@ pub enum Link {
     /// exchange writes requests and reads whole responses in `protocol::http`'s message
     /// form, usually through `protocol::http::fetch::Fetch`.
     Http,
+    /// UDP as [`Link::UdpShared`], then, if the exchange connects, HTTP(S) as [`Link::Http`]
+    /// to the same address (`protocol::http::then::Then`: Satisfactory's HTTPS API, FiveM's
+    /// `/players.json`). The TLS keys apply to the HTTP part where the protocol takes them.
+    UdpThenHttp,
 }
 
 /// A poll in flight for callers that do not know the protocol's type (the CLI, `/probe`):
@@ -268,10 +272,11 @@ const FIVEM: Entry = Entry {
     self_paced: false,
 };
 
+/// The Lightweight Query over UDP; with an API token, the HTTPS API on the same port.
 const SATISFACTORY: Entry = Entry {
     protocol: Protocol::Satisfactory,
     resolve: Resolve::Plain,
-    link: Link::UdpShared,
+    link: Link::UdpThenHttp,
     min_gap: Duration::ZERO,
     self_paced: false,
 };
@@ -311,9 +316,7 @@ pub fn dispatch<V: Visit>(protocol: Protocol, v: V) -> V::Output {
         Protocol::Terraria => v.visit::<Fetch<Tshock>>(&TERRARIA),
         Protocol::Palworld => v.visit::<Fetch<PalworldApi>>(&PALWORLD),
         Protocol::Fivem => v.visit::<OneShot<fivem::exchange::GetInfo>>(&FIVEM),
-        Protocol::Satisfactory => {
-            v.visit::<OneShot<satisfactory::exchange::PollState>>(&SATISFACTORY)
-        }
+        Protocol::Satisfactory => v.visit::<satisfactory::exchange::Poll>(&SATISFACTORY),
         Protocol::Teamspeak3 => v.visit::<Ts3>(&TEAMSPEAK3),
     }
 }
@@ -436,9 +439,11 @@ impl Build for OneShot<fivem::exchange::GetInfo> {
     }
 }
 
-impl Build for OneShot<satisfactory::exchange::PollState> {
+impl Build for satisfactory::exchange::Poll {
     fn build(start: &Start<'_>, _session: &Session) -> Self {
-        satisfactory::exchange::new(&start.params, start.deadline)
+        let token = start.credentials.and_then(|c| c.api_token.as_ref());
+        let authorization = token.map(|t| Secret::new(format!("Bearer {}", t.expose())));
+        satisfactory::exchange::poll(&start.params, authorization, start.deadline)
     }
 }
 
@@ -645,6 +650,13 @@ pub async fn run<X: Build>(
             let mut link = HttpLink::new(peer, req.address.host.clone(), req.tls.clone(), cap);
             go::<X, _>(entry, &start, session, &mut link, deadline, observer).await
         }
+        Link::UdpThenHttp => {
+            let chan = UdpChannel::open(peer, req.shared_udp(session)).await?;
+            let cap = req.limits.reply_cap();
+            let http = HttpLink::new(peer, req.address.host.clone(), req.tls.clone(), cap);
+            let mut link = UdpThenHttp::new(chan, http);
+            go::<X, _>(entry, &start, session, &mut link, deadline, observer).await
+        }
     }
 }
 
@@ -726,11 +738,18 @@ mod tests {
     }
 
     /// The vocabulary's `http` (which the config checks the `tls*` keys against) says what
-    /// the registry says.
+    /// the registry says: every HTTP API takes them, no plain UDP or TCP protocol does, and
+    /// of the UDP-then-HTTP ones those whose API is HTTPS (Satisfactory; FiveM's
+    /// `/players.json` is plain HTTP).
     #[test]
     fn http_matches_links() {
         for p in Protocol::ALL {
-            assert_eq!(p.http().is_some(), entry(p).link == Link::Http, "{p}");
+            let want = match entry(p).link {
+                Link::Http => true,
+                Link::UdpThenHttp => p == Protocol::Satisfactory,
+                _ => false,
+            };
+            assert_eq!(p.http().is_some(), want, "{p}");
         }
     }
 
