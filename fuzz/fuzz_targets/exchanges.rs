@@ -19,6 +19,7 @@ use gameserver_exporter::protocol::exchange::replay::replay;
 use gameserver_exporter::protocol::exchange::{Exchange, Params};
 use gameserver_exporter::protocol::gamespy1::exchange::Gamespy1;
 use gameserver_exporter::protocol::gamespy3::GameSpy3;
+use gameserver_exporter::protocol::http::then::Then;
 use gameserver_exporter::protocol::minecraft::query_exchange::{McQuery, Memory};
 use gameserver_exporter::protocol::minecraft::slp_exchange::Slp;
 use gameserver_exporter::protocol::quake3::{self, Want};
@@ -168,11 +169,14 @@ fuzz_target!(|data: &[u8]| {
                     run(OneShot::new(get, deadline), start, script)
                 }
                 3 => {
+                    // With a token (remembered), the HTTPS API follows the query.
                     let poll = satisfactory::exchange::PollState {
                         cookie: 0x0101_0101_0101_0101,
                         detail: params.detail,
                     };
-                    run(OneShot::new(poll, deadline), start, script)
+                    let api = satisfactory::api::StateApi::new(secret);
+                    let x = Then::new(OneShot::new(poll, deadline), api, deadline);
+                    run(x, start, script)
                 }
                 _ => {
                     let login = secret.map(|password| Login {

@@ -153,7 +153,8 @@ fn answer_api(req: &SimRequest, w: &WorldState, api: &ApiConfig) -> SimReply {
             ..SimReply::json(refused.to_string())
         };
     }
-    if req.method != "POST" || req.path != PATH {
+    // opengsq posts to `/api/v1/`: the path with a trailing slash is the same endpoint.
+    if req.method != "POST" || req.path.trim_end_matches('/') != PATH {
         return SimReply::status(404);
     }
     let function = serde_json::from_slice::<serde_json::Value>(&req.body)
@@ -252,8 +253,9 @@ pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
     Ok(server)
 }
 
-/// The hostile fleet's Satisfactory servers. No counts travel in this query: up ones are
-/// published with 0 online and 0 max.
+/// The hostile fleet's Satisfactory servers. No counts travel in the Lightweight Query: up
+/// ones without the API are published with 0 online and 0 max; the `api-` ones have the
+/// HTTPS API and a target with its token.
 pub fn hostile() -> Vec<Hostile> {
     let with = |m: Misbehaviour| {
         start(move |w| {
@@ -275,7 +277,26 @@ pub fn hostile() -> Vec<Hostile> {
         },
         ..Hostile::down(name, "", with(m))
     };
+    let api = |m: ApiMisbehaviour| {
+        start(move |w| {
+            let config = SatisfactoryConfig {
+                api: Some(ApiConfig {
+                    misbehaviour: m,
+                    ..ApiConfig::new(DEMO_TOKEN, demo_tls().0)
+                }),
+                ..SatisfactoryConfig::default()
+            };
+            spawn(w, config)
+        })
+    };
+    let api_down = |name, reason, m| Hostile::down(name, reason, api(m)).with_config(api_target());
     vec![
+        Hostile::up("api-ok", 2, 24, None, api(ApiMisbehaviour::None)).with_config(api_target()),
+        api_down("api-bad-json", "malformed", ApiMisbehaviour::BadJson),
+        api_down("api-huge", "too_large", ApiMisbehaviour::Huge).heavy(),
+        api_down("api-html", "malformed", ApiMisbehaviour::WrongContentType),
+        api_down("api-401", "auth_refused", ApiMisbehaviour::Unauthorized),
+        api_down("api-error-code", "auth_refused", ApiMisbehaviour::ErrorCode),
         up("healthy", Misbehaviour::None),
         up("stale-first", Misbehaviour::StaleFirst),
         Hostile::down("silent", "timeout", with(Misbehaviour::Silence)),
@@ -288,6 +309,33 @@ pub fn hostile() -> Vec<Hostile> {
             with(Misbehaviour::NoTerminator),
         ),
     ]
+}
+
+/// The config lines of a hostile target using the API: the demo token, in a file written
+/// once per process under the temp directory (mode 0600; the fleet's config names files,
+/// never secrets), and `tls_insecure = true` (the servers' certificate is the demo's).
+fn api_target() -> &'static str {
+    static LINES: OnceLock<String> = OnceLock::new();
+    LINES.get_or_init(|| {
+        let path = std::env::temp_dir().join(format!(
+            "gameserver-exporter-hostile-satisfactory-{}.token",
+            std::process::id()
+        ));
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let written = options
+            .open(&path)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, DEMO_TOKEN.as_bytes()));
+        if let Err(e) = written {
+            tracing::warn!(error = %e, "could not write the hostile fleet's token file");
+        }
+        format!(
+            "api_token_file = \"{}\"\ntls_insecure = true\n",
+            path.display()
+        )
+    })
 }
 
 fn reply(w: &WorldState, config: &SatisfactoryConfig, cookie: u64) -> Reply {
