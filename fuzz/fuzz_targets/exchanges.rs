@@ -161,12 +161,14 @@ fuzz_target!(|data: &[u8]| {
                     script,
                 ),
                 2 => {
+                    // With players asked, `/players.json` follows `getinfo`.
                     let get = fivem::exchange::GetInfo {
                         challenge: "fuzz".into(),
                         detail: params.detail,
                         rules: params.rules,
                     };
-                    run(OneShot::new(get, deadline), start, script)
+                    let list = fivem::players::PlayersApi::new(params.players);
+                    run(Then::new(OneShot::new(get, deadline), list, deadline), start, script)
                 }
                 3 => {
                     // With a token (remembered), the HTTPS API follows the query.

@@ -264,10 +264,11 @@ const PALWORLD: Entry = Entry {
 
 /// Cfx.re servers rate-limit `getinfo` per address (about 2 a second, burst 10): resends and
 /// polls keep [`crate::protocol::fivem::MIN_GAP`] (docs/protocols/fivem.md).
+/// With `players = true`, `/players.json` follows over TCP on the same port.
 const FIVEM: Entry = Entry {
     protocol: Protocol::Fivem,
     resolve: Resolve::Plain,
-    link: Link::UdpShared,
+    link: Link::UdpThenHttp,
     min_gap: crate::protocol::fivem::MIN_GAP,
     self_paced: false,
 };
@@ -315,7 +316,7 @@ pub fn dispatch<V: Visit>(protocol: Protocol, v: V) -> V::Output {
         Protocol::Gamespy2 => v.visit::<OneShot<gamespy2::exchange::Query>>(&GAMESPY2),
         Protocol::Terraria => v.visit::<Fetch<Tshock>>(&TERRARIA),
         Protocol::Palworld => v.visit::<Fetch<PalworldApi>>(&PALWORLD),
-        Protocol::Fivem => v.visit::<OneShot<fivem::exchange::GetInfo>>(&FIVEM),
+        Protocol::Fivem => v.visit::<fivem::exchange::Poll>(&FIVEM),
         Protocol::Satisfactory => v.visit::<satisfactory::exchange::Poll>(&SATISFACTORY),
         Protocol::Teamspeak3 => v.visit::<Ts3>(&TEAMSPEAK3),
     }
@@ -433,9 +434,9 @@ impl Build for OneShot<quake3::exchange::GetStatus> {
     }
 }
 
-impl Build for OneShot<fivem::exchange::GetInfo> {
+impl Build for fivem::exchange::Poll {
     fn build(start: &Start<'_>, _session: &Session) -> Self {
-        fivem::exchange::new(&start.params, start.deadline)
+        fivem::exchange::poll(&start.params, start.deadline)
     }
 }
 
