@@ -28,19 +28,16 @@ pub trait FollowUp: Api {
     }
 }
 
-#[derive(Debug)]
-enum Phase<A> {
-    /// The first exchange runs; the follow-up waits for its status.
-    First(Option<A>),
-    /// The follow-up runs; the first status is kept when the follow-up is optional.
-    Second(Fetch<A>, Option<Status>),
-}
-
 /// `X`, then `A` over HTTP when `A` wants to.
 #[derive(Debug)]
 pub struct Then<X, A> {
     first: X,
-    phase: Phase<A>,
+    /// The follow-up, until the first exchange is done.
+    waiting: Option<A>,
+    /// The follow-up, running.
+    second: Option<Fetch<A>>,
+    /// The first status, kept while an optional follow-up runs.
+    kept: Option<Box<Status>>,
     deadline: Instant,
 }
 
@@ -48,7 +45,9 @@ impl<X: Exchange, A: FollowUp> Then<X, A> {
     pub fn new(first: X, follow_up: A, deadline: Instant) -> Then<X, A> {
         Then {
             first,
-            phase: Phase::First(Some(follow_up)),
+            waiting: Some(follow_up),
+            second: None,
+            kept: None,
             deadline,
         }
     }
@@ -61,38 +60,35 @@ impl<X: Exchange, A: FollowUp> Then<X, A> {
 
 impl<X: Exchange, A: FollowUp> Exchange for Then<X, A> {
     fn poll(&mut self, now: Instant, out: &mut Vec<u8>) -> Step {
-        let status = match &mut self.phase {
-            Phase::Second(fetch, kept) => {
-                return match fetch.poll(now, out) {
-                    Step::Failed(e) => match (kept.take(), fetch.api().optional()) {
-                        (Some(mut status), Some(key)) => {
-                            note(&mut status.extras, key, &e);
-                            Step::Done(status)
-                        }
-                        _ => Step::Failed(e),
-                    },
-                    step => step,
-                };
-            }
-            Phase::First(api) => match self.first.poll(now, out) {
-                Step::Done(status) => match api.take() {
-                    Some(api) if api.wanted() => (api, status),
-                    _ => return Step::Done(status),
+        if let Some(fetch) = &mut self.second {
+            return match fetch.poll(now, out) {
+                Step::Failed(e) => match (self.kept.take(), fetch.api().optional()) {
+                    (Some(mut status), Some(key)) => {
+                        note(&mut status.extras, key, &e);
+                        Step::Done(*status)
+                    }
+                    _ => Step::Failed(e),
                 },
-                step => return step,
-            },
+                step => step,
+            };
+        }
+        let status = match self.first.poll(now, out) {
+            Step::Done(status) => status,
+            step => return step,
         };
-        let (mut api, status) = status;
-        let kept = api.optional().map(|_| status.clone());
+        let Some(mut api) = self.waiting.take().filter(|a| a.wanted()) else {
+            return Step::Done(status);
+        };
+        self.kept = api.optional().map(|_| Box::new(status.clone()));
         api.first(status);
-        self.phase = Phase::Second(Fetch::new(api, self.deadline), kept);
+        self.second = Some(Fetch::new(api, self.deadline));
         self.poll(now, out)
     }
 
     fn handle(&mut self, now: Instant, input: Input<'_>) {
-        match &mut self.phase {
-            Phase::First(_) => self.first.handle(now, input),
-            Phase::Second(fetch, _) => fetch.handle(now, input),
+        match &mut self.second {
+            Some(fetch) => fetch.handle(now, input),
+            None => self.first.handle(now, input),
         }
     }
 }
