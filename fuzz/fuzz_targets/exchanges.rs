@@ -168,7 +168,11 @@ fuzz_target!(|data: &[u8]| {
                         rules: params.rules,
                     };
                     let list = fivem::players::PlayersApi::new(params.players);
-                    run(Then::new(OneShot::new(get, deadline), list, deadline), start, script)
+                    run(
+                        Then::new(OneShot::new(get, deadline), list, deadline),
+                        start,
+                        script,
+                    )
                 }
                 3 => {
                     // With a token (remembered), the HTTPS API follows the query.
