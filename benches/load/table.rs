@@ -142,10 +142,14 @@ fn tcp(p: Protocol) -> bool {
 /// What a row measured beyond the common setup.
 fn note(p: Protocol) -> &'static str {
     match p {
-        Protocol::Minecraft => "handshake+status, ping",
-        Protocol::Teamspeak3 => "ServerQuery session; 2 s gap per server",
+        Protocol::A2s => "info; the simulator asks no challenge: one round trip",
+        Protocol::Minecraft => "a connection per poll: handshake+status, ping",
+        Protocol::MinecraftQuery => "a connected UDP socket per poll: handshake, then stat",
+        Protocol::Teamspeak3 => "a ServerQuery session per poll; 2 s gap per server",
         Protocol::Fivem => "getinfo; 600 ms gap per server",
-        Protocol::Terraria | Protocol::Palworld => "HTTP/1.1",
+        Protocol::Teeworlds => "500 ms gap per server",
+        Protocol::Terraria => "HTTP: one GET",
+        Protocol::Palworld => "HTTP: two or three GETs on one connection",
         _ => "",
     }
 }
@@ -242,15 +246,17 @@ pub fn run_table(args: &Args) -> io::Result<()> {
             peak,
             error: None,
         };
-        println!("row: {}", line(&row, &floors));
         rows.push(row);
+        if let Some(r) = rows.last() {
+            println!("row: {}", line(r, &floors, a2s_cost(&rows)));
+        }
     }
     drop(rt);
 
     println!();
     println!(
         "Per protocol: {} targets, interval {:?}, {} s window; CPU of the whole exporter process \
-         (getrusage) per successful poll; ratio to the 256-in-flight floor of its transport; \
+         (getrusage) per successful poll; ratio to the 256-in-flight floor of its transport and to A2S's cost; \
          peak RSS of this process over the protocol's phase{} (VmRSS before it in brackets); \
          scrape = median /metrics render, gzip / plain.",
         args.targets,
@@ -263,10 +269,11 @@ pub fn run_table(args: &Args) -> io::Result<()> {
         }
     );
     println!();
-    println!("| protocol | polls/s | success | CPU µs/poll | x floor | allocs/poll | peak RSS MiB | scrape ms gzip / plain | measured |");
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---|");
+    println!("| protocol | polls/s | success | CPU µs/poll | x floor | x a2s | allocs/poll | peak RSS MiB | scrape ms gzip / plain | measured |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+    let a2s = a2s_cost(&rows);
     for r in &rows {
-        println!("{}", line(r, &floors));
+        println!("{}", line(r, &floors, a2s));
     }
     println!();
     let floor_cells = |f: &[(usize, Duration, usize)]| {
@@ -283,11 +290,19 @@ pub fn run_table(args: &Args) -> io::Result<()> {
     Ok(())
 }
 
-fn line(r: &Row, floors: &Floors) -> String {
+/// A2S's CPU per poll in this run, the yardstick of the other UDP protocols.
+fn a2s_cost(rows: &[Row]) -> Option<Duration> {
+    rows.iter()
+        .find(|r| r.protocol == Protocol::A2s)
+        .and_then(|r| r.window.as_ref())
+        .map(|w| w.cpu_per_poll)
+}
+
+fn line(r: &Row, floors: &Floors, a2s: Option<Duration>) -> String {
     let name = r.protocol.as_str();
     let Some(w) = &r.window else {
         return format!(
-            "| {name} | | | | | | | | not measured: {} |",
+            "| {name} | | | | | | | | | not measured: {} |",
             r.error.as_deref().unwrap_or("?")
         );
     };
@@ -305,6 +320,10 @@ fn line(r: &Row, floors: &Floors) -> String {
             )
         })
         .unwrap_or_else(|| "-".into());
+    let vs_a2s = a2s
+        .filter(|a| !a.is_zero())
+        .map(|a| format!("{:.2}", w.cpu_per_poll.as_secs_f64() / a.as_secs_f64()))
+        .unwrap_or_default();
     let scrape = w
         .scrape_ms
         .map(|(gz, plain)| format!("{gz:.1} / {plain:.1}"))
@@ -317,7 +336,7 @@ fn line(r: &Row, floors: &Floors) -> String {
         let _ = write!(measured, "; {n} failed {reason}");
     }
     format!(
-        "| {name} | {:.0} | {:.4} | {:.1} | {ratio} | {} | {:.1} ({:.1}) | {scrape} | {measured} |",
+        "| {name} | {:.0} | {:.4} | {:.1} | {ratio} | {vs_a2s} | {} | {:.1} ({:.1}) | {scrape} | {measured} |",
         w.polls_per_s,
         w.success,
         micros(w.cpu_per_poll),
