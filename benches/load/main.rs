@@ -6,6 +6,7 @@
 //! cargo bench --bench load -- --engine raw ...   # query::poll_with in a plain loop per target
 //! cargo bench --bench load -- --a2s 100000 --interval 15s --seconds 15 --network both
 //! cargo bench --bench load -- --engine exporter --a2s 100000 --interval 15s --seconds 15 --network both
+//! cargo bench --bench load -- --table --targets 10000 --seconds 10   # every protocol (table.rs)
 //! ```
 //!
 //! More targets than one responder process can hold sockets for (`--per-child`, 16,000: the
@@ -155,6 +156,8 @@ struct Args {
     targets: usize,
     /// `--protocols a,b`: the table's protocols (all of `Protocol::ALL` when empty).
     protocols: Vec<Protocol>,
+    /// Simulators per child process in `--table` mode.
+    sims_per_child: usize,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -177,6 +180,7 @@ fn parse_args() -> Result<Args, String> {
         table: false,
         targets: 10_000,
         protocols: Vec::new(),
+        sims_per_child: 6_000,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -245,6 +249,7 @@ fn parse_args() -> Result<Args, String> {
             }
             "--table" => a.table = true,
             "--targets" => a.targets = num(value()?)?.max(1),
+            "--sims-per-child" => a.sims_per_child = num(value()?)?.clamp(1, 8_000),
             "--protocols" => {
                 for id in value()?.split(',').filter(|s| !s.is_empty()) {
                     let p = Protocol::from_name(id).ok_or(format!(

@@ -6,9 +6,9 @@
 //! 127.0.0.1 port, so every exchange runs for real (challenges, fragments, TCP, HTTP) and
 //! a protocol with a minimum gap between two polls of one server (TeamSpeak 3: 2 s, FiveM:
 //! 600 ms) keeps it with a 5 s interval. The simulators run in child processes (this binary
-//! re-executed with `--sims PROTOCOL N`, `SIMS_PER_CHILD` servers each: a FiveM server holds
-//! two descriptors and a TCP one a connection besides its listener, and one process may hold
-//! 20,000), so `getrusage` here counts only the daemon. The daemon runs in-process as
+//! re-executed with `--sims PROTOCOL N`, `--sims-per-child` servers each, 6,000 by default,
+//! at most 8,000: a FiveM server holds two descriptors and a TCP one a connection besides its
+//! listener, and one process may hold 20,000; each child is one thread), so `getrusage` here counts only the daemon. The daemon runs in-process as
 //! `--engine daemon` does (main.rs: `daemon_steady_state`).
 //!
 //! The floors use the canned-reply responder (responder.rs): UDP request/reply with 1, 4, 16
@@ -27,10 +27,6 @@ use gameserver_exporter::simulate::{self, World};
 use gameserver_exporter::target::Protocol;
 
 use super::{micros, responder, vm_hwm_kib, vm_kib, Args, Responders, Window};
-
-/// Simulated servers per child process: a FiveM server holds 2 descriptors, a TCP server
-/// its listener plus the connection being served; 6,000 stays well under 20,000.
-const SIMS_PER_CHILD: usize = 6_000;
 
 /// The `--sims PROTOCOL N` child: starts N simulators of PROTOCOL, prints their addresses on
 /// one line (`addrs A B ...`), serves until stdin closes.
@@ -79,8 +75,8 @@ struct Fleet {
 }
 
 impl Fleet {
-    fn start(protocol: Protocol, n: usize) -> io::Result<Fleet> {
-        let k = n.div_ceil(SIMS_PER_CHILD).max(1);
+    fn start(protocol: Protocol, n: usize, per_child: usize) -> io::Result<Fleet> {
+        let k = n.div_ceil(per_child.max(1)).max(1);
         let mut fleet = Fleet {
             children: Vec::new(),
             addrs: Vec::with_capacity(n),
@@ -187,11 +183,12 @@ pub fn run_table(args: &Args) -> io::Result<()> {
         args.protocols.clone()
     };
     println!(
-        "# table: {} protocol(s), {} targets each (one simulator per target, in child \
-         processes), interval {:?}, window {} s after one interval of warm-up, poll timeout \
+        "# table: {} protocol(s), {} targets each (one simulator per target, at most {} per \
+         child process), interval {:?}, window {} s after one interval of warm-up, poll timeout \
          {:?}; the daemon in-process",
         protocols.len(),
         args.targets,
+        args.sims_per_child,
         args.interval,
         args.seconds,
         args.timeout
@@ -220,7 +217,7 @@ pub fn run_table(args: &Args) -> io::Result<()> {
     let mut rows = Vec::new();
     for p in protocols {
         let name = p.as_str();
-        let fleet = match Fleet::start(p, args.targets) {
+        let fleet = match Fleet::start(p, args.targets, args.sims_per_child) {
             Ok(f) => f,
             Err(e) => {
                 println!("{name}: simulators did not start: {e}");
