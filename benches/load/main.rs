@@ -180,7 +180,7 @@ fn parse_args() -> Result<Args, String> {
         table: false,
         targets: 10_000,
         protocols: Vec::new(),
-        sims_per_child: 6_000,
+        sims_per_child: 2_000,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
