@@ -6,10 +6,11 @@
 //! 127.0.0.1 port, so every exchange runs for real (challenges, fragments, TCP, HTTP) and
 //! a protocol with a minimum gap between two polls of one server (TeamSpeak 3: 2 s, FiveM:
 //! 600 ms) keeps it with a 5 s interval. The simulators run in child processes (this binary
-//! re-executed with `--sims PROTOCOL N`, `--sims-per-child` servers each, 2,000 by default,
-//! at most 8,000: a FiveM server holds two descriptors and a TCP one a connection besides its
-//! listener, and one process may hold 20,000; each child is one thread), so `getrusage` here counts only the daemon. The daemon runs in-process as
-//! `--engine daemon` does (main.rs: `daemon_steady_state`).
+//! re-executed with `--sims PROTOCOL N`), so `getrusage` here counts only the daemon:
+//! `--sims-per-child` servers each, 2,000 by default (each child is one thread, and at 6,000
+//! Palworld's fell behind), at most 8,000 (a FiveM server holds two descriptors, a TCP one a
+//! connection besides its listener, and one process may hold 20,000). The daemon runs
+//! in-process as `--engine daemon` does (main.rs: `daemon_steady_state`).
 //!
 //! The floors use the canned-reply responder (responder.rs): UDP request/reply with 1, 4, 16
 //! and 256 requests in flight (one thread, non-blocking socket, `poll`, thread CPU time), and
