@@ -50,7 +50,16 @@ pub fn run_sims(argv: &[String]) -> io::Result<()> {
         let mut servers = Vec::with_capacity(n);
         let mut line = String::from("addrs");
         for _ in 0..n {
-            let s = (sim.spawn)(world.clone()).await?;
+            // FiveM's simulator needs a UDP port whose TCP twin is free too, and gives up after
+            // 32 tries: with thousands of ports bound or in TIME_WAIT it may, so try again.
+            let mut tries = 0;
+            let s = loop {
+                match (sim.spawn)(world.clone()).await {
+                    Ok(s) => break s,
+                    Err(e) if e.kind() == io::ErrorKind::AddrInUse && tries < 10 => tries += 1,
+                    Err(e) => return Err(e),
+                }
+            };
             let _ = write!(line, " {}", s.addr);
             servers.push(s);
         }
