@@ -9,7 +9,7 @@ use tokio::net::TcpListener;
 
 use crate::config::{self, Config};
 use crate::simulate::{self, SimServer, World, WorldState};
-use crate::target::{Address, PlayerSeries, Protocol, Target};
+use crate::target::{Address, Credentials, PlayerSeries, Protocol, Target};
 
 /// How often the demo polls its simulators.
 pub const DEMO_INTERVAL: Duration = Duration::from_secs(5);
@@ -54,11 +54,16 @@ impl Demo {
                 port: Some(server.addr.port()),
             };
             // Every opt-in series on, so the dashboard's player and rule panels have data.
-            let rules = simulate::simulator(*p).demo_rules;
-            c.targets.push(std::sync::Arc::new(Target {
+            let sim = simulate::simulator(*p);
+            let rules = sim.demo_rules;
+            // A server that answers only after a login (Factorio's RCON): the demo knows its
+            // password, as an operator's `password_file` would hold it.
+            let credentials = sim.password.map(|pw| Arc::new(Credentials::password(pw)));
+            c.targets.push(Arc::new(Target {
                 labels: [("env".to_string(), "demo".to_string())].into(),
                 players: Some(PlayerSeries::default()),
                 rules: rules.iter().map(|r| r.to_string()).collect(),
+                credentials,
                 ..c.exporter.target(format!("demo-{p}"), *p, address)
             }));
         }

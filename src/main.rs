@@ -17,7 +17,7 @@ use gameserver_exporter::query::{self, Request};
 use gameserver_exporter::scheduler::QueryProber;
 use gameserver_exporter::status::Status;
 use gameserver_exporter::target::Address;
-use gameserver_exporter::target::{Protocol, ProxyProtocol};
+use gameserver_exporter::target::{CredentialKey, Credentials, Protocol, ProxyProtocol};
 
 /// mimalloc instead of glibc's malloc: at 100,000 targets glibc kept the start-up peak
 /// resident (see the `mimalloc` entry in Cargo.toml). The load bench counts through the same
@@ -337,6 +337,11 @@ struct QueryArgs {
     /// unless given).
     #[arg(long, value_name = "PORT")]
     voice_port: Option<u16>,
+    /// A file holding the password (Factorio's RCON password, Palworld's admin password,
+    /// a TeamSpeak ServerQuery login's), as a target's `password_file`. Never a password on
+    /// the command line: other users see the command lines of running processes.
+    #[arg(long, value_name = "FILE")]
+    password_file: Option<std::path::PathBuf>,
 }
 
 fn proxy_version(s: &str) -> Result<ProxyProtocol, String> {
@@ -389,6 +394,30 @@ async fn run_query(a: QueryArgs) -> ExitCode {
     req.timeout = a.timeout;
     req.proxy_protocol = a.proxy_protocol;
     req.voice_port = a.voice_port;
+    if let Some(path) = &a.password_file {
+        if !protocol
+            .credential_keys()
+            .contains(&CredentialKey::Password)
+        {
+            return fail(format!(
+                "--password-file: protocol {protocol} takes no password_file"
+            ));
+        }
+        let loaded = match gameserver_exporter::secret::Secret::read(path) {
+            Ok(l) => l,
+            Err(e) => return fail(format!("--password-file: {e}")),
+        };
+        if loaded.readable_by_others {
+            eprintln!(
+                "warning: {} is readable by group or others (chmod 600)",
+                path.display()
+            );
+        }
+        req.credentials = Some(std::sync::Arc::new(Credentials {
+            password: Some(loaded.secret),
+            ..Credentials::default()
+        }));
+    }
     req.players = a.players;
     req.rules = a.rules;
     if let Some(g) = game {

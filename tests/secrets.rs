@@ -63,6 +63,11 @@ fn targets(protocol: Protocol, addr: SocketAddr, pw: &Path) -> Option<String> {
             "ts3",
             format!("username = \"serveradmin\"\npassword_file = \"{pw}\""),
         ),
+        // The RCON login goes out (and is refused: the simulator has its own password).
+        Protocol::Factorio => (
+            "factorio",
+            format!("password_file = \"{pw}\"\nplayers = true"),
+        ),
         _ => return None,
     };
     Some(format!(

@@ -5,14 +5,17 @@
 # plays (SRCDS, vanilla Minecraft, Factorio); opengsq only SRCDS, as with real servers: it
 # sends the command and its empty-command marker back to back and waits for the marker's
 # echo, which Factorio never sends and which vanilla Minecraft answers by closing the
-# connection (docs/protocols/factorio.md).
+# connection (docs/protocols/factorio.md). Against the Factorio flavour, the `factorio`
+# protocol end to end, `gameserver-exporter query factorio --json --password-file`, reads the
+# same as both.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 NAME=rcon
 # shellcheck source=lib.sh
 source .ci/interop/lib.sh
 
-cargo build --locked --quiet --example sim_rcon
+BIN=${1:-target/debug/gameserver-exporter}
+cargo build --locked --quiet --example sim_rcon --bin gameserver-exporter
 interop_work
 
 venv="$work/venv"
@@ -61,6 +64,18 @@ for flavour in srcds minecraft factorio; do
     ours=$(grep '^ours ' "$log")
     clients=(rcon)
     [[ $flavour == srcds ]] && clients+=(opengsq)
+    if [[ $flavour == factorio ]]; then
+        json=$("$BIN" query factorio "127.0.0.1:$port" --json --players --password-file "$work/rcon.pw") ||
+            interop_fail "query factorio failed"
+        echo "$NAME: gameserver-exporter query factorio --json:"
+        printf '%s\n' "$json" | sed 's/^/    /'
+        query=$(printf '%s' "$json" | python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+print("ours online={} players={}".format(s["online"], "|".join(p["name"] for p in s["players"])))')
+        [[ $query == "$ours" ]] || interop_fail "query factorio read $query but the RCON client read $ours"
+        echo "$NAME: factorio: query:   $query"
+    fi
     for client in "${clients[@]}"; do
         theirs=$(read_with "$client" "$port") || interop_fail "$client failed against $flavour"
         echo "$NAME: $flavour: ours:    $ours"

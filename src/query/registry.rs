@@ -27,6 +27,7 @@ use crate::net::{resolve, srv};
 use crate::protocol::a2s::exchange::{self as a2s_exchange, A2s};
 use crate::protocol::exchange::oneshot::OneShot;
 use crate::protocol::exchange::{Error, Exchange, LinkError, Params};
+use crate::protocol::factorio::exchange::{self as factorio_exchange, Factorio};
 use crate::protocol::gamespy1::exchange::Gamespy1;
 use crate::protocol::gamespy3::exchange as gamespy3_exchange;
 use crate::protocol::gamespy3::GameSpy3;
@@ -288,6 +289,16 @@ const TEAMSPEAK3: Entry = Entry {
     self_paced: true,
 };
 
+/// Factorio's RCON: one connection per poll, a login and one command (and the empty-command
+/// marker Factorio leaves unanswered); nothing to pace.
+const FACTORIO: Entry = Entry {
+    protocol: Protocol::Factorio,
+    resolve: Resolve::Plain,
+    link: Link::Tcp,
+    min_gap: Duration::ZERO,
+    self_paced: false,
+};
+
 /// Calls `v` with `protocol`'s exchange type and entry: the one table from a protocol to
 /// its exchange. A new protocol adds its arm here (the compiler asks for it).
 pub fn dispatch<V: Visit>(protocol: Protocol, v: V) -> V::Output {
@@ -315,6 +326,7 @@ pub fn dispatch<V: Visit>(protocol: Protocol, v: V) -> V::Output {
             v.visit::<OneShot<satisfactory::exchange::PollState>>(&SATISFACTORY)
         }
         Protocol::Teamspeak3 => v.visit::<Ts3>(&TEAMSPEAK3),
+        Protocol::Factorio => v.visit::<Factorio>(&FACTORIO),
     }
 }
 
@@ -549,6 +561,15 @@ impl Build for Fetch<PalworldApi> {
         let password = start.credentials.and_then(|c| c.password.as_ref());
         let authorization = password.map(|p| basic_auth(palworld::USER, p));
         palworld::exchange::new(start.params, authorization, start.deadline)
+    }
+}
+
+impl Build for Factorio {
+    fn build(start: &Start<'_>, _session: &Session) -> Self {
+        // The address is the RCON port; the target's `password_file` is the RCON password.
+        let password = start.credentials.and_then(|c| c.password.clone());
+        let first_id = (crate::protocol::exchange::tools::random_u32() >> 2) as i32;
+        factorio_exchange::new(start.params, password, first_id, start.deadline)
     }
 }
 

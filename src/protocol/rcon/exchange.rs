@@ -116,6 +116,14 @@ impl<S: Script> Rcon<S> {
         }
     }
 
+    /// An exchange that fails with `error` before connecting (a target without the
+    /// credentials its protocol needs: [`Error::NoCredentials`]).
+    pub fn failing(script: S, params: Params, error: Error, deadline: Instant) -> Self {
+        let mut x = Rcon::new(script, Secret::new(""), params, 1, deadline);
+        x.error = Some(error);
+        x
+    }
+
     fn fail(&mut self, e: Error) {
         if self.error.is_none() {
             self.error = Some(e);
