@@ -9,7 +9,7 @@ use tokio::net::TcpListener;
 
 use crate::config::{self, Config};
 use crate::simulate::{self, SimServer, World, WorldState};
-use crate::target::{Address, Credentials, PlayerSeries, Protocol, Target};
+use crate::target::{Address, Credentials, PlayerSeries, Protocol, Rcon, Target};
 
 /// How often the demo polls its simulators.
 pub const DEMO_INTERVAL: Duration = Duration::from_secs(5);
@@ -58,7 +58,13 @@ impl Demo {
             let rules = sim.demo_rules;
             // A server that answers only after a login (Factorio's RCON): the demo knows its
             // password, as an operator's `password_file` would hold it.
-            let credentials = sim.password.map(|pw| Arc::new(Credentials::password(pw)));
+            let mut credentials = sim.password.map(Credentials::password);
+            // A console beside the query port (Minecraft's RCON): server health.
+            if let Some((console, pw)) = server.rcon {
+                let c = credentials.get_or_insert_with(Credentials::default);
+                c.rcon = Some(Rcon::with_password(console.port(), pw));
+            }
+            let credentials = credentials.map(Arc::new);
             c.targets.push(Arc::new(Target {
                 labels: [("env".to_string(), "demo".to_string())].into(),
                 players: Some(PlayerSeries::default()),

@@ -506,6 +506,17 @@ pub struct Rcon {
     pub password: Secret,
 }
 
+impl Rcon {
+    /// A login whose password is given from memory: what `demo` logs in to its own
+    /// simulators' consoles with.
+    pub fn with_password(port: u16, password: &str) -> Rcon {
+        Rcon {
+            port: Some(port),
+            password: Secret::new(password),
+        }
+    }
+}
+
 /// Per-player series a target publishes by default when `players = true`.
 pub const DEFAULT_MAX_PLAYER_SERIES: u32 = 100;
 

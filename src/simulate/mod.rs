@@ -219,12 +219,27 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
 #[derive(Debug)]
 pub struct SimServer {
     pub addr: SocketAddr,
+    /// An RCON console the server runs beside its query port, and its password (Minecraft
+    /// with `enable-rcon`): `demo` gives the target `rcon = { port, password_file }` for it.
+    pub rcon: Option<(SocketAddr, &'static str)>,
     tasks: Vec<JoinHandle<()>>,
 }
 
 impl SimServer {
     pub fn new(addr: SocketAddr, tasks: Vec<JoinHandle<()>>) -> SimServer {
-        SimServer { addr, tasks }
+        SimServer {
+            addr,
+            rcon: None,
+            tasks,
+        }
+    }
+
+    /// This server, with `console` (a running RCON simulator, logged in to with
+    /// `password`) as its RCON console: both stop when it is dropped.
+    pub fn with_rcon(mut self, mut console: SimServer, password: &'static str) -> SimServer {
+        self.rcon = Some((console.addr, password));
+        self.tasks.append(&mut console.tasks);
+        self
     }
 }
 
