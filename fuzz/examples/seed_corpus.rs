@@ -1019,13 +1019,23 @@ fn rcon(root: &Path) {
     let c = Corpus::new(root, "rcon");
     let mut out = Vec::new();
     encode(7, TYPE_AUTH_RESPONSE, b"", &mut out);
-    encode(8, TYPE_RESPONSE, b"Online players (2):\n  alice (online)\n  bob (online)", &mut out);
+    encode(
+        8,
+        TYPE_RESPONSE,
+        b"Online players (2):\n  alice (online)\n  bob (online)",
+        &mut out,
+    );
     c.add("factorio", &out);
     let mut mc = Vec::new();
     encode(8, TYPE_RESPONSE, b"The game is running normallyTarget tick rate: 20.0 per second.\nAverage time per tick: 2.5ms (Target: 50.0ms)Percentiles: P50: 2.1ms P95: 3.4ms P99: 5.0ms, sample: 100", &mut mc);
     c.add("tick-query", &mc);
     let mut paper = Vec::new();
-    encode(8, TYPE_RESPONSE, "\u{a7}6TPS from last 1m, 5m, 15m: \u{a7}a*20.0, \u{a7}a19.97, \u{a7}a19.99".as_bytes(), &mut paper);
+    encode(
+        8,
+        TYPE_RESPONSE,
+        "\u{a7}6TPS from last 1m, 5m, 15m: \u{a7}a*20.0, \u{a7}a19.97, \u{a7}a19.99".as_bytes(),
+        &mut paper,
+    );
     c.add("paper-tps", &paper);
     let mut refused = Vec::new();
     encode(-1, TYPE_AUTH_RESPONSE, b"", &mut refused);

@@ -664,7 +664,9 @@ pub async fn run<X: Build>(
     };
     let mut observer = observer;
     // A reborrow for the poll, the object's lifetime shortened to it (the health query
-    // after it reports to the same observer).
+    // after it reports to the same observer); `as_deref_mut` keeps the longer object
+    // lifetime, which `&mut`'s invariance then ties to the whole function.
+    #[allow(clippy::option_as_ref_deref)]
     let observed = observer.as_mut().map(|o| -> &mut dyn Observer { &mut **o });
     let status = poll_link::<X>(entry, req, &mut start, session, deadline, observed).await?;
     match X::health_over_rcon(&start) {
