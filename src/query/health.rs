@@ -10,9 +10,9 @@ use std::net::SocketAddr;
 use tokio::time::Instant;
 
 use super::driver::{drive, Observer, Pacing};
-use super::registry::Start;
 use super::transport::TcpLink;
 use crate::protocol::exchange::tools::{note, random_u32};
+use crate::protocol::exchange::Params;
 use crate::protocol::minecraft::health::Script;
 use crate::protocol::rcon::exchange::Rcon;
 use crate::secret::Secret;
@@ -28,18 +28,12 @@ pub(super) async fn add(
     mut status: Status,
     addr: SocketAddr,
     password: Secret,
-    start: &Start<'_>,
+    params: Params,
     deadline: Instant,
     observer: Option<&mut dyn Observer>,
 ) -> Status {
     let first_id = (random_u32() >> 2) as i32;
-    let mut x = Rcon::new(
-        Script,
-        password,
-        start.params,
-        first_id,
-        deadline.into_std(),
-    );
+    let mut x = Rcon::new(Script, password, params, first_id, deadline.into_std());
     let mut link = TcpLink::new(addr);
     // TCP: nothing is resent; no gap to keep.
     let pacing = Pacing {

@@ -672,7 +672,7 @@ pub async fn run<X: Build>(
     match X::health_over_rcon(&start) {
         Some((port, password)) => {
             let addr = SocketAddr::new(peer.ip(), port);
-            Ok(health::add(status, addr, password, &start, deadline, observer).await)
+            Ok(health::add(status, addr, password, start.params, deadline, observer).await)
         }
         None => Ok(status),
     }
