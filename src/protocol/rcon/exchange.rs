@@ -205,6 +205,13 @@ impl<S: Script> Exchange for Rcon<S> {
                     self.state = State::Authing;
                     return Step::SendSecret("RCON login");
                 }
+                // At the deadline itself the wait would end at once, again and again (the
+                // driver polls past it only once the clock has moved on; a paused test
+                // clock never does): the poll is over.
+                State::Authing | State::First if now >= self.deadline => {
+                    self.state = State::Over;
+                    return Step::Failed(Error::Net(LinkError::Timeout));
+                }
                 State::Authing | State::First => return Step::Wait(self.deadline),
                 State::Next => match self.script.next_command(&self.replies) {
                     Some(cmd) => {
