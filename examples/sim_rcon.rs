@@ -3,7 +3,12 @@
 //! file and what our own RCON client reads from it.
 //!
 //! Usage: sim_rcon [srcds|minecraft|factorio] PASSWORD_FILE
-//! Prints `addr 127.0.0.1:PORT`, then `ours online=N players=a|b|...`, then
+//! Prints `addr 127.0.0.1:PORT`, then `ours online=N players=a|b|...`, then serves.
+//!
+//! Usage: sim_rcon minecraft-health PASSWORD_FILE
+//! A Minecraft server (status ping) with a vanilla RCON console beside it answering
+//! `tick query`: prints `addr 127.0.0.1:PORT` (the status ping) and `rcon 127.0.0.1:PORT`,
+//! then serves.
 
 use std::time::Duration;
 
@@ -26,6 +31,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let file = args.get(2).ok_or("usage: sim_rcon FLAVOUR PASSWORD_FILE")?;
     let password = Secret::read(std::path::Path::new(file))?.secret;
+    if args.get(1).map(String::as_str) == Some("minecraft-health") {
+        return minecraft_health(password).await;
+    }
     let world = World::new(WorldState {
         players: (0..4).map(|i| (format!("engineer{i}"), 0, 0.0)).collect(),
         ..WorldState::default()
@@ -53,6 +61,28 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(|p| p.name.as_str())
         .collect();
     println!("ours online={} players={}", s.online, names.join("|"));
+    std::future::pending::<()>().await;
+    Ok(())
+}
+
+/// A Minecraft server and its vanilla RCON console (two players: the simulator's tick times
+/// follow the player count).
+async fn minecraft_health(password: Secret) -> Result<(), Box<dyn std::error::Error>> {
+    use gameserver_exporter::simulate::minecraft;
+    let world = World::new(WorldState {
+        players: vec![("Alex".into(), 0, 0.0), ("Steve".into(), 0, 0.0)],
+        ..WorldState::default()
+    });
+    let server = minecraft::spawn_demo(world.clone()).await?;
+    let config = RconConfig {
+        flavour: Flavour::Minecraft,
+        password: password.expose().to_string(),
+        respond: minecraft::vanilla_console,
+        ..RconConfig::default()
+    };
+    let console = spawn(world, config).await?;
+    println!("addr {}", server.addr);
+    println!("rcon {}", console.addr);
     std::future::pending::<()>().await;
     Ok(())
 }

@@ -10,7 +10,7 @@ use tokio::net::TcpListener;
 use crate::config::{self, Config};
 use crate::secret::Secret;
 use crate::simulate::{self, SimServer, World, WorldState};
-use crate::target::{Address, Credentials, PlayerSeries, Protocol, Target, TlsMode};
+use crate::target::{Address, Credentials, PlayerSeries, Protocol, Rcon, Target, TlsMode};
 
 /// How often the demo polls its simulators.
 pub const DEMO_INTERVAL: Duration = Duration::from_secs(5);
@@ -55,11 +55,22 @@ impl Demo {
                 port: Some(server.addr.port()),
             };
             // Every opt-in series on, so the dashboard's player and rule panels have data.
-            let rules = simulate::simulator(*p).demo_rules;
+            let sim = simulate::simulator(*p);
+            let rules = sim.demo_rules;
+            // A server that answers only after a login (Factorio's RCON): the demo knows its
+            // password, as an operator's `password_file` would hold it.
+            let mut credentials = sim.password.map(Credentials::password);
+            // A console beside the query port (Minecraft's RCON): server health.
+            if let Some((console, pw)) = server.rcon {
+                let c = credentials.get_or_insert_with(Credentials::default);
+                c.rcon = Some(Rcon::with_password(console.port(), pw));
+            }
+            let credentials = credentials.map(Arc::new);
             let mut target = Target {
                 labels: [("env".to_string(), "demo".to_string())].into(),
                 players: Some(PlayerSeries::default()),
                 rules: rules.iter().map(|r| r.to_string()).collect(),
+                credentials,
                 ..c.exporter.target(format!("demo-{p}"), *p, address)
             };
             if *p == Protocol::Satisfactory {
@@ -72,7 +83,7 @@ impl Demo {
                 }));
                 target.tls = TlsMode::Pinned;
             }
-            c.targets.push(std::sync::Arc::new(target));
+            c.targets.push(Arc::new(target));
         }
         c
     }

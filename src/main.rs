@@ -15,9 +15,10 @@ use gameserver_exporter::handles::Daemon;
 use gameserver_exporter::http::web::Web;
 use gameserver_exporter::query::{self, Request};
 use gameserver_exporter::scheduler::QueryProber;
+use gameserver_exporter::secret::Secret;
 use gameserver_exporter::status::Status;
 use gameserver_exporter::target::Address;
-use gameserver_exporter::target::{Protocol, ProxyProtocol};
+use gameserver_exporter::target::{CredentialKey, Credentials, Protocol, ProxyProtocol, Rcon};
 
 /// mimalloc instead of glibc's malloc: at 100,000 targets glibc kept the start-up peak
 /// resident (see the `mimalloc` entry in Cargo.toml). The load bench counts through the same
@@ -333,6 +334,32 @@ struct QueryArgs {
     /// unless given).
     #[arg(long, value_name = "PORT")]
     voice_port: Option<u16>,
+    /// A file holding the password (Factorio's RCON password, Palworld's admin password,
+    /// a TeamSpeak ServerQuery login's), as a target's `password_file`. Never a password on
+    /// the command line: other users see the command lines of running processes.
+    #[arg(long, value_name = "FILE")]
+    password_file: Option<std::path::PathBuf>,
+    /// Minecraft: also ask the server's health over RCON (`tick query`, else Paper's
+    /// `tps`/`mspt`), logging in with the password in this file, as a target's
+    /// `rcon.password_file`.
+    #[arg(long, value_name = "FILE")]
+    rcon_password_file: Option<std::path::PathBuf>,
+    /// The RCON port for --rcon-password-file (Minecraft's 25575 unless given).
+    #[arg(long, value_name = "PORT", requires = "rcon_password_file")]
+    rcon_port: Option<u16>,
+}
+
+/// A secret file named on the command line, with the config loader's warning when others
+/// may read it.
+fn read_secret(option: &str, path: &std::path::Path) -> Result<Secret, String> {
+    let loaded = Secret::read(path).map_err(|e| format!("{option}: {e}"))?;
+    if loaded.readable_by_others {
+        eprintln!(
+            "warning: {} is readable by group or others (chmod 600)",
+            path.display()
+        );
+    }
+    Ok(loaded.secret)
 }
 
 fn proxy_version(s: &str) -> Result<ProxyProtocol, String> {
@@ -397,6 +424,46 @@ async fn run_query(a: QueryArgs) -> ExitCode {
     req.timeout = a.timeout;
     req.proxy_protocol = a.proxy_protocol;
     req.voice_port = a.voice_port;
+    let mut credentials = Credentials::default();
+    for (given, key, option) in [
+        (
+            a.password_file.is_some(),
+            CredentialKey::Password,
+            "--password-file",
+        ),
+        (
+            a.rcon_password_file.is_some(),
+            CredentialKey::Rcon,
+            "--rcon-password-file",
+        ),
+    ] {
+        if given && !protocol.credential_keys().contains(&key) {
+            return fail(format!(
+                "{option}: protocol {protocol} takes no {}",
+                key.as_str()
+            ));
+        }
+    }
+    if let Some(path) = &a.password_file {
+        match read_secret("--password-file", path) {
+            Ok(s) => credentials.password = Some(s),
+            Err(e) => return fail(e),
+        }
+    }
+    if let Some(path) = &a.rcon_password_file {
+        match read_secret("--rcon-password-file", path) {
+            Ok(password) => {
+                credentials.rcon = Some(Rcon {
+                    port: a.rcon_port,
+                    password,
+                })
+            }
+            Err(e) => return fail(e),
+        }
+    }
+    if credentials != Credentials::default() {
+        req.credentials = Some(std::sync::Arc::new(credentials));
+    }
     req.players = a.players;
     req.rules = a.rules;
     if let Some(g) = game {

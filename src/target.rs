@@ -92,10 +92,13 @@ pub enum Protocol {
     /// TeamSpeak 3 ServerQuery, TCP.
     #[serde(rename = "teamspeak3")]
     Teamspeak3,
+    /// Factorio over Source RCON (`/players online count`), TCP: the game has no query.
+    #[serde(rename = "factorio")]
+    Factorio,
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 19] = [
+    pub const ALL: [Protocol; 20] = [
         Protocol::A2s,
         Protocol::Minecraft,
         Protocol::MinecraftQuery,
@@ -115,6 +118,7 @@ impl Protocol {
         Protocol::Fivem,
         Protocol::Satisfactory,
         Protocol::Teamspeak3,
+        Protocol::Factorio,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -138,6 +142,7 @@ impl Protocol {
             Protocol::Fivem => "fivem",
             Protocol::Satisfactory => "satisfactory",
             Protocol::Teamspeak3 => "teamspeak3",
+            Protocol::Factorio => "factorio",
         }
     }
 
@@ -168,6 +173,9 @@ impl Protocol {
             Protocol::Fivem => 30120,
             Protocol::Satisfactory => 7777,
             Protocol::Teamspeak3 => 10011,
+            // Factorio has no default RCON port (`--rcon-port` is required to turn RCON
+            // on); 27015, Source's, is what its wiki and hosting panels use.
+            Protocol::Factorio => 27015,
         }
     }
 
@@ -186,7 +194,7 @@ impl Protocol {
     /// `TcpLink::new(addr).with_proxy_header(req.proxy_protocol)`.
     pub fn over_tcp(self) -> bool {
         match self {
-            Protocol::Minecraft | Protocol::Teamspeak3 => true,
+            Protocol::Minecraft | Protocol::Teamspeak3 | Protocol::Factorio => true,
             Protocol::A2s
             | Protocol::MinecraftQuery
             | Protocol::MinecraftBedrock
@@ -226,7 +234,8 @@ impl Protocol {
             | Protocol::Unreal2
             | Protocol::Doom3
             | Protocol::Fivem
-            | Protocol::Teamspeak3 => None,
+            | Protocol::Teamspeak3
+            | Protocol::Factorio => None,
         }
     }
 
@@ -244,6 +253,8 @@ impl Protocol {
             Protocol::Teamspeak3 => &[CredentialKey::Username, CredentialKey::Password],
             // The HTTPS API's bearer token (`server.GenerateAPIToken`).
             Protocol::Satisfactory => &[CredentialKey::ApiToken],
+            // The RCON password (`--rcon-password`); the address is the RCON port.
+            Protocol::Factorio => &[CredentialKey::Password],
             Protocol::A2s
             | Protocol::MinecraftQuery
             | Protocol::MinecraftBedrock
@@ -281,6 +292,11 @@ impl Protocol {
             | Protocol::Doom3 => None,
             Protocol::Terraria | Protocol::Palworld => None,
             Protocol::Fivem | Protocol::Satisfactory | Protocol::Teamspeak3 => None,
+            // Factorio answers nothing without its RCON password, but a target without
+            // `password_file` is still valid config (as the example's, whose file does not
+            // exist on every machine that checks it): its polls fail at once, before
+            // connecting, as `auth_refused` naming the missing key.
+            Protocol::Factorio => None,
         }
     }
 
@@ -463,6 +479,15 @@ pub struct Credentials {
 }
 
 impl Credentials {
+    /// Only a `password_file`'s password, given from memory: what `demo` logs in to its own
+    /// simulators with.
+    pub fn password(password: &str) -> Credentials {
+        Credentials {
+            password: Some(Secret::new(password)),
+            ..Credentials::default()
+        }
+    }
+
     /// Whether the key is set.
     pub fn has(&self, key: CredentialKey) -> bool {
         match key {
@@ -481,6 +506,17 @@ pub struct Rcon {
     /// The RCON port; `None`: the protocol's default ([`Protocol::default_rcon_port`]).
     pub port: Option<u16>,
     pub password: Secret,
+}
+
+impl Rcon {
+    /// A login whose password is given from memory: what `demo` logs in to its own
+    /// simulators' consoles with.
+    pub fn with_password(port: u16, password: &str) -> Rcon {
+        Rcon {
+            port: Some(port),
+            password: Secret::new(password),
+        }
+    }
 }
 
 /// Per-player series a target publishes by default when `players = true`.

@@ -139,6 +139,8 @@ async fn fleet(rts: &Runtimes) -> Fleet {
             catalogue.iter().any(down),
             "no hostile {p} server in simulate::{p}'s hostile()"
         );
+        // Credentials a protocol cannot be polled without, for the closed port below.
+        let healthy_config = catalogue.iter().find(|h| !down(h)).map_or("", |h| h.config);
         for h in catalogue {
             let name = format!("{}-{}", p.as_str(), h.name);
             let rt = if h.heavy {
@@ -163,13 +165,14 @@ async fn fleet(rts: &Runtimes) -> Fleet {
             });
             f._servers.push(server);
         }
-        // A closed port: TCP reset on connect, ICMP port unreachable for UDP.
+        // A closed port: TCP reset on connect, ICMP port unreachable for UDP. With the
+        // healthy server's config lines.
         let closed = closed_port();
         f.targets.push(Target {
             name: format!("{}-closed", p.as_str()),
             protocol: p,
             addr: closed,
-            extra: "",
+            extra: healthy_config,
             expect: Expect::Down("refused"),
             strings: false,
         });

@@ -335,3 +335,71 @@ async fn reset_mid_reply() {
         "{reason:?}"
     );
 }
+
+/// A Minecraft target with `rcon` set: the status ping, then the health over RCON.
+fn health_request(addr: SocketAddr, console: Option<SocketAddr>, password: &str) -> Request {
+    use gameserver_exporter::target::{Credentials, Rcon};
+    let mut req = request(addr, 3000);
+    let port = console.map_or_else(closed_port, |c| c.port());
+    req.credentials = Some(std::sync::Arc::new(Credentials {
+        rcon: Some(Rcon::with_password(port, password)),
+        ..Credentials::default()
+    }));
+    req
+}
+
+/// A loopback port nothing listens on.
+fn closed_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().port()
+}
+
+/// Vanilla 1.20.3+: `tick query` gives the target rate, the mean and the percentiles (two
+/// players: 3.0 ms mean in the simulator); Paper before 1.20.3: `tps` and `mspt` after
+/// `tick query` is refused. The status ping's fields stay as they were.
+#[tokio::test]
+async fn rcon_health_vanilla_and_paper() {
+    use gameserver_exporter::simulate::minecraft::{spawn_console, Console, RCON_PASSWORD};
+    let server = spawn(world(), McConfig::default()).await.unwrap();
+    let vanilla = spawn_console(world(), Console::Vanilla).await.unwrap();
+    let req = health_request(server.addr, Some(vanilla.addr), RCON_PASSWORD);
+    let s = poll(&req).await.unwrap();
+    assert_eq!((s.online, s.max), (2, 20));
+    let h = s.health.expect("health");
+    assert_eq!(h.tick_target_rate_hertz, Some(20.0));
+    assert_eq!(h.tick_rate_hertz, Some(20.0));
+    assert_eq!(h.tick_duration_seconds, Some(0.003));
+    let q = h.tick_quantiles.expect("percentiles");
+    assert_eq!((q.p50, q.p95, q.p99), (0.0027, 0.0048, 0.0072));
+
+    let paper = spawn_console(world(), Console::Paper).await.unwrap();
+    let req = health_request(server.addr, Some(paper.addr), RCON_PASSWORD);
+    let s = poll(&req).await.unwrap();
+    let h = s.health.expect("health");
+    assert_eq!(h.tick_rate_hertz, Some(20.0));
+    assert_eq!(h.tick_target_rate_hertz, Some(20.0));
+    assert_eq!(h.tick_duration_seconds, Some(0.003));
+    assert_eq!(h.tick_quantiles, None);
+}
+
+/// A failed health query never takes a good status ping down: the status is published
+/// without health, and `health_error` says why (a wrong password, a closed RCON port).
+#[tokio::test]
+async fn rcon_health_failure_keeps_the_target_up() {
+    use gameserver_exporter::simulate::minecraft::{spawn_console, Console};
+    let server = spawn(world(), McConfig::default()).await.unwrap();
+    let console = spawn_console(world(), Console::Vanilla).await.unwrap();
+    for (req, reason) in [
+        (
+            health_request(server.addr, Some(console.addr), "pl4nted-wrong"),
+            "auth_refused",
+        ),
+        (health_request(server.addr, None, "x"), "refused"),
+    ] {
+        let s = poll(&req).await.unwrap();
+        assert_eq!(s.online, 2);
+        assert_eq!(s.health, None);
+        assert_eq!(s.extras["health_error"], reason);
+        assert!(!format!("{s:?}").contains("pl4nted-wrong"));
+    }
+}

@@ -159,3 +159,67 @@ async fn hostile_servers_fail_typed() {
         assert_eq!(r.unwrap_err().reason(), want, "{m:?}");
     }
 }
+
+/// A `factorio` request as a configured target sends it: the RCON address, and the target's
+/// `password_file` (`None`: a target without one).
+fn factorio_request(
+    addr: std::net::SocketAddr,
+    password: Option<&str>,
+    players: bool,
+) -> gameserver_exporter::query::Request {
+    use gameserver_exporter::target::{Address, Credentials, Protocol};
+    let address = Address::parse(&addr.to_string()).unwrap();
+    let mut req = gameserver_exporter::query::Request::new(Protocol::Factorio, address);
+    req.players = players;
+    req.credentials = password.map(|p| {
+        std::sync::Arc::new(Credentials {
+            password: Some(Secret::new(p)),
+            ..Credentials::default()
+        })
+    });
+    req
+}
+
+/// The `factorio` protocol through the registry and the real poll path, against the
+/// Factorio-dressed simulator: the count, the names with `players`, nothing else claimed.
+#[tokio::test]
+async fn factorio_target_polls_count_and_names() {
+    use gameserver_exporter::simulate::factorio;
+    let world = World::new(WorldState {
+        players: vec![("alice".into(), 0, 0.0), ("bob".into(), 0, 0.0)],
+        ..WorldState::default()
+    });
+    let sim = factorio::spawn(world, factorio::config()).await.unwrap();
+    let req = factorio_request(sim.addr, Some(factorio::PASSWORD), false);
+    let s = gameserver_exporter::query::poll(&req).await.unwrap();
+    assert_eq!((s.online, s.max, s.name.as_str()), (2, 0, ""));
+    assert_eq!(s.game.as_deref(), Some("Factorio"));
+    assert_eq!(s.players, None);
+    let req = factorio_request(sim.addr, Some(factorio::PASSWORD), true);
+    let s = gameserver_exporter::query::poll(&req).await.unwrap();
+    let names: Vec<_> = s.players.unwrap().into_iter().map(|p| p.name).collect();
+    assert_eq!((s.online, names), (2, vec!["alice".into(), "bob".into()]));
+}
+
+/// A wrong password is `auth_refused`; no password at all is `auth_refused` too, at once,
+/// without a connection (the simulator counts none: it would have to answer a login).
+#[tokio::test]
+async fn factorio_without_the_right_password_is_auth_refused() {
+    use gameserver_exporter::simulate::factorio;
+    let sim = factorio::spawn(World::default(), factorio::config())
+        .await
+        .unwrap();
+    let req = factorio_request(sim.addr, Some("wrong-pw"), false);
+    let e = gameserver_exporter::query::poll(&req).await.unwrap_err();
+    assert_eq!(e.reason, Reason::AuthRefused, "{}", e.detail);
+    assert!(!e.detail.contains("wrong-pw"));
+    // Nothing listens here: a connection attempt would read `refused`.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = closed.local_addr().unwrap();
+    drop(closed);
+    let e = gameserver_exporter::query::poll(&factorio_request(addr, None, false))
+        .await
+        .unwrap_err();
+    assert_eq!(e.reason, Reason::AuthRefused, "{}", e.detail);
+    assert!(e.detail.contains("password_file"), "{}", e.detail);
+}

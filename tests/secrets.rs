@@ -10,6 +10,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use gameserver_exporter::scheduler::QueryProber;
+use gameserver_exporter::simulate::minecraft::Console;
 use gameserver_exporter::simulate::{self, World, WorldState};
 use gameserver_exporter::target::Protocol;
 #[path = "support/daemon.rs"]
@@ -50,12 +51,14 @@ fn write_secret(path: &Path) {
 
 /// One configured target per protocol that takes credentials, each with the planted secret
 /// in every file it names, aimed at that protocol's simulator at `addr`.
-fn targets(protocol: Protocol, addr: SocketAddr, pw: &Path) -> Option<String> {
+/// `rcon_port`: a console the Minecraft target's health query logs in to (and is refused
+/// by: it has its own password), so the planted secret goes out in an RCON login.
+fn targets(protocol: Protocol, addr: SocketAddr, pw: &Path, rcon_port: u16) -> Option<String> {
     let pw = pw.display();
     let (name, keys) = match protocol {
         Protocol::Minecraft => (
             "mc",
-            format!("rcon = {{ port = 1, password_file = \"{pw}\" }}"),
+            format!("rcon = {{ port = {rcon_port}, password_file = \"{pw}\" }}"),
         ),
         Protocol::Terraria => ("tshock", format!("token_file = \"{pw}\"")),
         Protocol::Palworld => ("pal", format!("password_file = \"{pw}\"\nplayers = true")),
@@ -66,6 +69,11 @@ fn targets(protocol: Protocol, addr: SocketAddr, pw: &Path) -> Option<String> {
         Protocol::Satisfactory => (
             "sat",
             format!("api_token_file = \"{pw}\"\ntls_insecure = true"),
+        ),
+        // The RCON login goes out (and is refused: the simulator has its own password).
+        Protocol::Factorio => (
+            "factorio",
+            format!("password_file = \"{pw}\"\nplayers = true"),
         ),
         _ => return None,
     };
@@ -89,6 +97,10 @@ async fn planted_secret_reaches_no_surface() {
     write_secret(&pw);
 
     let mut servers = Vec::new();
+    let console = simulate::minecraft::spawn_console(World::default(), Console::Vanilla)
+        .await
+        .unwrap();
+    let rcon_port = console.addr.port();
     let mut text = String::from("[exporter]\ninterval = \"1s\"\ntimeout = \"500ms\"\n");
     let mut names = Vec::new();
     for p in Protocol::ALL {
@@ -109,7 +121,7 @@ async fn planted_secret_reaches_no_surface() {
             }
             _ => (simulate::simulator(p).spawn)(world).await.unwrap(),
         };
-        let t = targets(p, server.addr, &pw)
+        let t = targets(p, server.addr, &pw, rcon_port)
             .unwrap_or_else(|| panic!("{p} takes credentials: add its target to targets()"));
         names.push(
             t.lines()
@@ -158,7 +170,7 @@ async fn planted_secret_reaches_no_surface() {
     std::fs::write(&cfg, &text).unwrap();
     let broken = [
         text.clone(),
-        text.replace("port = 1,", "port = 0,"),
+        text.replace(&format!("port = {rcon_port},"), "port = 0,"),
         format!("{text}\n[[target]]\nname = \"x\"\nprotocol = \"a2s\"\naddress = \"127.0.0.1\"\npassword_file = \"{}\"\n", pw.display()),
     ];
     for (i, t) in broken.iter().enumerate() {
@@ -196,6 +208,13 @@ async fn planted_secret_reaches_no_surface() {
         .unwrap();
     assert!(sat.contains("sent POST /api/v1 QueryServerState"), "{sat}");
     assert!(sat.contains("<redacted"), "{sat}");
+    // The Minecraft target's health query sent its RCON login, shown redacted.
+    assert!(
+        surfaces
+            .iter()
+            .any(|(w, b)| w == "/probe?target=mc&debug=true" && b.contains("redacted")),
+        "no redacted RCON login in the mc transcript"
+    );
     // The probe's transcript did run (not an empty page that trivially holds no secret).
     assert!(surfaces
         .iter()

@@ -5,14 +5,18 @@
 # plays (SRCDS, vanilla Minecraft, Factorio); opengsq only SRCDS, as with real servers: it
 # sends the command and its empty-command marker back to back and waits for the marker's
 # echo, which Factorio never sends and which vanilla Minecraft answers by closing the
-# connection (docs/protocols/factorio.md).
+# connection (docs/protocols/factorio.md). Against the Factorio flavour, the `factorio`
+# protocol end to end, `gameserver-exporter query factorio --json --password-file`, reads the
+# same as both; and PyPI rcon reads `tick query` from a vanilla Minecraft console as
+# `query minecraft --json --rcon-password-file` publishes it (server health).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 NAME=rcon
 # shellcheck source=lib.sh
 source .ci/interop/lib.sh
 
-cargo build --locked --quiet --example sim_rcon
+BIN=${1:-target/debug/gameserver-exporter}
+cargo build --locked --quiet --example sim_rcon --bin gameserver-exporter
 interop_work
 
 venv="$work/venv"
@@ -61,6 +65,18 @@ for flavour in srcds minecraft factorio; do
     ours=$(grep '^ours ' "$log")
     clients=(rcon)
     [[ $flavour == srcds ]] && clients+=(opengsq)
+    if [[ $flavour == factorio ]]; then
+        json=$("$BIN" query factorio "127.0.0.1:$port" --json --players --password-file "$work/rcon.pw") ||
+            interop_fail "query factorio failed"
+        echo "$NAME: gameserver-exporter query factorio --json:"
+        printf '%s\n' "$json" | sed 's/^/    /'
+        query=$(printf '%s' "$json" | python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+print("ours online={} players={}".format(s["online"], "|".join(p["name"] for p in s["players"])))')
+        [[ $query == "$ours" ]] || interop_fail "query factorio read $query but the RCON client read $ours"
+        echo "$NAME: factorio: query:   $query"
+    fi
     for client in "${clients[@]}"; do
         theirs=$(read_with "$client" "$port") || interop_fail "$client failed against $flavour"
         echo "$NAME: $flavour: ours:    $ours"
@@ -68,4 +84,43 @@ for flavour in srcds minecraft factorio; do
         [[ $theirs == "$ours" ]] || interop_fail "$client read $theirs but our client read $ours ($flavour)"
     done
 done
+# Minecraft health: PyPI rcon runs `tick query` on the vanilla console beside a simulated
+# Minecraft server; its text, read by hand here, must give what
+# `gameserver-exporter query minecraft --json --rcon-password-file` publishes as health.
+log="$work/sim-minecraft-health.log"
+target/debug/examples/sim_rcon minecraft-health "$work/rcon.pw" >"$log" 2>&1 &
+pids+=($!)
+for ((i = 0; i < 100; i++)); do
+    grep -q '^rcon ' "$log" && break
+    kill -0 "${pids[-1]}" 2>/dev/null || interop_fail "simulator (minecraft-health) exited"
+    sleep 0.1
+done
+addr=$(awk '/^addr /{ print $2 }' "$log")
+rcon_port=$(awk '/^rcon /{ n = split($2, a, ":"); print a[n] }' "$log")
+[[ -n $addr && -n $rcon_port ]] || interop_fail "the minecraft-health simulator printed no addresses"
+theirs=$("$venv/bin/python" - "$rcon_port" "$work/rcon.pw" <<'PY'
+import re, sys
+from rcon.source import Client
+port, pw = int(sys.argv[1]), open(sys.argv[2]).read().rstrip("\n")
+with Client("127.0.0.1", port, passwd=pw, timeout=5) as c:
+    text = c.run("tick", "query")
+print(repr(text), file=sys.stderr)
+num = lambda label: float(re.search(re.escape(label) + r"\s*([0-9.]+)", text).group(1))
+print("health target={!r} mean={!r} p50={!r} p95={!r} p99={!r}".format(
+    num("Target tick rate:"), num("Average time per tick:") / 1000,
+    num("P50:") / 1000, num("P95:") / 1000, num("P99:") / 1000))
+PY
+) || interop_fail "rcon failed against the Minecraft console"
+json=$("$BIN" query minecraft "$addr" --json --rcon-port "$rcon_port" --rcon-password-file "$work/rcon.pw") ||
+    interop_fail "query minecraft --rcon-password-file failed"
+ours=$(printf '%s' "$json" | python3 -c '
+import json, sys
+h = json.load(sys.stdin)["health"]
+q = h["tick_quantiles"]
+print("health target={!r} mean={!r} p50={!r} p95={!r} p99={!r}".format(
+    h["tick_target_rate_hertz"], h["tick_duration_seconds"], q["p50"], q["p95"], q["p99"]))') ||
+    interop_fail "query minecraft --json has no health: $json"
+echo "$NAME: minecraft health: query:  $ours"
+echo "$NAME: minecraft health: rcon:   $theirs"
+[[ $theirs == "$ours" ]] || interop_fail "rcon read $theirs but query minecraft published $ours"
 echo "$NAME: passed"

@@ -581,6 +581,7 @@ fn main() {
     fivem(&root);
     satisfactory(&root);
     teamspeak3(&root);
+    rcon(&root);
     gamespy1(&root);
     gamespy2(&root);
     gamespy3(&root);
@@ -1019,4 +1020,33 @@ fn teamspeak3(root: &Path) {
     let mut ban = Vec::new();
     ts3::encode_error_line(3329, "connection failed, you are banned", &mut ban);
     c.add("ban", &ban);
+}
+
+/// Source RCON: a login answer, Factorio's and vanilla Minecraft's replies, Paper's.
+fn rcon(root: &Path) {
+    use gameserver_exporter::protocol::rcon::{encode, TYPE_AUTH_RESPONSE, TYPE_RESPONSE};
+    let c = Corpus::new(root, "rcon");
+    let mut out = Vec::new();
+    encode(7, TYPE_AUTH_RESPONSE, b"", &mut out);
+    encode(
+        8,
+        TYPE_RESPONSE,
+        b"Online players (2):\n  alice (online)\n  bob (online)",
+        &mut out,
+    );
+    c.add("factorio", &out);
+    let mut mc = Vec::new();
+    encode(8, TYPE_RESPONSE, b"The game is running normallyTarget tick rate: 20.0 per second.\nAverage time per tick: 2.5ms (Target: 50.0ms)Percentiles: P50: 2.1ms P95: 3.4ms P99: 5.0ms, sample: 100", &mut mc);
+    c.add("tick-query", &mc);
+    let mut paper = Vec::new();
+    encode(
+        8,
+        TYPE_RESPONSE,
+        "\u{a7}6TPS from last 1m, 5m, 15m: \u{a7}a*20.0, \u{a7}a19.97, \u{a7}a19.99".as_bytes(),
+        &mut paper,
+    );
+    c.add("paper-tps", &paper);
+    let mut refused = Vec::new();
+    encode(-1, TYPE_AUTH_RESPONSE, b"", &mut refused);
+    c.add("refused", &refused);
 }

@@ -30,7 +30,7 @@ use gameserver_exporter::protocol::teeworlds::machine::Tokens;
 use gameserver_exporter::protocol::teeworlds::Flavour;
 use gameserver_exporter::protocol::unreal2::Unreal2;
 use gameserver_exporter::protocol::{
-    ase, bedrock, doom3, fivem, gamespy2, mumble, palworld, satisfactory, terraria,
+    ase, bedrock, doom3, factorio, fivem, gamespy2, mumble, palworld, satisfactory, terraria,
 };
 use gameserver_exporter::secret::Secret;
 use libfuzzer_sys::fuzz_target;
@@ -149,7 +149,7 @@ fuzz_target!(|data: &[u8]| {
                 return;
             };
             let secret = remembered.then(|| Secret::new("fuzz-secret"));
-            match ext % 5 {
+            match ext % 6 {
                 0 => run(
                     terraria::exchange::new(params, secret, deadline),
                     start,
@@ -182,6 +182,12 @@ fuzz_target!(|data: &[u8]| {
                     };
                     let api = satisfactory::api::StateApi::new(secret);
                     let x = Then::new(OneShot::new(poll, deadline), api, deadline);
+                    run(x, start, script)
+                }
+                4 => {
+                    // A fixed login id (the first command takes the next two), so the fuzzer
+                    // can learn to answer it.
+                    let x = factorio::exchange::new(params, secret, 7, deadline);
                     run(x, start, script)
                 }
                 _ => {

@@ -22,9 +22,9 @@
 
 use super::{Game, Quirks};
 use crate::target::Protocol::{
-    self, A2s, Ase, Doom3, Fivem, Gamespy1, Gamespy2, Gamespy3, Minecraft, MinecraftBedrock,
-    MinecraftQuery, Mumble, Palworld, Quake3, Samp, Satisfactory, Teamspeak3, Teeworlds, Terraria,
-    Unreal2,
+    self, A2s, Ase, Doom3, Factorio, Fivem, Gamespy1, Gamespy2, Gamespy3, Minecraft,
+    MinecraftBedrock, MinecraftQuery, Mumble, Palworld, Quake3, Samp, Satisfactory, Teamspeak3,
+    Teeworlds, Terraria, Unreal2,
 };
 
 const N: Quirks = Quirks::NONE;
@@ -122,6 +122,7 @@ pub static GAMES: &[Game] = &[
     game("ets2", &[], "Euro Truck Simulator 2", A2s, 27015, 27016, N, GL, "query_dedicated_port, default game port + 1"),
     game("fear", &[], "F.E.A.R.", Gamespy2, 27888, 27888, N, G, ""),
     game("f1c9902", &[], "F1 Challenge '99-'02", Gamespy1, 34397, 34397, N, G, ""),
+    game("factorio", &[], "Factorio", Factorio, 34197, 34198, N, "LinuxGSM", "No query protocol: RCON over TCP on --rcon-port (LinuxGSM's rconport: game port + 1) with password_file holding --rcon-password; players online and their names, no server name or capacity"),
     game("farcry", &[], "Far Cry", Ase, 49001, 49124, N, G, "ASE on game port + 123"),
     game("farcry2", &[], "Far Cry 2", Ase, 14001, 14001, N, G, "ASE on port 14001"),
     game("fof", &[], "Fistful of Frags", A2s, 27015, 27015, N, GL, ""),

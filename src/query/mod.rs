@@ -17,6 +17,7 @@
 pub mod driver;
 #[cfg(test)]
 mod fake;
+mod health;
 mod peer_gate;
 pub mod registry;
 mod request;

@@ -18,6 +18,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::driver::{drive, Observer, Pacing, RESENDS};
+use super::health;
 use super::peer_gate;
 use super::request::{Request, Session};
 use super::transport::{TcpLink, Transport, UdpThenHttp};
@@ -27,6 +28,7 @@ use crate::net::{resolve, srv};
 use crate::protocol::a2s::exchange::{self as a2s_exchange, A2s};
 use crate::protocol::exchange::oneshot::OneShot;
 use crate::protocol::exchange::{Error, Exchange, LinkError, Params};
+use crate::protocol::factorio::exchange::{self as factorio_exchange, Factorio};
 use crate::protocol::gamespy1::exchange::Gamespy1;
 use crate::protocol::gamespy3::exchange as gamespy3_exchange;
 use crate::protocol::gamespy3::GameSpy3;
@@ -294,6 +296,16 @@ const TEAMSPEAK3: Entry = Entry {
     self_paced: true,
 };
 
+/// Factorio's RCON: one connection per poll, a login and one command (and the empty-command
+/// marker Factorio leaves unanswered); nothing to pace.
+const FACTORIO: Entry = Entry {
+    protocol: Protocol::Factorio,
+    resolve: Resolve::Plain,
+    link: Link::Tcp,
+    min_gap: Duration::ZERO,
+    self_paced: false,
+};
+
 /// Calls `v` with `protocol`'s exchange type and entry: the one table from a protocol to
 /// its exchange. A new protocol adds its arm here (the compiler asks for it).
 pub fn dispatch<V: Visit>(protocol: Protocol, v: V) -> V::Output {
@@ -319,6 +331,7 @@ pub fn dispatch<V: Visit>(protocol: Protocol, v: V) -> V::Output {
         Protocol::Fivem => v.visit::<fivem::exchange::Poll>(&FIVEM),
         Protocol::Satisfactory => v.visit::<satisfactory::exchange::Poll>(&SATISFACTORY),
         Protocol::Teamspeak3 => v.visit::<Ts3>(&TEAMSPEAK3),
+        Protocol::Factorio => v.visit::<Factorio>(&FACTORIO),
     }
 }
 
@@ -372,6 +385,13 @@ pub trait Build: Exchange + Send + Sized + 'static {
     /// The gap holds per server address across every session of this process (targets and
     /// `/probe` alike), not per target: for servers that ban by client address.
     const GAP_PER_SERVER: bool = false;
+
+    /// Server health asked over RCON after a successful poll, on another port of the same
+    /// host: the port and password (Minecraft targets with `rcon` set). `None` for every
+    /// other protocol and target.
+    fn health_over_rcon(_start: &Start<'_>) -> Option<(u16, Secret)> {
+        None
+    }
 }
 
 impl Build for A2s {
@@ -390,6 +410,14 @@ impl Build for Slp {
         // Proxies route by the name the user typed, so it goes into the handshake, not the
         // SRV target; the port is the one actually connected to.
         Slp::new(start.params, start.host, start.peer.port(), start.deadline)
+    }
+
+    fn health_over_rcon(start: &Start<'_>) -> Option<(u16, Secret)> {
+        let rcon = start.credentials?.rcon.as_ref()?;
+        let port = rcon
+            .port
+            .unwrap_or_else(|| Protocol::Minecraft.default_rcon_port());
+        Some((port, rcon.password.clone()))
     }
 }
 
@@ -558,6 +586,15 @@ impl Build for Fetch<PalworldApi> {
     }
 }
 
+impl Build for Factorio {
+    fn build(start: &Start<'_>, _session: &Session) -> Self {
+        // The address is the RCON port; the target's `password_file` is the RCON password.
+        let password = start.credentials.and_then(|c| c.password.clone());
+        let first_id = (crate::protocol::exchange::tools::random_u32() >> 2) as i32;
+        factorio_exchange::new(start.params, password, first_id, start.deadline)
+    }
+}
+
 /// An `Authorization: Basic` value for `user` and `password`, itself a secret.
 fn basic_auth(user: &str, password: &Secret) -> Secret {
     use base64::Engine;
@@ -631,25 +668,52 @@ pub async fn run<X: Build>(
         voice_port: req.voice_port,
         credentials: req.credentials.as_deref(),
     };
+    let mut observer = observer;
+    // A reborrow for the poll, the object's lifetime shortened to it (the health query
+    // after it reports to the same observer); `as_deref_mut` keeps the longer object
+    // lifetime, which `&mut`'s invariance then ties to the whole function.
+    #[allow(clippy::option_as_ref_deref)]
+    let observed = observer.as_mut().map(|o| -> &mut dyn Observer { &mut **o });
+    let status = poll_link::<X>(entry, req, &mut start, session, deadline, observed).await?;
+    match X::health_over_rcon(&start) {
+        Some((port, password)) => {
+            let addr = SocketAddr::new(peer.ip(), port);
+            Ok(health::add(status, addr, password, start.params, deadline, observer).await)
+        }
+        None => Ok(status),
+    }
+}
+
+/// [`run`]'s poll proper, over the link the entry names.
+async fn poll_link<X: Build>(
+    entry: &'static Entry,
+    req: &Request,
+    start: &mut Start<'_>,
+    session: &mut Session,
+    deadline: Instant,
+    observer: Option<&mut dyn Observer>,
+) -> Result<Status, Error> {
+    let peer = start.peer;
+    let start = &mut *start;
     match entry.link {
         Link::UdpShared => {
             let mut chan = UdpChannel::open(peer, req.shared_udp(session)).await?;
-            go::<X, _>(entry, &start, session, &mut chan, deadline, observer).await
+            go::<X, _>(entry, start, session, &mut chan, deadline, observer).await
         }
         Link::UdpConnected => {
             let mut chan = UdpChannel::connect_from(peer, session.local_port).await?;
             start.local_port = chan.local_port();
             session.local_port = start.local_port;
-            go::<X, _>(entry, &start, session, &mut chan, deadline, observer).await
+            go::<X, _>(entry, start, session, &mut chan, deadline, observer).await
         }
         Link::Tcp => {
             let mut link = TcpLink::new(peer).with_proxy_header(req.proxy_protocol);
-            go::<X, _>(entry, &start, session, &mut link, deadline, observer).await
+            go::<X, _>(entry, start, session, &mut link, deadline, observer).await
         }
         Link::Http => {
             let cap = req.limits.reply_cap();
             let mut link = HttpLink::new(peer, req.address.host.clone(), req.tls.clone(), cap);
-            go::<X, _>(entry, &start, session, &mut link, deadline, observer).await
+            go::<X, _>(entry, start, session, &mut link, deadline, observer).await
         }
         Link::UdpThenHttp => {
             let chan = UdpChannel::open(peer, req.shared_udp(session)).await?;

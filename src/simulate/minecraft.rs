@@ -161,8 +161,78 @@ pub async fn spawn(world: World, config: McConfig) -> io::Result<SimServer> {
     Ok(SimServer::new(addr, vec![task]))
 }
 
+/// The password of the simulated RCON consoles ([`spawn_console`]).
+pub const RCON_PASSWORD: &str = "minecraft-sim-rcon";
+
+/// Which server's console answers the health commands over RCON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Console {
+    /// Vanilla 1.20.3 and later: `tick query`.
+    Vanilla,
+    /// Paper before 1.20.3: `tps` and `mspt`, no `tick query`.
+    Paper,
+}
+
+/// The simulated mean tick time, in milliseconds: busier with more players, so the demo's
+/// tick panels move.
+fn tick_ms(state: &WorldState) -> f64 {
+    1.5 + 0.75 * state.players.len() as f64
+}
+
+/// Vanilla's answers over RCON: `tick query` with its messages joined as RCON joins them (no
+/// newline between them), anything else unknown.
+pub fn vanilla_console(state: &WorldState, command: &str) -> String {
+    let ms = tick_ms(state);
+    match command.trim() {
+        "tick query" => format!(
+            "The game is running normallyTarget tick rate: 20.0 per second.\nAverage time per \
+             tick: {ms:.1}ms (Target: 50.0ms)Percentiles: P50: {:.1}ms P95: {:.1}ms P99: \
+             {:.1}ms, sample: 100",
+            ms * 0.9,
+            ms * 1.6,
+            ms * 2.4
+        ),
+        other => format!("Unknown or incomplete command, see below for error{other}<--[HERE]"),
+    }
+}
+
+/// Paper's (before 1.20.3) answers over RCON: `tps` and `mspt` with their colour codes.
+pub fn paper_console(state: &WorldState, command: &str) -> String {
+    let ms = tick_ms(state);
+    let tps = (1000.0 / ms).min(20.0);
+    match command.trim() {
+        "tps" => format!("§6TPS from last 1m, 5m, 15m: §a{tps:.2}, §a20.0, §a20.0"),
+        "mspt" => format!(
+            "§6Server tick times §e(§7avg§e/§7min§e/§7max§e)§6 from last 5s§7,§6 10s§7,§6 \
+             1m§e:\n§6◴ §a{ms:.1}§7/§a{:.1}§7/§a{:.1}§7, §a{ms:.1}§7/§a{:.1}§7/§a{:.1}",
+            ms * 0.5,
+            ms * 3.0,
+            ms * 0.5,
+            ms * 3.0
+        ),
+        _ => "Unknown command. Type \"/help\" for help.".into(),
+    }
+}
+
+/// A Minecraft RCON console (vanilla's behaviour: one packet per read, 4096-byte packets)
+/// answering the health commands from the world, logged in to with [`RCON_PASSWORD`].
+pub async fn spawn_console(world: World, console: Console) -> io::Result<SimServer> {
+    let respond = match console {
+        Console::Vanilla => vanilla_console,
+        Console::Paper => paper_console,
+    };
+    let config = super::rcon::RconConfig {
+        flavour: super::rcon::Flavour::Minecraft,
+        password: RCON_PASSWORD.into(),
+        respond,
+        misbehaviour: super::rcon::Misbehaviour::None,
+    };
+    super::rcon::spawn(world, config).await
+}
+
 /// [`spawn_demo`] on a world dressed as a small survival server, as the other simulators'
-/// `spawn_demo`s dress theirs (this one serves whatever world it is given).
+/// `spawn_demo`s dress theirs (this one serves whatever world it is given), with a vanilla
+/// RCON console beside it for server health.
 pub async fn spawn_dressed_demo(world: World) -> io::Result<SimServer> {
     world.update(|w| {
         *w = WorldState {
@@ -175,7 +245,8 @@ pub async fn spawn_dressed_demo(world: World) -> io::Result<SimServer> {
             ..WorldState::default()
         }
     });
-    spawn_demo(world).await
+    let console = spawn_console(world.clone(), Console::Vanilla).await?;
+    Ok(spawn_demo(world).await?.with_rcon(console, RCON_PASSWORD))
 }
 
 /// A well-behaved 1.20 server for `demo`: component MOTD, player sample, a small favicon.

@@ -12,6 +12,7 @@ pub mod bedrock;
 pub mod churn;
 pub mod datagrams;
 pub mod doom3;
+pub mod factorio;
 pub mod fivem;
 pub mod gamespy1;
 pub mod gamespy2;
@@ -62,6 +63,10 @@ pub struct Simulator {
     /// The hostile fleet's servers of this protocol: each misbehaviour the simulator knows,
     /// with what the exporter must publish for it (`tests/hostile.rs` runs them all).
     pub hostile: fn() -> Vec<hostile::Hostile>,
+    /// The password the default configuration (and the demo server) logs in with, for a
+    /// protocol that answers nothing without one (its `Protocol::required_credential`):
+    /// harnesses write it into the file the target's credential key names.
+    pub password: Option<&'static str>,
 }
 
 /// The simulator of `protocol`. A new protocol adds its arm here (the compiler asks for it).
@@ -162,6 +167,15 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(teamspeak3::spawn_demo(w)),
             &[][..],
         ),
+        Protocol::Factorio => (
+            |w| Box::pin(factorio::spawn(w, factorio::config())),
+            |w| Box::pin(factorio::spawn_demo(w)),
+            &[][..],
+        ),
+    };
+    let password = match protocol {
+        Protocol::Factorio => Some(factorio::PASSWORD),
+        _ => None,
     };
     Simulator {
         protocol,
@@ -169,6 +183,7 @@ pub fn simulator(protocol: Protocol) -> Simulator {
         spawn_demo,
         demo_rules,
         hostile: hostile_of(protocol),
+        password,
     }
 }
 
@@ -196,6 +211,7 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         Protocol::Fivem => fivem::hostile,
         Protocol::Satisfactory => satisfactory::hostile,
         Protocol::Teamspeak3 => teamspeak3::hostile,
+        Protocol::Factorio => factorio::hostile,
     }
 }
 
@@ -203,12 +219,27 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
 #[derive(Debug)]
 pub struct SimServer {
     pub addr: SocketAddr,
+    /// An RCON console the server runs beside its query port, and its password (Minecraft
+    /// with `enable-rcon`): `demo` gives the target `rcon = { port, password_file }` for it.
+    pub rcon: Option<(SocketAddr, &'static str)>,
     tasks: Vec<JoinHandle<()>>,
 }
 
 impl SimServer {
     pub fn new(addr: SocketAddr, tasks: Vec<JoinHandle<()>>) -> SimServer {
-        SimServer { addr, tasks }
+        SimServer {
+            addr,
+            rcon: None,
+            tasks,
+        }
+    }
+
+    /// This server, with `console` (a running RCON simulator, logged in to with
+    /// `password`) as its RCON console: both stop when it is dropped.
+    pub fn with_rcon(mut self, mut console: SimServer, password: &'static str) -> SimServer {
+        self.rcon = Some((console.addr, password));
+        self.tasks.append(&mut console.tasks);
+        self
     }
 }
 

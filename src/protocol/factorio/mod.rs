@@ -1,7 +1,9 @@
 //! Factorio over RCON (no query protocol exists): `/players online count` gives the count,
 //! `/players online` the list. Codec: the replies' text to a [`Status`]; the dialogue is the
-//! shared RCON exchange ([`crate::protocol::rcon::exchange`]) running [`Script`].
-//! Not wired to a protocol id yet (issue 21).
+//! shared RCON exchange ([`crate::protocol::rcon::exchange`]) running [`Script`]
+//! ([`exchange`]). What real servers do: docs/protocols/factorio.md.
+
+pub mod exchange;
 
 use std::time::Duration;
 

@@ -1,11 +1,60 @@
 //! Server health from Minecraft's console over RCON: vanilla `tick query` (1.20.3+) and
-//! Paper's `tps` / `mspt`, text -> [`Health`]. Pure functions; the RCON dialogue that asks
-//! (after the status ping, on targets with `rcon` set) is not wired yet (issue 21).
+//! Paper's `tps` / `mspt`, text -> [`Health`]. Pure functions, and the commands one health
+//! poll runs ([`Script`], over the shared RCON dialogue), which the registry asks after a
+//! successful status ping on targets with `rcon` set (docs/protocols/minecraft.md).
 //!
 //! Over RCON, vanilla joins a command's messages without newlines, and Paper colours its
 //! numbers with `§` codes, so both parsers look for their labels anywhere in the text.
 
-use crate::status::{Health, TickQuantiles};
+use std::time::Duration;
+
+use crate::protocol::exchange::Error;
+use crate::protocol::rcon::exchange::Script as RconScript;
+use crate::protocol::DecodeError;
+use crate::status::{Health, Status, TickQuantiles};
+
+/// Vanilla's health command (1.20.3+), as RCON takes it: no slash.
+pub const TICK_QUERY: &str = "tick query";
+/// Paper's (and Spigot's) tick rate.
+pub const PAPER_TPS: &str = "tps";
+/// Paper's tick time.
+pub const PAPER_MSPT: &str = "mspt";
+
+/// One health poll: `tick query`; where the server does not know it (before 1.20.3, or a
+/// server without it), Paper's `tps` and then `mspt`. At most three commands, on the one
+/// connection.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Script;
+
+impl RconScript for Script {
+    fn next_command(&mut self, replies: &[String]) -> Option<String> {
+        let cmd = match replies {
+            [] => TICK_QUERY,
+            [tick] if parse_tick_query(tick).is_none() => PAPER_TPS,
+            [_, tps] if parse_paper_tps(tps).is_some() => PAPER_MSPT,
+            _ => return None,
+        };
+        Some(cmd.to_string())
+    }
+
+    /// The health alone in a [`Status`] (the status ping gives the rest); an error when the
+    /// server answered neither `tick query` nor `tps`.
+    fn finish(&mut self, replies: Vec<String>, latency: Duration) -> Result<Status, Error> {
+        let health = match replies.as_slice() {
+            [tick, ..] if parse_tick_query(tick).is_some() => parse_tick_query(tick),
+            [_, tps, rest @ ..] => paper(tps, rest.first().map(String::as_str)),
+            _ => None,
+        };
+        let health = health.ok_or(DecodeError::Invalid(
+            "Minecraft health: neither `tick query` nor Paper's `tps` answered",
+        ))?;
+        Ok(Status {
+            latency,
+            health: Some(Box::new(health)),
+            ..Status::default()
+        })
+    }
+}
 
 /// The first number (digits and one `.`) at the start of `s`, after spaces and Paper's `*`
 /// (a capped value).
@@ -137,6 +186,44 @@ mod tests {
             paper("Unknown command. Type \"/help\" for help.", None),
             None
         );
+    }
+
+    /// The commands follow the answers: `tick query` alone when it answers, else `tps` and
+    /// `mspt`; neither known is an error.
+    #[test]
+    fn script_falls_back_to_paper() {
+        let tick =
+            "Target tick rate: 20.0 per second.\nAverage time per tick: 2.5ms (Target: 50.0ms)";
+        let unknown = "Unknown or incomplete command, see below for error";
+        let tps = "TPS from last 1m, 5m, 15m: 19.5, 20.0, 20.0";
+        let mut s = Script;
+        assert_eq!(s.next_command(&[]).as_deref(), Some(TICK_QUERY));
+        assert_eq!(s.next_command(&[tick.into()]), None);
+        assert_eq!(
+            s.next_command(&[unknown.into()]).as_deref(),
+            Some(PAPER_TPS)
+        );
+        let two = [unknown.to_string(), tps.to_string()];
+        assert_eq!(s.next_command(&two).as_deref(), Some(PAPER_MSPT));
+        assert_eq!(s.next_command(&[unknown.into(), unknown.into()]), None);
+        let h = s
+            .finish(vec![tick.into()], Duration::ZERO)
+            .unwrap()
+            .health
+            .unwrap();
+        assert_eq!(h.tick_duration_seconds, Some(0.0025));
+        let h = s
+            .finish(two.to_vec(), Duration::ZERO)
+            .unwrap()
+            .health
+            .unwrap();
+        assert_eq!(
+            (h.tick_rate_hertz, h.tick_duration_seconds),
+            (Some(19.5), None)
+        );
+        assert!(s
+            .finish(vec![unknown.into(), unknown.into()], Duration::ZERO)
+            .is_err());
     }
 
     proptest::proptest! {

@@ -116,6 +116,14 @@ impl<S: Script> Rcon<S> {
         }
     }
 
+    /// An exchange that fails with `error` before connecting (a target without the
+    /// credentials its protocol needs: [`Error::NoCredentials`]).
+    pub fn failing(script: S, params: Params, error: Error, deadline: Instant) -> Self {
+        let mut x = Rcon::new(script, Secret::new(""), params, 1, deadline);
+        x.error = Some(error);
+        x
+    }
+
     fn fail(&mut self, e: Error) {
         if self.error.is_none() {
             self.error = Some(e);
@@ -196,6 +204,13 @@ impl<S: Script> Exchange for Rcon<S> {
                     );
                     self.state = State::Authing;
                     return Step::SendSecret("RCON login");
+                }
+                // At the deadline itself the wait would end at once, again and again (the
+                // driver polls past it only once the clock has moved on; a paused test
+                // clock never does): the poll is over.
+                State::Authing | State::First if now >= self.deadline => {
+                    self.state = State::Over;
+                    return Step::Failed(Error::Net(LinkError::Timeout));
                 }
                 State::Authing | State::First => return Step::Wait(self.deadline),
                 State::Next => match self.script.next_command(&self.replies) {

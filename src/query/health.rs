@@ -1,0 +1,48 @@
+//! Server health asked on the side of a successful poll, over the game's RCON console on
+//! another port of the same host (Minecraft targets with `rcon` set: `tick query`, else
+//! Paper's `tps`/`mspt`). The status poll alone decides `up`: a health query that fails
+//! leaves the status as it was, without health, and says why in its extras
+//! ([`HEALTH_ERROR`]: the failure's reason, e.g. `auth_refused`), where `/probe` and
+//! `query --json` show it.
+
+use std::net::SocketAddr;
+
+use tokio::time::Instant;
+
+use super::driver::{drive, Observer, Pacing};
+use super::transport::TcpLink;
+use crate::protocol::exchange::tools::{note, random_u32};
+use crate::protocol::exchange::Params;
+use crate::protocol::minecraft::health::Script;
+use crate::protocol::rcon::exchange::Rcon;
+use crate::secret::Secret;
+use crate::status::Status;
+
+/// The extras key naming why the health query failed.
+pub const HEALTH_ERROR: &str = "health_error";
+
+/// `status` with the health the RCON console at `addr` reports, or with [`HEALTH_ERROR`]
+/// noted when it reports none before `deadline`. Never a PROXY header: that is for the
+/// game port's proxy, and RCON is not proxied.
+pub(super) async fn add(
+    mut status: Status,
+    addr: SocketAddr,
+    password: Secret,
+    params: Params,
+    deadline: Instant,
+    observer: Option<&mut dyn Observer>,
+) -> Status {
+    let first_id = (random_u32() >> 2) as i32;
+    let mut x = Rcon::new(Script, password, params, first_id, deadline.into_std());
+    let mut link = TcpLink::new(addr);
+    // TCP: nothing is resent; no gap to keep.
+    let pacing = Pacing {
+        resends: 0,
+        min_gap: std::time::Duration::ZERO,
+    };
+    match drive(&mut x, &mut link, deadline, pacing, observer).await {
+        Ok(health) => status.health = health.health,
+        Err(e) => note(&mut status.extras, HEALTH_ERROR, &e),
+    }
+    status
+}

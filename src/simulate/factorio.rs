@@ -1,0 +1,143 @@
+//! Simulated Factorio server: the RCON simulator ([`super::rcon`]) in its Factorio flavour
+//! (an empty command is never answered, every reply is one packet) answering
+//! `/players online count` and `/players online` from the world, with the RCON simulator's
+//! misbehaviours. Factorio reports no server name and no capacity over RCON.
+
+use std::io;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use super::churn::churn;
+use super::hostile::{start, Hostile};
+use super::rcon::{self, Flavour, Misbehaviour, RconConfig};
+use super::{SimServer, World, WorldState};
+
+/// The RCON password of the simulator's default configuration (and of `demo`'s server):
+/// harnesses write it into the file a target's `password_file` names
+/// ([`super::Simulator::password`]).
+pub const PASSWORD: &str = "factorio-sim-rcon";
+
+/// The default configuration: Factorio's flavour, [`PASSWORD`], well behaved.
+pub fn config() -> RconConfig {
+    RconConfig {
+        flavour: Flavour::Factorio,
+        password: PASSWORD.into(),
+        respond: rcon::factorio,
+        misbehaviour: Misbehaviour::None,
+    }
+}
+
+pub async fn spawn(world: World, config: RconConfig) -> io::Result<SimServer> {
+    rcon::spawn(world, config).await
+}
+
+/// A small Factorio multiplayer game with engineers coming and going, for `demo` (which
+/// logs in with [`PASSWORD`]).
+pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
+    world.update(|w| {
+        *w = WorldState {
+            name: "Factorio Demo".into(),
+            map: String::new(),
+            game: "Factorio".into(),
+            version: "2.0.23".into(),
+            max: 16,
+            players: vec![("Engineer".into(), 0, 0.0), ("Klonan".into(), 0, 0.0)],
+            rules: Vec::new(),
+            ..WorldState::default()
+        }
+    });
+    let mut server = spawn(world.clone(), config()).await?;
+    server
+        .tasks
+        .push(churn(world, Duration::from_secs(13), 0, |t| {
+            format!("engineer{t}")
+        }));
+    Ok(server)
+}
+
+/// The config line naming a file that holds [`PASSWORD`], for the hostile fleet's targets
+/// (its `config` lines are static): the file is written once per process, readable by its
+/// owner only, in the system's temporary directory, and left there (a few bytes of a test
+/// password).
+fn password_file_line() -> &'static str {
+    static LINE: OnceLock<String> = OnceLock::new();
+    LINE.get_or_init(|| {
+        let path =
+            std::env::temp_dir().join(format!("gse-factorio-sim-{}.password", std::process::id()));
+        let written = {
+            use std::io::Write;
+            #[cfg(unix)]
+            use std::os::unix::fs::OpenOptionsExt;
+            let mut options = std::fs::OpenOptions::new();
+            options.write(true).create(true).truncate(true);
+            #[cfg(unix)]
+            options.mode(0o600);
+            options
+                .open(&path)
+                .and_then(|mut f| f.write_all(PASSWORD.as_bytes()))
+        };
+        if let Err(e) = written {
+            tracing::warn!(error = %e, "could not write the Factorio simulator's password file");
+        }
+        format!("password_file = {:?}", path.display().to_string())
+    })
+}
+
+/// The hostile fleet's Factorio servers: the count only (no name, no capacity: 0).
+pub fn hostile() -> Vec<Hostile> {
+    let with = |m: Misbehaviour| {
+        start(move |w| {
+            spawn(
+                w,
+                RconConfig {
+                    misbehaviour: m,
+                    ..config()
+                },
+            )
+        })
+    };
+    let line = password_file_line();
+    vec![
+        // The fleet's world: 2 players (Factorio has no bots), no capacity reported.
+        Hostile::up("ok", 2, 0, None, with(Misbehaviour::None))
+            .expect_name("")
+            .with_config(line),
+        Hostile::up("split", 2, 0, None, with(Misbehaviour::Split(3)))
+            .expect_name("")
+            .with_config(line),
+        Hostile::up("interleaved", 2, 0, None, with(Misbehaviour::Interleave))
+            .expect_name("")
+            .with_config(line),
+        Hostile::down(
+            "wrong-password",
+            "auth_refused",
+            start(|w| {
+                spawn(
+                    w,
+                    RconConfig {
+                        password: "not-the-configured-one".into(),
+                        ..config()
+                    },
+                )
+            }),
+        )
+        .with_config(line),
+        Hostile::down("silent", "timeout", with(Misbehaviour::Silence)).with_config(line),
+        Hostile::down("oversized", "too_large", with(Misbehaviour::Oversized)).with_config(line),
+        Hostile::down("flood", "mismatch", with(Misbehaviour::Flood)).with_config(line),
+        Hostile::down(
+            "not-factorio",
+            "malformed",
+            start(|w| {
+                spawn(
+                    w,
+                    RconConfig {
+                        respond: |_, _| "Unknown command. Type \"/help\" for help.".into(),
+                        ..config()
+                    },
+                )
+            }),
+        )
+        .with_config(line),
+    ]
+}
