@@ -6,6 +6,8 @@
 //! TeamSpeak's is named "Interop teamspeak3 | EU/West" (every escape a name needs) and runs
 //! version "3.13.7 [Build: 1655727713]".
 //! `--idle`: Satisfactory reports the idle state (no save loaded) instead of playing.
+//! `--api TOKEN`: Satisfactory also serves its HTTPS API (the demo's self-signed certificate,
+//! printed as `sha256 <hex>`) accepting `Authorization: Bearer TOKEN`.
 
 use gameserver_exporter::protocol::satisfactory::ServerState;
 use gameserver_exporter::simulate::{self, satisfactory, World, WorldState};
@@ -38,9 +40,23 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         });
     }
     let idle = args.iter().any(|a| a == "--idle");
-    let server = if protocol == Protocol::Satisfactory && idle {
+    let token = args
+        .iter()
+        .position(|a| a == "--api")
+        .and_then(|i| args.get(i + 1));
+    let server = if protocol == Protocol::Satisfactory && (idle || token.is_some()) {
+        let (tls, pin) = satisfactory::demo_tls();
+        if token.is_some() {
+            let hex: String = pin.iter().map(|b| format!("{b:02x}")).collect();
+            println!("sha256 {hex}");
+        }
         let config = satisfactory::SatisfactoryConfig {
-            state: ServerState::Idle,
+            state: if idle {
+                ServerState::Idle
+            } else {
+                ServerState::Playing
+            },
+            api: token.map(|t| satisfactory::ApiConfig::new(t.as_str(), tls)),
             ..Default::default()
         };
         satisfactory::spawn(world, config).await?

@@ -565,9 +565,15 @@ max_split_packets = 9
         }
         assert_eq!(
             err(&format!("{T}tls = true\n")),
-            "exporter.toml:5: target[0].tls: only HTTP protocols (terraria, palworld) use TLS \
-             settings; a2s does not"
+            "exporter.toml:5: target[0].tls: only HTTP protocols (terraria, palworld, \
+             satisfactory) use TLS settings; a2s does not"
         );
+        // Satisfactory's HTTPS API: verified unless pinned or insecure; never plain.
+        let sat = tr.replace("terraria", "satisfactory");
+        let sat = |extra: &str| parse("x", &format!("{sat}{extra}")).map(|c| c.targets[0].clone());
+        assert_eq!(sat("").unwrap().tls, TlsMode::Verify);
+        assert_eq!(sat("tls_insecure = true\n").unwrap().tls, TlsMode::Insecure);
+        assert!(sat("tls = false\n").is_err());
     }
 
     /// `proxy_protocol` on a TCP target is read; unset, there is none; with a game preset

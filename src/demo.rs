@@ -8,8 +8,9 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 
 use crate::config::{self, Config};
+use crate::secret::Secret;
 use crate::simulate::{self, SimServer, World, WorldState};
-use crate::target::{Address, PlayerSeries, Protocol, Target};
+use crate::target::{Address, Credentials, PlayerSeries, Protocol, Target, TlsMode};
 
 /// How often the demo polls its simulators.
 pub const DEMO_INTERVAL: Duration = Duration::from_secs(5);
@@ -55,12 +56,23 @@ impl Demo {
             };
             // Every opt-in series on, so the dashboard's player and rule panels have data.
             let rules = simulate::simulator(*p).demo_rules;
-            c.targets.push(std::sync::Arc::new(Target {
+            let mut target = Target {
                 labels: [("env".to_string(), "demo".to_string())].into(),
                 players: Some(PlayerSeries::default()),
                 rules: rules.iter().map(|r| r.to_string()).collect(),
                 ..c.exporter.target(format!("demo-{p}"), *p, address)
-            }));
+            };
+            if *p == Protocol::Satisfactory {
+                // Its HTTPS API, as an operator sets it up: the token and the pinned
+                // self-signed certificate.
+                target.credentials = Some(Arc::new(Credentials {
+                    api_token: Some(Secret::new(simulate::satisfactory::DEMO_TOKEN)),
+                    tls_pin: Some(simulate::satisfactory::demo_tls().1),
+                    ..Credentials::default()
+                }));
+                target.tls = TlsMode::Pinned;
+            }
+            c.targets.push(std::sync::Arc::new(target));
         }
         c
     }

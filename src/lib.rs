@@ -19,8 +19,9 @@
 //!    (what a poll found: the normalized status, the failure and its closed set of reasons).
 //!    [`secret`] (passwords and tokens read from files, redacted in every `Debug`) sits
 //!    beside them, used by `target` (a target's credentials), `protocol` (the one place
-//!    a secret goes on the wire) and `query` (the registry derives an HTTP basic-auth
-//!    value from a password, itself a secret).
+//!    a secret goes on the wire), `query` (the registry derives an HTTP basic-auth
+//!    value from a password, itself a secret) and `demo` (its Satisfactory target's
+//!    API token).
 //!    [`games`] (game presets: which protocol and default port a game id means) sits on
 //!    the vocabulary and is used by `config` and `query`.
 //! 2. [`protocol`]: one folder per protocol with its sans-IO codec and its exchange (the

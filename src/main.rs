@@ -91,15 +91,11 @@ fn main() -> ExitCode {
         }
         Some(Command::Games { markdown }) => {
             use gameserver_exporter::games;
-            print!(
-                "{}",
-                if markdown {
-                    games::markdown()
-                } else {
-                    games::text()
-                }
-            );
-            ExitCode::SUCCESS
+            emit(&if markdown {
+                games::markdown()
+            } else {
+                games::text()
+            })
         }
         Some(Command::Query(args)) => runtime().block_on(run_query(args)),
         Some(Command::Demo { listen }) => {
@@ -351,6 +347,18 @@ fn protocol_help() -> String {
     )
 }
 
+/// Writes a command's output. A reader that went away (`query --json | head -1`) is not an
+/// error of ours: `print!` would panic on the broken pipe, since Rust ignores SIGPIPE.
+fn emit(text: &str) -> ExitCode {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => fail(format_args!("cannot write the output: {e}")),
+    }
+}
+
 fn fail(msg: impl std::fmt::Display) -> ExitCode {
     eprintln!("error: {msg}");
     ExitCode::FAILURE
@@ -414,13 +422,12 @@ async fn run_query(a: QueryArgs) -> ExitCode {
         Ok(status) => {
             if a.json {
                 match serde_json::to_string_pretty(&status) {
-                    Ok(s) => println!("{s}"),
-                    Err(e) => return fail(e),
+                    Ok(s) => emit(&(s + "\n")),
+                    Err(e) => fail(e),
                 }
             } else {
-                print!("{}", summary(&status));
+                emit(&summary(&status))
             }
-            ExitCode::SUCCESS
         }
         Err(f) => fail(f),
     }

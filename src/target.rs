@@ -209,6 +209,8 @@ impl Protocol {
     pub fn http(self) -> Option<HttpScheme> {
         match self {
             Protocol::Terraria | Protocol::Palworld => Some(HttpScheme::Either),
+            // Its HTTPS API (with an API token), after the Lightweight Query.
+            Protocol::Satisfactory => Some(HttpScheme::HttpsOnly),
             Protocol::A2s
             | Protocol::Minecraft
             | Protocol::MinecraftQuery
@@ -224,7 +226,6 @@ impl Protocol {
             | Protocol::Unreal2
             | Protocol::Doom3
             | Protocol::Fivem
-            | Protocol::Satisfactory
             | Protocol::Teamspeak3 => None,
         }
     }
@@ -241,6 +242,8 @@ impl Protocol {
             Protocol::Palworld => &[CredentialKey::Password],
             // An optional ServerQuery login (`login <username> <password>`).
             Protocol::Teamspeak3 => &[CredentialKey::Username, CredentialKey::Password],
+            // The HTTPS API's bearer token (`server.GenerateAPIToken`).
+            Protocol::Satisfactory => &[CredentialKey::ApiToken],
             Protocol::A2s
             | Protocol::MinecraftQuery
             | Protocol::MinecraftBedrock
@@ -254,8 +257,7 @@ impl Protocol {
             | Protocol::Ase
             | Protocol::Unreal2
             | Protocol::Doom3
-            | Protocol::Fivem
-            | Protocol::Satisfactory => &[],
+            | Protocol::Fivem => &[],
         }
     }
 

@@ -81,7 +81,14 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("daemon", &["config", "handles", "http", "scheduler"]),
     (
         "demo",
-        &["config", "daemon", "scheduler", "simulate", "target"],
+        &[
+            "config",
+            "daemon",
+            "scheduler",
+            "secret",
+            "simulate",
+            "target",
+        ],
     ),
 ];
 

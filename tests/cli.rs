@@ -97,6 +97,28 @@ fn query_help_lists_every_protocol() {
     }
 }
 
+/// A reader that stops early (`games | head -1`) ends the command quietly: no panic on the
+/// broken pipe, exit status 0, nothing on stderr.
+#[test]
+fn output_into_a_closed_pipe() {
+    use std::process::Stdio;
+    let mut child = exe()
+        .arg("games")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{:?}: {}",
+        out.status,
+        text(&out.stderr)
+    );
+    assert_eq!(text(&out.stderr), "");
+}
+
 /// Unknown protocol and encoding names are clear errors.
 #[test]
 fn query_bad_names() {

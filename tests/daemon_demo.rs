@@ -45,6 +45,13 @@ async fn demo_up_within_ten_seconds() {
         if up == expected {
             assert!(body.contains("env=\"demo\""));
             assert!(body.contains("gameserver_players_online{"));
+            // Satisfactory's HTTPS API answered the demo target (token, pinned certificate).
+            assert!(
+                body.lines()
+                    .any(|l| l.starts_with("gameserver_tick_rate_hertz{")
+                        && l.contains("target=\"demo-satisfactory\"")),
+                "{body}"
+            );
             break;
         }
         assert!(

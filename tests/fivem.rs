@@ -106,3 +106,83 @@ async fn polls_keep_the_rate_limit() {
         (4, 0)
     );
 }
+
+mod players_json {
+    use gameserver_exporter::simulate::fivem::PlayersJson;
+
+    use super::*;
+
+    async fn with_list(list: PlayersJson) -> SimServer {
+        let config = FivemConfig {
+            players_json: list,
+            ..FivemConfig::default()
+        };
+        spawn(world(), config).await.unwrap()
+    }
+
+    /// With players asked, `/players.json` over TCP names them (pings too); the counts are
+    /// still `getinfo`'s.
+    #[tokio::test]
+    async fn listed() {
+        let s = with_list(PlayersJson::Listed).await;
+        let mut req = request(&s);
+        req.players = true;
+        let st = poll(&req).await.unwrap();
+        assert_eq!((st.online, st.max), (2, 48));
+        let players = st.players.unwrap();
+        let names: Vec<(&str, Option<u32>)> =
+            players.iter().map(|p| (p.name.as_str(), p.ping)).collect();
+        assert_eq!(names, [("a", Some(40)), ("b", Some(40))]);
+    }
+
+    /// A hidden list (`[]` with clients on), junk, a 404 or no TCP side at all never take
+    /// the server down nor its counts: no player list, the reason in the extras.
+    #[tokio::test]
+    async fn best_effort() {
+        for (list, key, value) in [
+            (PlayersJson::Hidden, "players_hidden", json!(true)),
+            (PlayersJson::BadJson, "players_error", json!("malformed")),
+            (PlayersJson::Missing, "players_error", json!("malformed")),
+        ] {
+            let s = with_list(list).await;
+            let mut req = request(&s);
+            req.players = true;
+            let st = poll(&req).await.unwrap();
+            assert_eq!((st.online, st.max, st.players.is_none()), (2, 48, true));
+            assert_eq!(st.extras[key], value, "{list:?}");
+        }
+        // The UDP side alone (nothing listens on TCP): refused, noted, still up.
+        let udp = tokio::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+        let addr = udp.local_addr().unwrap();
+        let w = world();
+        let answer = tokio::spawn(async move {
+            let mut buf = [0u8; 2048];
+            for _ in 0..4 {
+                let (n, from) = udp.recv_from(&mut buf).await.unwrap();
+                let challenge = gameserver_exporter::protocol::fivem::decode_request(&buf[..n])
+                    .unwrap()
+                    .unwrap_or_default();
+                let mut out = Vec::new();
+                let vars = gameserver_exporter::simulate::fivem::vars(&w.snapshot(), &challenge);
+                gameserver_exporter::protocol::fivem::encode_reply(&vars, &mut out);
+                udp.send_to(&out, from).await.unwrap();
+            }
+        });
+        let mut req = Request::new(Protocol::Fivem, Address::parse(&addr.to_string()).unwrap());
+        req.timeout = Duration::from_secs(2);
+        req.players = true;
+        let st = poll(&req).await.unwrap();
+        assert_eq!((st.online, st.players.is_none()), (2, true));
+        assert_eq!(st.extras["players_error"], json!("refused"));
+        answer.abort();
+    }
+
+    /// Without `players`, nothing is asked over TCP.
+    #[tokio::test]
+    async fn not_asked() {
+        let s = with_list(PlayersJson::Listed).await;
+        let st = poll(&request(&s)).await.unwrap();
+        assert_eq!(st.players, None);
+        assert!(st.extras.get("players_error").is_none());
+    }
+}

@@ -83,3 +83,122 @@ async fn misbehaviours() {
         assert_eq!(f.reason, reason, "{m:?}: {}", f.detail);
     }
 }
+
+#[path = "support/tls_sim.rs"]
+mod tls_sim;
+
+mod https_api {
+    use std::sync::Arc;
+
+    use gameserver_exporter::secret::Secret;
+    use gameserver_exporter::simulate::satisfactory::{ApiConfig, ApiMisbehaviour};
+    use gameserver_exporter::target::{Credentials, Tls};
+
+    use super::*;
+
+    const TOKEN: &str = "ewoJInBsIjogIkFQSVRva2VuIgp9.sim-token";
+
+    /// A playing server with the API (`token` accepted) and 3 of 4 pioneers, and its pin.
+    async fn api_server(m: ApiMisbehaviour) -> (SimServer, [u8; 32]) {
+        let (tls, _, pin) = super::tls_sim::self_signed();
+        let w = world();
+        w.update(|s| {
+            s.max = 4;
+            s.players = vec![
+                ("a".into(), 0, 0.0),
+                ("b".into(), 0, 0.0),
+                ("c".into(), 0, 0.0),
+            ];
+        });
+        let config = SatisfactoryConfig {
+            api: Some(ApiConfig {
+                misbehaviour: m,
+                ..ApiConfig::new(TOKEN, tls)
+            }),
+            ..SatisfactoryConfig::default()
+        };
+        (spawn(w, config).await.unwrap(), pin)
+    }
+
+    fn with_token(server: &SimServer, token: &str, tls: Tls) -> Request {
+        let mut req = request(server);
+        req.credentials = Some(Arc::new(Credentials {
+            api_token: Some(Secret::new(token)),
+            ..Credentials::default()
+        }));
+        req.tls = tls;
+        req
+    }
+
+    /// With the token and the certificate pinned, the poll adds the API's counts, tick rate,
+    /// tech tier and game phase to the Lightweight Query's name and state.
+    #[tokio::test]
+    async fn pinned_token_adds_state() {
+        let (s, pin) = api_server(ApiMisbehaviour::None).await;
+        let st = poll(&with_token(&s, TOKEN, Tls::Pinned(Box::new(pin))))
+            .await
+            .unwrap();
+        assert_eq!(st.name, "Ficsit Factory");
+        assert_eq!((st.online, st.max), (3, 4));
+        assert_eq!(st.health.as_ref().unwrap().tick_rate_hertz, Some(29.5));
+        let rules = st.rules.unwrap();
+        assert!(rules.contains(&("server_state".into(), "playing".into())));
+        assert!(rules.contains(&("tech_tier".into(), "3".into())));
+        assert!(rules.contains(&("game_phase".into(), "GP_Project_Assembly_Phase_2".into())));
+        // `tls_insecure = true` reads the same.
+        let st = poll(&with_token(&s, TOKEN, Tls::Insecure)).await.unwrap();
+        assert_eq!((st.online, st.max), (3, 4));
+    }
+
+    /// Without a token, the API is never asked: UDP alone, no counts.
+    #[tokio::test]
+    async fn no_token_udp_only() {
+        let (s, _) = api_server(ApiMisbehaviour::None).await;
+        let st = poll(&request(&s)).await.unwrap();
+        assert_eq!((st.online, st.max, st.health.is_none()), (0, 0, true));
+    }
+
+    /// The self-signed certificate with verification on (no pin, no `tls_insecure`) fails
+    /// as a network error naming the certificate; another pin fails too.
+    #[tokio::test]
+    async fn self_signed_needs_pin_or_insecure() {
+        let (s, _) = api_server(ApiMisbehaviour::None).await;
+        let f = poll(&with_token(&s, TOKEN, Tls::Verify)).await.unwrap_err();
+        assert_eq!(f.reason, Reason::Network, "{}", f.detail);
+        assert!(f.detail.contains("certificate"), "{}", f.detail);
+        let f = poll(&with_token(&s, TOKEN, Tls::Pinned(Box::new([7; 32]))))
+            .await
+            .unwrap_err();
+        assert_eq!(f.reason, Reason::Network, "{}", f.detail);
+        assert!(f.detail.contains("tls_fingerprint"), "{}", f.detail);
+    }
+
+    /// A wrong token is `auth_refused` (and the error never shows it); each misbehaviour of
+    /// the API ends in its reason.
+    #[tokio::test]
+    async fn refusals_and_misbehaviours() {
+        let (s, pin) = api_server(ApiMisbehaviour::None).await;
+        let f = poll(&with_token(
+            &s,
+            "wrong-token-xyz",
+            Tls::Pinned(Box::new(pin)),
+        ))
+        .await
+        .unwrap_err();
+        assert_eq!(f.reason, Reason::AuthRefused);
+        assert!(!f.detail.contains("wrong-token-xyz"), "{}", f.detail);
+        for (m, reason) in [
+            (ApiMisbehaviour::BadJson, Reason::Malformed),
+            (ApiMisbehaviour::Huge, Reason::TooLarge),
+            (ApiMisbehaviour::WrongContentType, Reason::Malformed),
+            (ApiMisbehaviour::Unauthorized, Reason::AuthRefused),
+            (ApiMisbehaviour::ErrorCode, Reason::AuthRefused),
+        ] {
+            let (s, _) = api_server(m).await;
+            let f = poll(&with_token(&s, TOKEN, Tls::Insecure))
+                .await
+                .unwrap_err();
+            assert_eq!(f.reason, reason, "{m:?}: {}", f.detail);
+        }
+    }
+}

@@ -63,6 +63,10 @@ fn targets(protocol: Protocol, addr: SocketAddr, pw: &Path) -> Option<String> {
             "ts3",
             format!("username = \"serveradmin\"\npassword_file = \"{pw}\""),
         ),
+        Protocol::Satisfactory => (
+            "sat",
+            format!("api_token_file = \"{pw}\"\ntls_insecure = true"),
+        ),
         _ => return None,
     };
     Some(format!(
@@ -92,7 +96,19 @@ async fn planted_secret_reaches_no_surface() {
             continue;
         }
         let world = World::new(WorldState::default());
-        let server = (simulate::simulator(p).spawn)(world).await.unwrap();
+        let server = match p {
+            // With its HTTPS API taking the planted token, so the Authorization header goes
+            // out on every poll.
+            Protocol::Satisfactory => {
+                use gameserver_exporter::simulate::satisfactory as sat;
+                let config = sat::SatisfactoryConfig {
+                    api: Some(sat::ApiConfig::new(SECRET, sat::demo_tls().0)),
+                    ..Default::default()
+                };
+                sat::spawn(world, config).await.unwrap()
+            }
+            _ => (simulate::simulator(p).spawn)(world).await.unwrap(),
+        };
         let t = targets(p, server.addr, &pw)
             .unwrap_or_else(|| panic!("{p} takes credentials: add its target to targets()"));
         names.push(
@@ -173,6 +189,13 @@ async fn planted_secret_reaches_no_surface() {
     for (what, body) in &surfaces {
         assert!(!body.contains(SECRET), "the secret is in {what}:\n{body}");
     }
+    // Satisfactory's token went out (to its HTTPS API), shown redacted.
+    let (_, sat) = surfaces
+        .iter()
+        .find(|(what, _)| what == "/probe?target=sat&debug=true")
+        .unwrap();
+    assert!(sat.contains("sent POST /api/v1 QueryServerState"), "{sat}");
+    assert!(sat.contains("<redacted"), "{sat}");
     // The probe's transcript did run (not an empty page that trivially holds no secret).
     assert!(surfaces
         .iter()

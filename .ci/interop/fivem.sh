@@ -2,7 +2,8 @@
 # FiveM interop: the simulator (examples/sim_serve fivem: UDP getinfo plus the HTTP JSON
 # endpoints on the same port number) read by gamedig 5.3.3 (type gta5f: UDP getinfo and
 # /info.json) and opengsq 3.7.0 (FiveM.get_dynamic: HTTP /dynamic.json) must show the same
-# name, map and counts as `gameserver-exporter query fivem ADDR --json`. A few seconds.
+# name, map, counts and player names as `gameserver-exporter query fivem ADDR --json --players`
+# (which reads /players.json best effort after getinfo). A few seconds.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 NAME=fivem.sh
@@ -16,7 +17,7 @@ interop_work
 sim_start fivem
 port=${sim_addr##*:}
 
-"$bin" query fivem "$sim_addr" --json --timeout 2s >"$work/ours.json" 2>"$work/query.log" ||
+"$bin" query fivem "$sim_addr" --json --players --timeout 2s >"$work/ours.json" 2>"$work/query.log" ||
     interop_fail "query fivem exited $?"
 echo "$NAME: ours: $(cat "$work/ours.json")"
 
@@ -30,8 +31,11 @@ ours, g = (json.load(open(p)) for p in sys.argv[1:3])
 want = (ours["name"], ours["map"], ours["online"], ours["max"])
 got = (g["name"], g["map"], int(g["numplayers"]), int(g["maxplayers"]))
 assert got == want, (got, want)
-# gamedig reads the player list from /players.json; we publish counts only.
+# Both read the player list from /players.json (ours with --players, best effort).
 assert len(g["players"]) == ours["online"], g["players"]
+theirs = sorted(p["name"] for p in g["players"])
+mine = sorted(p["name"] for p in ours["players"] or [])
+assert theirs == mine, (theirs, mine)
 print("fivem.sh: gamedig agrees:", got)
 PY
 fi

@@ -83,3 +83,52 @@ while True:
     break
 PY
 }
+
+# --- qstat cross-reads (.ci/interop/qstat-*.sh) ---
+#   qstat_require            sets QSTAT to Debian's quakestat, installing it as root; without
+#                            it the script says SKIPPED loudly and exits 0
+#   await_addr LOG SED       waits up to 10 s for the simulator's address in LOG, printed as
+#                            `sed -n SED` extracts it (e.g. 's/^addr=//p'), and prints it
+#   ours_summary JSON        our `query --json` as `name=… map=… online=… max=… players=a|b`,
+#                            player names sorted (qstat lists them in its own order)
+#   qstat_summary            the same from `quakestat -raw , -P -R` on stdin (server line:
+#                            TYPE,ADDRESS,NAME,MAP,MAX,ONLINE,PING,RETRIES; then the rules;
+#                            then one line per player, name first)
+
+qstat_require() {
+    QSTAT=$(command -v quakestat || command -v qstat || true)
+    if [[ -z $QSTAT && $(id -u) -eq 0 ]] && apt-cache show qstat >/dev/null 2>&1; then
+        interop_install qstat
+        QSTAT=$(command -v quakestat || command -v qstat || true)
+    fi
+    if [[ -z $QSTAT ]]; then
+        echo "$NAME: SKIPPED: qstat is not installed and not installable here (apt-get install qstat)" >&2
+        exit 0
+    fi
+}
+
+await_addr() {
+    local log=$1 expr=$2 addr= _
+    for _ in $(seq 100); do
+        addr=$(sed -n "$expr" "$log" 2>/dev/null | head -n1)
+        [[ -n $addr ]] && break
+        sleep 0.1
+    done
+    [[ -n $addr ]] || interop_fail "the simulator printed no address in $log"
+    echo "$addr"
+}
+
+ours_summary() {
+    python3 -c 'import json, sys
+s = json.loads(sys.argv[1])
+names = "|".join(sorted(p["name"] for p in s.get("players") or []))
+print("name=%s map=%s online=%s max=%s players=%s" % (s["name"], s.get("map") or "", s["online"], s["max"], names))' "$1"
+}
+
+qstat_summary() {
+    python3 -c 'import sys
+lines = sys.stdin.read().splitlines()
+head = lines[0].split(",") if lines else [""] * 6
+names = "|".join(sorted(l.split(",")[0] for l in lines[2:] if "," in l))
+print("name=%s map=%s online=%s max=%s players=%s" % (head[2], head[3], head[5], head[4], names))'
+}

@@ -475,6 +475,7 @@ pub fn exporter_steady_state(
              start-up, {overall:.1} MiB with scrapes and a reload (CPU ±{:.1} µs: one tick)",
             micros(Duration::from_secs_f64(tick)) / (ok as f64).max(1.0)
         ),
+        scrape_ms: None,
     })
 }
 

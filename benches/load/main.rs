@@ -6,6 +6,7 @@
 //! cargo bench --bench load -- --engine raw ...   # query::poll_with in a plain loop per target
 //! cargo bench --bench load -- --a2s 100000 --interval 15s --seconds 15 --network both
 //! cargo bench --bench load -- --engine exporter --a2s 100000 --interval 15s --seconds 15 --network both
+//! cargo bench --bench load -- --table --targets 10000 --seconds 10   # every protocol (table.rs)
 //! ```
 //!
 //! More targets than one responder process can hold sockets for (`--per-child`, 16,000: the
@@ -52,6 +53,7 @@ mod exporter;
 mod http;
 mod page;
 mod responder;
+mod table;
 
 use std::alloc::{GlobalAlloc, Layout};
 
@@ -148,6 +150,14 @@ struct Args {
     per_child: usize,
     /// Targets that never answer during the daemon phases, in parts per million.
     silent_ppm: u32,
+    /// `--table`: every protocol against its simulator, beside the floors (table.rs).
+    table: bool,
+    /// Targets per protocol in `--table` mode.
+    targets: usize,
+    /// `--protocols a,b`: the table's protocols (all of `Protocol::ALL` when empty).
+    protocols: Vec<Protocol>,
+    /// Simulators per child process in `--table` mode.
+    sims_per_child: usize,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -167,6 +177,10 @@ fn parse_args() -> Result<Args, String> {
         drop_ppm: 10_000,
         per_child: 16_000,
         silent_ppm: 0,
+        table: false,
+        targets: 10_000,
+        protocols: Vec::new(),
+        sims_per_child: 2_000,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -233,6 +247,18 @@ fn parse_args() -> Result<Args, String> {
                 }
                 a.silent_ppm = (pct * 10_000.0).round() as u32;
             }
+            "--table" => a.table = true,
+            "--targets" => a.targets = num(value()?)?.max(1),
+            "--sims-per-child" => a.sims_per_child = num(value()?)?.clamp(1, 8_000),
+            "--protocols" => {
+                for id in value()?.split(',').filter(|s| !s.is_empty()) {
+                    let p = Protocol::from_name(id).ok_or(format!(
+                        "--protocols: {id} is not one of {}",
+                        Protocol::names()
+                    ))?;
+                    a.protocols.push(p);
+                }
+            }
             other => return Err(format!("unknown argument {other}")),
         }
     }
@@ -245,6 +271,14 @@ fn main() {
         raise_fd_limit();
         if let Err(e) = responder::run_responder(responder::ChildOpts::parse(&argv[2..])) {
             eprintln!("responder: {e}");
+            std::process::exit(1);
+        }
+        return;
+    }
+    if argv.get(1).map(String::as_str) == Some("--sims") {
+        raise_fd_limit();
+        if let Err(e) = table::run_sims(&argv[2..]) {
+            eprintln!("simulators: {e}");
             std::process::exit(1);
         }
         return;
@@ -419,9 +453,14 @@ struct Window {
     failures: Vec<(Reason, u64)>,
     /// Appended to the summary line (the exporter engine's memory figures).
     extra: String,
+    /// Median `/metrics` render in ms, (gzip, plain), where the daemon engine measured it.
+    scrape_ms: Option<(f64, f64)>,
 }
 
 fn run(args: &Args) -> std::io::Result<()> {
+    if args.table {
+        return table::run_table(args);
+    }
     let mut resp = Responders::start([args.a2s, args.minecraft, args.samp], args)?;
     println!(
         "# machine: {} cpu(s), {}; load average {}",
@@ -747,6 +786,7 @@ async fn steady_state(
         network: String::new(),
         failures,
         extra: String::new(),
+        scrape_ms: None,
     }
 }
 
@@ -995,7 +1035,7 @@ async fn daemon_steady_state(
         "# {name}: peak RSS (VmHWM) {:.1} MiB before the first scrape (reloads included)",
         vm_hwm_kib() as f64 / 1024.0
     );
-    render_report(&daemon, name);
+    let scrape_ms = render_report(&daemon, name);
     drop(daemon);
 
     let (ok, failed) = (ok1 - ok0, fail1 - fail0);
@@ -1016,6 +1056,7 @@ async fn daemon_steady_state(
             .filter(|(_, n)| *n > 0)
             .collect(),
         extra: String::new(),
+        scrape_ms: Some(scrape_ms),
     }
 }
 
@@ -1061,7 +1102,7 @@ fn process_switches() -> u64 {
 /// that takes the page piece by piece, as the streamed body does): first gzipped while
 /// rendering, as Prometheus gets it, then plain, several times each; prints the median wall
 /// time, the bytes, the allocations per plain render and the peak RSS after each kind.
-fn render_report(daemon: &Daemon, name: &str) {
+fn render_report(daemon: &Daemon, name: &str) -> (f64, f64) {
     let globals = || Globals {
         reload: daemon.state().reload_info(),
         process: metrics::process::read(),
@@ -1091,6 +1132,7 @@ fn render_report(daemon: &Daemon, name: &str) {
         }
     }
     let (med, max) = median(&mut times);
+    let gzip_median = med;
     println!(
         "{name}: /metrics gzip (level {}, rendered into the compressor as served): median {med:.2} ms, \
          max {max:.2} ms, {zipped} bytes; the scrape's own peak heap {:.1} MiB (snapshot, \
@@ -1125,6 +1167,7 @@ fn render_report(daemon: &Daemon, name: &str) {
         allocs / RENDERS,
         vm_hwm_kib() as f64 / 1024.0
     );
+    (gzip_median, med)
 }
 
 /// A sink that counts what it is given, standing for the client a streamed page goes to.

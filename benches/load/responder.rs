@@ -93,7 +93,7 @@ fn varint(mut v: u32, out: &mut Vec<u8>) {
     }
 }
 
-fn minecraft_status_frame() -> Vec<u8> {
+pub fn minecraft_status_frame() -> Vec<u8> {
     let json = br#"{"version":{"name":"1.21.1","protocol":767},"players":{"max":100,"online":12},"description":{"text":"Load Test"}}"#;
     let mut body = vec![0x00];
     varint(json.len() as u32, &mut body);

@@ -909,6 +909,15 @@ fn http_apis(root: &Path) {
     c.add("info", info);
     c.add("metrics", metrics);
     c.add("players", players);
+    let sat_state = br#"{"data":{"serverGameState":{"activeSessionName":"Sim","numConnectedPlayers":2,"playerLimit":4,"techTier":3,"activeSchematic":"None","gamePhase":"/Script/FactoryGame.FGGamePhase'/Game/FactoryGame/GamePhases/GP_Project_Assembly_Phase_2.GP_Project_Assembly_Phase_2'","isGameRunning":true,"totalGameDuration":5400,"isGamePaused":false,"averageTickRate":29.5,"autoLoadSessionName":"Sim"}}}"#;
+    let sat_refused = br#"{"errorCode":"invalid_token","errorMessage":"The provided authentication token is invalid","errorData":{}}"#;
+    let c = Corpus::new(root, "satisfactory_api");
+    c.add("state", sat_state);
+    c.add("refused", sat_refused);
+    let fivem_players = br#"[{"endpoint":"127.0.0.1","id":1,"identifiers":[],"name":"Franklin","ping":40},{"id":2,"identifiers":["license:ab"],"name":"Trevor","ping":12}]"#;
+    let c = Corpus::new(root, "fivem_players");
+    c.add("listed", fivem_players);
+    c.add("hidden", b"[]");
     let c = Corpus::new(root, "http_message");
     c.add("tshock", &json(tshock));
     c.add("palworld_metrics", &json(metrics));

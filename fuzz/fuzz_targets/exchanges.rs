@@ -19,6 +19,7 @@ use gameserver_exporter::protocol::exchange::replay::replay;
 use gameserver_exporter::protocol::exchange::{Exchange, Params};
 use gameserver_exporter::protocol::gamespy1::exchange::Gamespy1;
 use gameserver_exporter::protocol::gamespy3::GameSpy3;
+use gameserver_exporter::protocol::http::then::Then;
 use gameserver_exporter::protocol::minecraft::query_exchange::{McQuery, Memory};
 use gameserver_exporter::protocol::minecraft::slp_exchange::Slp;
 use gameserver_exporter::protocol::quake3::{self, Want};
@@ -160,19 +161,28 @@ fuzz_target!(|data: &[u8]| {
                     script,
                 ),
                 2 => {
+                    // With players asked, `/players.json` follows `getinfo`.
                     let get = fivem::exchange::GetInfo {
                         challenge: "fuzz".into(),
                         detail: params.detail,
                         rules: params.rules,
                     };
-                    run(OneShot::new(get, deadline), start, script)
+                    let list = fivem::players::PlayersApi::new(params.players);
+                    run(
+                        Then::new(OneShot::new(get, deadline), list, deadline),
+                        start,
+                        script,
+                    )
                 }
                 3 => {
+                    // With a token (remembered), the HTTPS API follows the query.
                     let poll = satisfactory::exchange::PollState {
                         cookie: 0x0101_0101_0101_0101,
                         detail: params.detail,
                     };
-                    run(OneShot::new(poll, deadline), start, script)
+                    let api = satisfactory::api::StateApi::new(secret);
+                    let x = Then::new(OneShot::new(poll, deadline), api, deadline);
+                    run(x, start, script)
                 }
                 _ => {
                     let login = secret.map(|password| Login {

@@ -165,7 +165,7 @@ pub async fn drive<X: Exchange, T: Transport>(
                         let at = Instant::now();
                         // A secret is never resent: a copy the observer could not be shown
                         // is one more copy on the wire for nothing.
-                        let resends = if T::DATAGRAMS && !secret {
+                        let resends = if transport.resends() && !secret {
                             pacing.resends
                         } else {
                             0

@@ -20,7 +20,7 @@ use tokio::time::Instant;
 use super::driver::{drive, Observer, Pacing, RESENDS};
 use super::peer_gate;
 use super::request::{Request, Session};
-use super::transport::{TcpLink, Transport};
+use super::transport::{TcpLink, Transport, UdpThenHttp};
 use crate::net::http::HttpLink;
 use crate::net::udp::UdpChannel;
 use crate::net::{resolve, srv};
@@ -77,6 +77,10 @@ pub enum Link {
     /// exchange writes requests and reads whole responses in `protocol::http`'s message
     /// form, usually through `protocol::http::fetch::Fetch`.
     Http,
+    /// UDP as [`Link::UdpShared`], then, if the exchange connects, HTTP(S) as [`Link::Http`]
+    /// to the same address (`protocol::http::then::Then`: Satisfactory's HTTPS API, FiveM's
+    /// `/players.json`). The TLS keys apply to the HTTP part where the protocol takes them.
+    UdpThenHttp,
 }
 
 /// A poll in flight for callers that do not know the protocol's type (the CLI, `/probe`):
@@ -260,18 +264,20 @@ const PALWORLD: Entry = Entry {
 
 /// Cfx.re servers rate-limit `getinfo` per address (about 2 a second, burst 10): resends and
 /// polls keep [`crate::protocol::fivem::MIN_GAP`] (docs/protocols/fivem.md).
+/// With `players = true`, `/players.json` follows over TCP on the same port.
 const FIVEM: Entry = Entry {
     protocol: Protocol::Fivem,
     resolve: Resolve::Plain,
-    link: Link::UdpShared,
+    link: Link::UdpThenHttp,
     min_gap: crate::protocol::fivem::MIN_GAP,
     self_paced: false,
 };
 
+/// The Lightweight Query over UDP; with an API token, the HTTPS API on the same port.
 const SATISFACTORY: Entry = Entry {
     protocol: Protocol::Satisfactory,
     resolve: Resolve::Plain,
-    link: Link::UdpShared,
+    link: Link::UdpThenHttp,
     min_gap: Duration::ZERO,
     self_paced: false,
 };
@@ -310,10 +316,8 @@ pub fn dispatch<V: Visit>(protocol: Protocol, v: V) -> V::Output {
         Protocol::Gamespy2 => v.visit::<OneShot<gamespy2::exchange::Query>>(&GAMESPY2),
         Protocol::Terraria => v.visit::<Fetch<Tshock>>(&TERRARIA),
         Protocol::Palworld => v.visit::<Fetch<PalworldApi>>(&PALWORLD),
-        Protocol::Fivem => v.visit::<OneShot<fivem::exchange::GetInfo>>(&FIVEM),
-        Protocol::Satisfactory => {
-            v.visit::<OneShot<satisfactory::exchange::PollState>>(&SATISFACTORY)
-        }
+        Protocol::Fivem => v.visit::<fivem::exchange::Poll>(&FIVEM),
+        Protocol::Satisfactory => v.visit::<satisfactory::exchange::Poll>(&SATISFACTORY),
         Protocol::Teamspeak3 => v.visit::<Ts3>(&TEAMSPEAK3),
     }
 }
@@ -432,15 +436,17 @@ impl Build for OneShot<quake3::exchange::GetStatus> {
     }
 }
 
-impl Build for OneShot<fivem::exchange::GetInfo> {
+impl Build for fivem::exchange::Poll {
     fn build(start: &Start<'_>, _session: &Session) -> Self {
-        fivem::exchange::new(&start.params, start.deadline)
+        fivem::exchange::poll(&start.params, start.deadline)
     }
 }
 
-impl Build for OneShot<satisfactory::exchange::PollState> {
+impl Build for satisfactory::exchange::Poll {
     fn build(start: &Start<'_>, _session: &Session) -> Self {
-        satisfactory::exchange::new(&start.params, start.deadline)
+        let token = start.credentials.and_then(|c| c.api_token.as_ref());
+        let authorization = token.map(|t| Secret::new(format!("Bearer {}", t.expose())));
+        satisfactory::exchange::poll(&start.params, authorization, start.deadline)
     }
 }
 
@@ -655,6 +661,17 @@ pub async fn run<X: Build>(
             ))
             .await
         }
+        // Boxed as Link::Http is, for the same reason.
+        Link::UdpThenHttp => {
+            let chan = UdpChannel::open(peer, req.shared_udp(session)).await?;
+            let cap = req.limits.reply_cap();
+            let http = HttpLink::new(peer, req.address.host.clone(), req.tls.clone(), cap);
+            let link = UdpThenHttp::new(chan, http);
+            Box::pin(go_owned::<X, _>(
+                entry, start, session, link, deadline, observer,
+            ))
+            .await
+        }
     }
 }
 
@@ -752,11 +769,18 @@ mod tests {
     }
 
     /// The vocabulary's `http` (which the config checks the `tls*` keys against) says what
-    /// the registry says.
+    /// the registry says: every HTTP API takes them, no plain UDP or TCP protocol does, and
+    /// of the UDP-then-HTTP ones those whose API is HTTPS (Satisfactory; FiveM's
+    /// `/players.json` is plain HTTP).
     #[test]
     fn http_matches_links() {
         for p in Protocol::ALL {
-            assert_eq!(p.http().is_some(), entry(p).link == Link::Http, "{p}");
+            let want = match entry(p).link {
+                Link::Http => true,
+                Link::UdpThenHttp => p == Protocol::Satisfactory,
+                _ => false,
+            };
+            assert_eq!(p.http().is_some(), want, "{p}");
         }
     }
 

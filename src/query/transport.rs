@@ -63,6 +63,12 @@ pub trait Transport {
     fn shown<'a>(&self, sent: &'a [u8]) -> Cow<'a, [u8]> {
         Cow::Borrowed(sent)
     }
+
+    /// Whether an unanswered request is sent again now: on datagram transports, unless
+    /// the link has moved on to a stream ([`UdpThenHttp`]).
+    fn resends(&self) -> bool {
+        Self::DATAGRAMS
+    }
 }
 
 /// A UDP channel: a registration on the shared mux or a connected socket of its own.
@@ -220,5 +226,66 @@ impl Transport for HttpLink {
 
     fn shown<'a>(&self, sent: &'a [u8]) -> Cow<'a, [u8]> {
         Cow::Owned(crate::protocol::http::redact(sent))
+    }
+}
+
+/// UDP first, then HTTP(S) to the same address once the exchange asks to connect
+/// (`protocol::http::then::Then`): Satisfactory's HTTPS API after its Lightweight Query,
+/// FiveM's `/players.json` after `getinfo`. Requests are resent only while on UDP.
+#[derive(Debug)]
+pub struct UdpThenHttp {
+    udp: UdpChannel,
+    http: HttpLink,
+    on_http: bool,
+}
+
+impl UdpThenHttp {
+    pub fn new(udp: UdpChannel, http: HttpLink) -> UdpThenHttp {
+        UdpThenHttp {
+            udp,
+            http,
+            on_http: false,
+        }
+    }
+}
+
+impl Transport for UdpThenHttp {
+    const DATAGRAMS: bool = true;
+
+    fn peer(&self) -> Option<SocketAddr> {
+        Some(UdpChannel::peer(&self.udp))
+    }
+
+    async fn connect(&mut self, until: Instant) -> Result<(), NetError> {
+        self.on_http = true;
+        Transport::connect(&mut self.http, until).await
+    }
+
+    async fn send(&mut self, bytes: &[u8], until: Instant) -> Result<(), NetError> {
+        if self.on_http {
+            Transport::send(&mut self.http, bytes, until).await
+        } else {
+            Transport::send(&mut self.udp, bytes, until).await
+        }
+    }
+
+    async fn recv(&mut self, until: Instant) -> Result<Recv, NetError> {
+        if self.on_http {
+            Transport::recv(&mut self.http, until).await
+        } else {
+            Transport::recv(&mut self.udp, until).await
+        }
+    }
+
+    fn shown<'a>(&self, sent: &'a [u8]) -> Cow<'a, [u8]> {
+        if self.on_http {
+            self.http.shown(sent)
+        } else {
+            Cow::Borrowed(sent)
+        }
+    }
+
+    fn resends(&self) -> bool {
+        !self.on_http
     }
 }

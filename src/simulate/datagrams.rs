@@ -26,8 +26,13 @@ where
 
 /// Binds 127.0.0.1 on a port of the system's choosing and answers every datagram with
 /// `server` until the returned [`SimServer`] is dropped.
-pub async fn spawn(mut server: impl Answer) -> io::Result<SimServer> {
-    let socket = UdpSocket::bind("127.0.0.1:0").await?;
+pub async fn spawn(server: impl Answer) -> io::Result<SimServer> {
+    spawn_on(UdpSocket::bind("127.0.0.1:0").await?, server)
+}
+
+/// As [`spawn`], on a socket already bound (a simulator that also serves TCP on the same
+/// port number).
+pub fn spawn_on(socket: UdpSocket, mut server: impl Answer) -> io::Result<SimServer> {
     let own = socket.local_addr()?;
     let task = tokio::spawn(async move {
         let mut buf = vec![0u8; MAX_DATAGRAM];

@@ -49,9 +49,24 @@ pub const CFX_RATE_LIMIT: RateLimit = RateLimit {
     per_second: 2.0,
 };
 
+/// What `/players.json` answers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum PlayersJson {
+    /// Names and pings, identifiers left out (a current server's default).
+    #[default]
+    Listed,
+    /// `[]` whoever is on: the list hidden.
+    Hidden,
+    /// Cut JSON (`[{"name":`).
+    BadJson,
+    /// HTTP 404 (an old or locked-down server).
+    Missing,
+}
+
 #[derive(Debug, Clone)]
 pub struct FivemConfig {
     pub misbehaviour: Misbehaviour,
+    pub players_json: PlayersJson,
     /// `None`: answer every request.
     pub rate_limit: Option<RateLimit>,
     /// Requests answered, and dropped by the rate limit.
@@ -62,6 +77,7 @@ impl Default for FivemConfig {
     fn default() -> Self {
         FivemConfig {
             misbehaviour: Misbehaviour::None,
+            players_json: PlayersJson::Listed,
             rate_limit: Some(CFX_RATE_LIMIT),
             counters: Arc::default(),
         }
@@ -93,6 +109,7 @@ pub async fn spawn(world: World, config: FivemConfig) -> io::Result<SimServer> {
     let (udp, tcp) = bind_pair().await?;
     let addr = udp.local_addr()?;
     let udp_world = world.clone();
+    let players_json = config.players_json;
     let udp_task = tokio::spawn(async move {
         let mut buf = vec![0u8; MAX_DATAGRAM];
         let mut buckets: HashMap<IpAddr, (f64, Instant)> = HashMap::new();
@@ -121,7 +138,7 @@ pub async fn spawn(world: World, config: FivemConfig) -> io::Result<SimServer> {
                 continue;
             };
             let w = world.snapshot();
-            tokio::spawn(serve_http(stream, w));
+            tokio::spawn(serve_http(stream, w, players_json));
         }
     });
     Ok(SimServer::new(addr, vec![udp_task, http_task]))
@@ -168,6 +185,18 @@ pub fn hostile() -> Vec<Hostile> {
             )
         })
     };
+    let listed = |name, list: PlayersJson| {
+        let start = start(move |w| {
+            spawn(
+                w,
+                FivemConfig {
+                    players_json: list,
+                    ..FivemConfig::default()
+                },
+            )
+        });
+        Hostile::up(name, 4, 24, None, start).with_config("players = true\n")
+    };
     vec![
         Hostile::down("silent", "timeout", with(Misbehaviour::Silence)),
         Hostile::down(
@@ -179,6 +208,12 @@ pub fn hostile() -> Vec<Hostile> {
         // The fleet's world: 2 players and 2 bots (all counted in `clients`), 24 slots.
         Hostile::up("healthy", 4, 24, None, with(Misbehaviour::None)),
         Hostile::up("stale-first", 4, 24, None, with(Misbehaviour::StaleFirst)),
+        // `/players.json` is best effort: whatever it answers, the server is up with
+        // `getinfo`'s counts.
+        listed("players-listed", PlayersJson::Listed),
+        listed("players-hidden", PlayersJson::Hidden),
+        listed("players-bad-json", PlayersJson::BadJson),
+        listed("players-missing", PlayersJson::Missing),
     ]
 }
 
@@ -259,7 +294,7 @@ fn answer(datagram: &[u8], w: &WorldState, m: Misbehaviour) -> Vec<Vec<u8>> {
 }
 
 /// One HTTP/1.1 request on the TCP side, answered and closed.
-async fn serve_http(mut stream: TcpStream, w: WorldState) {
+async fn serve_http(mut stream: TcpStream, w: WorldState, players_json: PlayersJson) {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 1024];
     while !buf.windows(4).any(|x| x == b"\r\n\r\n") && buf.len() < 8192 {
@@ -288,6 +323,11 @@ async fn serve_http(mut stream: TcpStream, w: WorldState) {
             "vars": {"sv_maxClients": w.max.to_string(), "gamename": "gta5"},
             "version": 1_398_345_911_u32,
         })),
+        "/players.json" if players_json == PlayersJson::Missing => None,
+        "/players.json" if players_json == PlayersJson::Hidden => Some(serde_json::json!([])),
+        "/players.json" if players_json == PlayersJson::BadJson => {
+            Some(serde_json::Value::String("[{\"name\":".into()))
+        }
         "/players.json" => Some(serde_json::Value::Array(
             w.players
                 .iter()
@@ -301,7 +341,11 @@ async fn serve_http(mut stream: TcpStream, w: WorldState) {
     };
     let response = match body {
         Some(b) => {
-            let b = b.to_string();
+            // BadJson's string goes out raw: cut JSON, not a JSON string.
+            let b = match b {
+                serde_json::Value::String(raw) => raw,
+                b => b.to_string(),
+            };
             format!(
                 "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{b}",
                 b.len()

@@ -29,6 +29,8 @@ pub struct SimRequest {
     pub query: Vec<(String, String)>,
     /// The `Authorization` header's value.
     pub authorization: Option<String>,
+    /// The body (at most the head's cap; the APIs taking one read a small JSON object).
+    pub body: Vec<u8>,
 }
 
 impl SimRequest {
@@ -79,7 +81,19 @@ pub async fn spawn<H>(tls: Option<Arc<rustls::ServerConfig>>, handler: H) -> io:
 where
     H: Fn(&SimRequest) -> SimReply + Send + Sync + 'static,
 {
-    let listener = TcpListener::bind("127.0.0.1:0").await?;
+    spawn_on(TcpListener::bind("127.0.0.1:0").await?, tls, handler)
+}
+
+/// As [`spawn`], on a listener already bound (Satisfactory's API shares its port number
+/// with the UDP query).
+pub fn spawn_on<H>(
+    listener: TcpListener,
+    tls: Option<Arc<rustls::ServerConfig>>,
+    handler: H,
+) -> io::Result<SimServer>
+where
+    H: Fn(&SimRequest) -> SimReply + Send + Sync + 'static,
+{
     let addr = listener.local_addr()?;
     let handler = Arc::new(handler);
     let acceptor = tls.map(tokio_rustls::TlsAcceptor::from);
@@ -159,6 +173,7 @@ async fn read_request<S: AsyncRead + Unpin>(
         path: path.to_string(),
         query,
         authorization: None,
+        body: Vec::new(),
     };
     let mut close = false;
     let mut body_len = 0usize;
@@ -174,7 +189,7 @@ async fn read_request<S: AsyncRead + Unpin>(
             _ => {}
         }
     }
-    // Skip a body (none of the simulated endpoints reads one).
+    // Keep a body up to the head's cap (a longer one is cut there).
     while buf.len() < body_len.min(MAX_HEAD) {
         let mut chunk = [0u8; 4096];
         let n = stream.read(&mut chunk).await.ok()?;
@@ -183,7 +198,7 @@ async fn read_request<S: AsyncRead + Unpin>(
         }
         buf.extend_from_slice(&chunk[..n]);
     }
-    buf.drain(..body_len.min(buf.len()));
+    req.body = buf.drain(..body_len.min(buf.len())).collect();
     Some((req, close))
 }
 

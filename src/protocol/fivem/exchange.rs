@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 use crate::protocol::exchange::oneshot::{Codec, OneShot};
 use crate::protocol::exchange::tools::random_u32;
 use crate::protocol::exchange::Params;
+use crate::protocol::fivem::players::PlayersApi;
 use crate::protocol::fivem::{self, Info};
+use crate::protocol::http::then::Then;
 use crate::protocol::DecodeError;
 use crate::status::Status;
 
@@ -39,7 +41,19 @@ impl Codec for GetInfo {
     }
 }
 
-/// A poll's exchange: one `getinfo` with a fresh challenge, answered until `deadline`.
+/// A whole poll: `getinfo`, then `/players.json` over TCP when players are asked.
+pub type Poll = Then<OneShot<GetInfo>, PlayersApi>;
+
+/// A poll: `getinfo`, and with `params.players` the player list, best effort.
+pub fn poll(params: &Params, deadline: Instant) -> Poll {
+    Then::new(
+        new(params, deadline),
+        PlayersApi::new(params.players),
+        deadline,
+    )
+}
+
+/// `getinfo` alone: one request with a fresh challenge, answered until `deadline`.
 pub fn new(params: &Params, deadline: Instant) -> OneShot<GetInfo> {
     let codec = GetInfo {
         challenge: fivem::challenge(random_u32()),

@@ -12,9 +12,11 @@
 //! this module reuses [`quake3`]'s parser and colour stripper.
 //!
 //! Counts always come from `clients` and `sv_maxclients`: the player list lives on the HTTP
-//! side (`/players.json`), anonymised on current servers, and is not read here.
+//! side (`/players.json`), anonymised on current servers, read best effort with
+//! `players = true` ([`players`]).
 
 pub mod exchange;
+pub mod players;
 
 use std::time::Duration;
 

@@ -11,7 +11,7 @@
 //! value cannot be sent (it ends the column), so the encoder writes a space instead.
 
 use super::parts::{encode_part, Part, HEADER_LEN};
-use super::{DecodeError, Reader};
+use super::{DecodeError, Flavor, Reader};
 
 /// Key/value pairs we keep; more is [`DecodeError::TooLarge`].
 pub const MAX_PAIRS: usize = 512;
@@ -40,12 +40,18 @@ impl Table {
         self.rows.get(row)?.get(col)?.as_deref()
     }
 
-    fn set(&mut self, row: usize, field: &str, value: String) -> Result<(), DecodeError> {
-        if row >= MAX_ROWS {
+    fn set(
+        &mut self,
+        row: usize,
+        field: &str,
+        value: String,
+        max_rows: usize,
+    ) -> Result<(), DecodeError> {
+        if row >= max_rows {
             return Err(DecodeError::TooLarge {
                 what: "GameSpy3 rows",
                 value: row as u64 + 1,
-                limit: MAX_ROWS as u64,
+                limit: max_rows as u64,
             });
         }
         let col = match self.fields.iter().position(|f| f == field) {
@@ -116,8 +122,50 @@ impl Reply {
     }
 }
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+/// One key/value pair, or `None` at the empty key that ends them; kept under the flavor's
+/// cap.
+fn pair(
+    r: &mut Reader<'_>,
+    flavor: &Flavor,
+    info: &[(String, String)],
+) -> Result<Option<(String, String)>, DecodeError> {
+    let key = r.cstr()?;
+    if key.is_empty() {
+        return Ok(None);
+    }
+    let value = r.cstr()?;
+    if info.len() >= flavor.max_pairs {
+        return Err(DecodeError::TooLarge {
+            what: "GameSpy3 key/values",
+            value: info.len() as u64 + 1,
+            limit: flavor.max_pairs as u64,
+        });
+    }
+    Ok(Some((flavor.text.decode(key), flavor.text.decode(value))))
+}
+
+/// One column's values into `table` from row `offset` on, up to an empty value; when
+/// `open`, the end of the body also ends it (a part may stop mid-column, the next part
+/// continues it).
+fn column(
+    r: &mut Reader<'_>,
+    flavor: &Flavor,
+    table: &mut Table,
+    field: &str,
+    offset: usize,
+    open: bool,
+) -> Result<(), DecodeError> {
+    table.add_field(field)?;
+    let mut row = offset;
+    while !(open && r.is_empty()) {
+        let value = r.cstr()?;
+        if value.is_empty() {
+            break;
+        }
+        table.set(row, field, flavor.text.decode(value), flavor.max_rows)?;
+        row += 1;
+    }
+    Ok(())
 }
 
 /// Decodes the bodies of a reply's parts, given in index order with the section each
@@ -129,6 +177,21 @@ fn text(bytes: &[u8]) -> String {
 pub fn decode_body<'a>(
     bodies: impl IntoIterator<Item = (u8, &'a [u8])>,
 ) -> Result<Reply, DecodeError> {
+    decode_body_in(&Flavor::GAMESPY3, bodies)
+}
+
+/// [`decode_body`] in `flavor`. A single-part flavor (Minecraft) reads the first body
+/// alone, strictly: the key/values up to the empty key, `01 player_ 00 00` (else
+/// [`DecodeError::Invalid`]), the names up to the empty one; a body that stops before any of
+/// these ends is an error, and what follows the names is ignored.
+pub fn decode_body_in<'a>(
+    flavor: &Flavor,
+    bodies: impl IntoIterator<Item = (u8, &'a [u8])>,
+) -> Result<Reply, DecodeError> {
+    if flavor.single_part {
+        let body = bodies.into_iter().next().map_or(&[][..], |(_, b)| b);
+        return decode_single(flavor, body);
+    }
     let mut reply = Reply::default();
     let mut section = SECTION_INFO;
     let mut done = false;
@@ -144,25 +207,17 @@ pub fn decode_body<'a>(
         let mut r = Reader::new(body);
         while !r.is_empty() && !done {
             if section == SECTION_INFO {
-                let key = r.cstr()?;
-                if key.is_empty() {
-                    section = SECTION_PLAYERS;
-                    // The players' section number follows; a server that leaves it out
-                    // goes straight to a field name.
-                    if r.rest().first() == Some(&SECTION_PLAYERS) {
-                        r.skip(1)?;
+                match pair(&mut r, flavor, &reply.info)? {
+                    Some(kv) => reply.info.push(kv),
+                    None => {
+                        section = SECTION_PLAYERS;
+                        // The players' section number follows; a server that leaves it out
+                        // goes straight to a field name.
+                        if r.rest().first() == Some(&SECTION_PLAYERS) {
+                            r.skip(1)?;
+                        }
                     }
-                    continue;
                 }
-                let value = r.cstr()?;
-                if reply.info.len() >= MAX_PAIRS {
-                    return Err(DecodeError::TooLarge {
-                        what: "GameSpy3 key/values",
-                        value: reply.info.len() as u64 + 1,
-                        limit: MAX_PAIRS as u64,
-                    });
-                }
-                reply.info.push((text(key), text(value)));
                 continue;
             }
             match r.rest().first() {
@@ -183,28 +238,35 @@ pub fn decode_body<'a>(
                 }
                 _ => {}
             }
-            let field = text(r.cstr()?);
+            let field = flavor.text.decode(r.cstr()?);
             let offset = usize::from(r.u8()?);
             let table = if field.ends_with("_t") || section == SECTION_TEAMS {
                 &mut reply.teams
             } else {
                 &mut reply.players
             };
-            table.add_field(&field)?;
-            let mut row = offset;
-            // The column runs to an empty value, or to the end of the part.
-            while !r.is_empty() {
-                let value = r.cstr()?;
-                if value.is_empty() {
-                    break;
-                }
-                table.set(row, &field, text(value))?;
-                row += 1;
-            }
+            column(&mut r, flavor, table, &field, offset, true)?;
         }
     }
     reply.players.square();
     reply.teams.square();
+    Ok(reply)
+}
+
+/// The players' section (`01`), then the `player_` column from row 0: all a single part's
+/// player section holds.
+const PLAYER_MARKER: &[u8] = b"\x01player_\x00\x00";
+
+fn decode_single(flavor: &Flavor, body: &[u8]) -> Result<Reply, DecodeError> {
+    let mut reply = Reply::default();
+    let mut r = Reader::new(body);
+    while let Some(kv) = pair(&mut r, flavor, &reply.info)? {
+        reply.info.push(kv);
+    }
+    if r.bytes(PLAYER_MARKER.len())? != PLAYER_MARKER {
+        return Err(DecodeError::Invalid(flavor.words.player_marker));
+    }
+    column(&mut r, flavor, &mut reply.players, "player_", 0, false)?;
     Ok(reply)
 }
 

@@ -6,7 +6,7 @@
 //! `section` is the section the body starts in (0 key/values, 1 players, 2 teams); the
 //! body reader tracks sections itself and uses it only for a part that starts mid-way.
 
-use super::{check_head, DecodeError, TYPE_QUERY};
+use super::{check_head_in, DecodeError, Flavor, TYPE_QUERY};
 
 /// Length of a part's header, body excluded.
 pub const HEADER_LEN: usize = 16;
@@ -31,7 +31,27 @@ pub struct Part<'a> {
 /// Decodes a part of the reply to `session` (as the server echoes it). Another type byte or
 /// session id is [`DecodeError::Mismatch`]: not our answer, keep waiting.
 pub fn decode_part(datagram: &[u8], session: i32) -> Result<Part<'_>, DecodeError> {
-    let mut r = check_head(datagram, TYPE_QUERY, session)?;
+    decode_part_in(&Flavor::GAMESPY3, datagram, session)
+}
+
+/// [`decode_part`] in `flavor`. A single-part flavor's header is skipped by length, whatever
+/// its 11 bytes after the session id say, and its part is the first and last.
+pub fn decode_part_in<'a>(
+    flavor: &Flavor,
+    datagram: &'a [u8],
+    session: i32,
+) -> Result<Part<'a>, DecodeError> {
+    let mut r = check_head_in(flavor, datagram, TYPE_QUERY, session)?;
+    if flavor.single_part {
+        // What follows the type byte and session id, up to the body.
+        r.skip(HEADER_LEN - r.position())?;
+        return Ok(Part {
+            index: 0,
+            last: true,
+            section: 0,
+            body: r.rest(),
+        });
+    }
     if r.bytes(SPLITNUM.len())? != SPLITNUM {
         return Err(DecodeError::Invalid("GameSpy3 splitnum marker"));
     }

@@ -221,6 +221,76 @@ maxplayers\x0020\x00hostport\x0025565\x00hostname\x00127.0.0.1\x00\x00\
     assert_eq!(status.game.as_deref(), Some("MINECRAFT"));
 }
 
+/// The Minecraft flavor against GameSpy 3 proper on the same bytes: its header is skipped
+/// unread, its text falls back to Latin-1, its lists must end, and its session is masked.
+#[test]
+fn minecraft_flavor() {
+    let mc = Flavor::MINECRAFT;
+    let session = 0x7FFF_FFFF;
+    assert_eq!(mc.mask(session), 0x0F0F_0F0F);
+    // GeyserMC's header; a Latin-1 hostname; a team section after the names.
+    let datagram = b"\x00\x0f\x0f\x0f\x0fGeyserMC!!\x00\
+hostname\x00Caf\xe9\x00\x00\x01player_\x00\x00a\x00b\x00\x00\x02team_t\x00\x00X\x00\x00\x00";
+    assert!(matches!(
+        decode_part(datagram, 0x0F0F_0F0F),
+        Err(DecodeError::Invalid(_))
+    ));
+    assert!(matches!(
+        decode_part_in(&Flavor::GAMESPY3, datagram, session),
+        Err(DecodeError::Mismatch(_))
+    ));
+    let part = decode_part_in(&mc, datagram, session).unwrap();
+    assert_eq!((part.index, part.last, part.section), (0, true, 0));
+    let reply = decode_body_in(&mc, [(part.section, part.body)]).unwrap();
+    assert_eq!(
+        reply.info,
+        [("hostname".to_string(), "Caf\u{e9}".to_string())]
+    );
+    let names: Vec<_> = (0..3)
+        .filter_map(|i| reply.players.get(i, "player_"))
+        .collect();
+    assert_eq!(names, ["a", "b"]);
+    assert!(reply.teams.rows.is_empty());
+    let lossy = decode_body([(part.section, part.body)]).unwrap();
+    assert_eq!(lossy.get("hostname"), Some("Caf\u{fffd}"));
+    assert_eq!(lossy.teams.get(0, "team_t"), Some("X"));
+    // Cut after the key/values, or inside the names: GameSpy 3 reads what came (the next
+    // part would continue it), Minecraft's one part is short.
+    let body = part.body;
+    let cut_at = body.len() - 16;
+    for cut in [&body[..16], &body[..cut_at]] {
+        assert!(decode_body([(0, cut)]).is_ok());
+        assert!(decode_body_in(&mc, [(0, cut)]).is_err());
+    }
+    let mut wrong = body.to_vec();
+    wrong[16] = 0x02;
+    assert_eq!(
+        decode_body_in(&mc, [(0, &wrong[..])]),
+        Err(DecodeError::Invalid("Query full stat player marker"))
+    );
+    // Minecraft's full stat request is a GameSpy 3 request with a challenge.
+    let mut out = Vec::new();
+    encode_request(mc.mask(session), Some(9_513_307), mc.payload, &mut out);
+    assert_eq!(
+        decode_request(&out),
+        Ok(Request::Query {
+            session: 0x0F0F_0F0F,
+            challenge: Some(9_513_307),
+            payload: [0; 4]
+        })
+    );
+    out.clear();
+    encode_query_head(1, Some(2), &mut out);
+    assert_eq!(out, [0xFE, 0xFD, 0x00, 0, 0, 0, 1, 0, 0, 0, 2]);
+    // The handshake reply as Minecraft reads it: the echo compared masked.
+    let reply = handshake_reply(0x0F0F_0F0F, 42);
+    assert_eq!(decode_handshake_in(&mc, &reply, session), Ok(42));
+    assert!(matches!(
+        decode_handshake(&reply, session),
+        Err(DecodeError::Mismatch(_))
+    ));
+}
+
 #[test]
 fn parts_caps() {
     let mut parts = Parts::new();

@@ -11,8 +11,11 @@
 //! response as an operator knows them, with secrets cut out by [`redact`].
 //!
 //! - [`fetch`]: the exchange for an API of one or more GETs/POSTs over one connection.
+//! - [`then`]: a datagram exchange followed by an API on the same address (Satisfactory's
+//!   HTTPS API, FiveM's `/players.json`).
 
 pub mod fetch;
+pub mod then;
 
 use crate::protocol::exchange::Error;
 use crate::protocol::DecodeError;

@@ -7,6 +7,11 @@
 //! request: FE FD | type (09 handshake, 00 stat) | session id (i32 BE) | payload
 //! reply:   type | session id (i32 BE) | payload
 //! ```
+//! This is GameSpy 3 in its Minecraft flavor ([`gs3::Flavor::MINECRAFT`]): the handshake and
+//! its token, the requests, the session-id check and the full stat's key/values and player
+//! names are read and written by `protocol::gamespy3`. What is Minecraft's alone stays here:
+//! the basic stat, the padding a server chooses, and what becomes of the strings.
+//!
 //! The server keeps only the low 4 bits of each session-id byte, so ids are masked with
 //! [`SESSION_MASK`] before sending and the echo is compared with the masked id. The token
 //! arrives as NUL-terminated ASCII decimal and goes back as a big-endian i32.
@@ -25,15 +30,15 @@
 //! formatting codes and control characters ([`strip_codes`], as the SLP and Bedrock decoders
 //! do); keys and the host ip are only decoded.
 
+use super::super::gamespy3::{self as gs3, TYPE_HANDSHAKE, TYPE_QUERY as TYPE_STAT};
 use super::super::{DecodeError, Reader};
 use super::motd::strip_codes;
 
-const MAGIC: [u8; 2] = [0xFE, 0xFD];
-const TYPE_HANDSHAKE: u8 = 9;
-const TYPE_STAT: u8 = 0;
+/// The GameSpy 3 flavor Minecraft speaks.
+const FLAVOR: gs3::Flavor = gs3::Flavor::MINECRAFT;
 /// Servers keep only the low 4 bits of each session-id byte, so ids are masked before sending
 /// and the echo is compared masked.
-pub const SESSION_MASK: i32 = 0x0F0F_0F0F;
+pub const SESSION_MASK: i32 = FLAVOR.session_mask;
 /// What vanilla puts in the 11 bytes between the session id and the full-stat key/values.
 pub const VANILLA_PADDING: [u8; 11] = *b"splitnum\x00\x80\x00";
 /// The marker between the key/values and the player names, after the empty key.
@@ -81,10 +86,7 @@ pub enum Charset {
 /// maps every byte to the character of the same number. The choice is per string: a server
 /// may write its MOTD in Latin-1 and relay player names in UTF-8. Never yields U+FFFD.
 pub fn decode_text(bytes: &[u8]) -> String {
-    match std::str::from_utf8(bytes) {
-        Ok(s) => s.to_owned(),
-        Err(_) => bytes.iter().map(|&b| char::from(b)).collect(),
-    }
+    FLAVOR.text.decode(bytes)
 }
 
 /// The next NUL-terminated string as text ([`decode_text`]).
@@ -109,70 +111,38 @@ impl FullStat {
 }
 
 pub fn mask_session(session: i32) -> i32 {
-    session & SESSION_MASK
-}
-
-fn encode_head(kind: u8, session: i32, out: &mut Vec<u8>) {
-    out.extend_from_slice(&MAGIC);
-    out.push(kind);
-    out.extend_from_slice(&mask_session(session).to_be_bytes());
+    FLAVOR.mask(session)
 }
 
 /// `FE FD 09` + session id: asks for a token.
 pub fn encode_handshake(session: i32, out: &mut Vec<u8>) {
-    encode_head(TYPE_HANDSHAKE, session, out);
+    gs3::encode_handshake(mask_session(session), out);
 }
 
 /// `FE FD 00` + session id + token.
 pub fn encode_basic_stat(session: i32, token: i32, out: &mut Vec<u8>) {
-    encode_head(TYPE_STAT, session, out);
-    out.extend_from_slice(&token.to_be_bytes());
+    gs3::encode_query_head(mask_session(session), Some(token), out);
 }
 
-/// The basic stat request padded with 4 bytes, which asks for the full stat.
+/// The basic stat request padded with 4 bytes (the flavor's payload), which asks for the
+/// full stat.
 pub fn encode_full_stat(session: i32, token: i32, out: &mut Vec<u8>) {
-    encode_basic_stat(session, token, out);
-    out.extend_from_slice(&[0; 4]);
+    gs3::encode_request(mask_session(session), Some(token), FLAVOR.payload, out);
 }
 
-/// Decodes a request (server side).
+/// Decodes a request (server side): the token always, then 4 bytes or more ask for the full
+/// stat.
 pub fn decode_request(datagram: &[u8]) -> Result<Request, DecodeError> {
-    let mut r = Reader::new(datagram);
-    if r.array::<2>()? != MAGIC {
-        return Err(DecodeError::Invalid("Query magic"));
+    let (kind, session, mut r) = gs3::decode_request_head(&FLAVOR, datagram)?;
+    if kind == TYPE_HANDSHAKE {
+        return Ok(Request::Handshake { session });
     }
-    let kind = r.u8()?;
-    let session = r.i32_be()?;
-    match kind {
-        TYPE_HANDSHAKE => Ok(Request::Handshake { session }),
-        TYPE_STAT => {
-            let token = r.i32_be()?;
-            if r.remaining() >= 4 {
-                Ok(Request::FullStat { session, token })
-            } else {
-                Ok(Request::BasicStat { session, token })
-            }
-        }
-        other => Err(DecodeError::UnexpectedType {
-            what: "Query request type",
-            found: other.into(),
-        }),
+    let token = r.i32_be()?;
+    if r.remaining() >= FLAVOR.payload.len() {
+        Ok(Request::FullStat { session, token })
+    } else {
+        Ok(Request::BasicStat { session, token })
     }
-}
-
-/// Checks the reply's type and echoed session id; anything else is not our answer.
-fn check_head<'a>(datagram: &'a [u8], kind: u8, session: i32) -> Result<Reader<'a>, DecodeError> {
-    let mut r = Reader::new(datagram);
-    let (Ok(found), Ok(echoed)) = (r.u8(), r.i32_be()) else {
-        return Err(DecodeError::Mismatch("Query reply too short for a header"));
-    };
-    if found != kind {
-        return Err(DecodeError::Mismatch("Query reply type"));
-    }
-    if echoed != mask_session(session) {
-        return Err(DecodeError::Mismatch("Query session id"));
-    }
-    Ok(r)
 }
 
 /// Decodes the handshake reply to the token.
@@ -180,37 +150,21 @@ fn check_head<'a>(datagram: &'a [u8], kind: u8, session: i32) -> Result<Reader<'
 /// The token is ASCII decimal; one that is not a number or does not fit an i32 is
 /// [`DecodeError::Invalid`] (it could not be sent back).
 pub fn decode_handshake(datagram: &[u8], session: i32) -> Result<i32, DecodeError> {
-    let mut r = check_head(datagram, TYPE_HANDSHAKE, session)?;
-    let digits = r.cstr()?;
-    let valid = !digits.is_empty()
-        && digits
-            .iter()
-            .enumerate()
-            .all(|(i, b)| b.is_ascii_digit() || (i == 0 && *b == b'-' && digits.len() > 1));
-    if !valid {
-        return Err(DecodeError::Invalid("Query token (not a decimal number)"));
-    }
-    std::str::from_utf8(digits)
-        .ok()
-        .and_then(|s| s.parse::<i32>().ok())
-        .ok_or(DecodeError::Invalid("Query token (out of i32 range)"))
+    gs3::decode_handshake_in(&FLAVOR, datagram, session)
 }
 
 pub fn encode_handshake_reply(session: i32, token: i32, out: &mut Vec<u8>) {
-    out.push(TYPE_HANDSHAKE);
-    out.extend_from_slice(&mask_session(session).to_be_bytes());
-    out.extend_from_slice(token.to_string().as_bytes());
-    out.push(0);
+    gs3::encode_handshake_reply(mask_session(session), token, out);
 }
 
 fn count(text: &str, what: &'static str) -> Result<u32, DecodeError> {
     text.trim().parse().map_err(|_| DecodeError::Invalid(what))
 }
 
-/// Decodes the basic stat reply: five strings, the host port (little-endian, as the dump
-/// shows, though the words say big-endian), the host ip.
+/// Decodes the basic stat reply (Minecraft's own): five strings, the host port
+/// (little-endian, as the dump shows, though the words say big-endian), the host ip.
 pub fn decode_basic_stat(datagram: &[u8], session: i32) -> Result<BasicStat, DecodeError> {
-    let mut r = check_head(datagram, TYPE_STAT, session)?;
+    let mut r = gs3::check_head_in(&FLAVOR, datagram, TYPE_STAT, session)?;
     let motd = shown(&mut r)?;
     let gametype = shown(&mut r)?;
     let map = shown(&mut r)?;
@@ -243,6 +197,12 @@ fn write_cstr(s: &str, charset: Charset, out: &mut Vec<u8>) {
     out.push(0);
 }
 
+/// A reply's type byte and the masked session id.
+fn write_head(session: i32, out: &mut Vec<u8>) {
+    out.push(TYPE_STAT);
+    out.extend_from_slice(&mask_session(session).to_be_bytes());
+}
+
 pub fn encode_basic_stat_reply(session: i32, stat: &BasicStat, out: &mut Vec<u8>) {
     encode_basic_stat_reply_in(session, stat, Charset::Utf8, out);
 }
@@ -254,8 +214,7 @@ pub fn encode_basic_stat_reply_in(
     charset: Charset,
     out: &mut Vec<u8>,
 ) {
-    out.push(TYPE_STAT);
-    out.extend_from_slice(&mask_session(session).to_be_bytes());
+    write_head(session, out);
     write_cstr(&stat.motd, charset, out);
     write_cstr(&stat.gametype, charset, out);
     write_cstr(&stat.map, charset, out);
@@ -265,7 +224,7 @@ pub fn encode_basic_stat_reply_in(
     write_cstr(&stat.host_ip, charset, out);
 }
 
-/// Decodes the full stat reply.
+/// Decodes the full stat reply: a one-part GameSpy 3 reply in Minecraft's flavor.
 ///
 /// The 11 bytes after the session id are skipped by length, whatever they say (vanilla:
 /// `splitnum\0\x80\0`; GeyserMC puts other text there). Then key/value strings in any order
@@ -273,29 +232,19 @@ pub fn encode_basic_stat_reply_in(
 /// Keys are decoded as they are; values and names also lose `§` codes and control characters
 /// (a string that then holds nothing stays, empty: only the wire's empty string ends a list).
 pub fn decode_full_stat(datagram: &[u8], session: i32) -> Result<FullStat, DecodeError> {
-    let mut r = check_head(datagram, TYPE_STAT, session)?;
-    r.skip(VANILLA_PADDING.len())?;
-    // Entries are at least one byte each, so neither list outgrows the datagram.
-    let mut values = Vec::new();
-    loop {
-        let key = text(&mut r)?;
-        if key.is_empty() {
-            break;
-        }
-        let value = shown(&mut r)?;
-        values.push((key, value));
-    }
-    if r.bytes(PLAYER_MARKER.len())? != PLAYER_MARKER {
-        return Err(DecodeError::Invalid("Query full stat player marker"));
-    }
-    let mut players = Vec::new();
-    loop {
-        let raw = r.cstr()?;
-        if raw.is_empty() {
-            break;
-        }
-        players.push(strip_codes(&decode_text(raw)));
-    }
+    let part = gs3::decode_part_in(&FLAVOR, datagram, session)?;
+    let reply = gs3::decode_body_in(&FLAVOR, [(part.section, part.body)])?;
+    let values = reply
+        .info
+        .into_iter()
+        .map(|(k, v)| (k, strip_codes(&v)))
+        .collect();
+    let players = reply
+        .players
+        .rows
+        .iter()
+        .map(|row| strip_codes(row.first().and_then(Option::as_deref).unwrap_or_default()))
+        .collect();
     Ok(FullStat { values, players })
 }
 
@@ -317,8 +266,7 @@ pub fn encode_full_stat_reply_in(
     charset: Charset,
     out: &mut Vec<u8>,
 ) {
-    out.push(TYPE_STAT);
-    out.extend_from_slice(&mask_session(session).to_be_bytes());
+    write_head(session, out);
     out.extend_from_slice(padding);
     // An empty key would end the section early: skip it.
     for (k, v) in stat.values.iter().filter(|(k, _)| !k.is_empty()) {

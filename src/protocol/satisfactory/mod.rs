@@ -11,8 +11,9 @@
 //!           flags u64 (bit 0: modded)  sub-state count u8  { id u8, version u16 } * count
 //!           name length u16  name UTF-8  terminator u8 = 1
 //! ```
-//! No player counts travel here: those need the HTTPS API and a token.
+//! No player counts travel here: those need the HTTPS API and a token ([`api`]).
 
+pub mod api;
 pub mod exchange;
 
 use std::time::Duration;
