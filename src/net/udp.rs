@@ -652,15 +652,23 @@ mod tests {
         let mux = UdpMux::new();
         let (peer, peer_addr) = server().await;
         let chan = UdpChannel::open(peer_addr, Some(&mux)).await.unwrap();
+        // A second poll on the same shared socket, whose server speaks once the flood is
+        // out: the dispatcher routes in arrival order, so when that datagram has reached
+        // its poll, every flooded one has been queued or dropped (no sleep and hope).
+        let (marker, marker_addr) = server().await;
+        let after = UdpChannel::open(marker_addr, Some(&mux)).await.unwrap();
+        assert!(chan.is_shared() && after.is_shared());
         chan.send(b"go").await.unwrap();
         let mut buf = [0u8; 64];
         let (_, from) = peer.recv_from(&mut buf).await.unwrap();
         for i in 0..(MUX_QUEUE as u32 * 4) {
             peer.send_to(&i.to_be_bytes(), from).await.unwrap();
         }
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        marker.send_to(b"done", from).await.unwrap();
+        assert_eq!(after.recv(soon(10_000)).await.unwrap(), b"done");
+        // A deadline already due takes what is queued and never waits.
         let mut got = Vec::new();
-        while let Ok(d) = chan.recv(soon(100)).await {
+        while let Ok(d) = chan.recv(Instant::now()).await {
             got.push(d);
         }
         // The first MUX_QUEUE, in order, each at its own size.

@@ -401,7 +401,9 @@ impl Build for A2s {
     }
 
     fn remember(&self, session: &mut Session) {
-        session.memory.get::<a2s_exchange::Memory>().challenge = self.challenge();
+        session.memory.set(a2s_exchange::Memory {
+            challenge: self.challenge(),
+        });
     }
 }
 
@@ -428,7 +430,7 @@ impl Build for McQuery {
     }
 
     fn remember(&self, session: &mut Session) {
-        *session.memory.get::<mcquery::Memory>() = self.memory();
+        session.memory.set(self.memory());
     }
 }
 
@@ -517,7 +519,9 @@ impl Build for Teeworlds {
     }
 
     fn remember(&self, session: &mut Session) {
-        session.memory.get::<teeworlds_exchange::Memory>().flavour = self.flavour();
+        session.memory.set(teeworlds_exchange::Memory {
+            flavour: self.flavour(),
+        });
     }
 }
 
@@ -534,10 +538,9 @@ impl Build for GameSpy3 {
     }
 
     fn remember(&self, session: &mut Session) {
-        session
-            .memory
-            .get::<gamespy3_exchange::Memory>()
-            .challengeless = self.challengeless();
+        session.memory.set(gamespy3_exchange::Memory {
+            challengeless: self.challengeless(),
+        });
     }
 }
 
@@ -710,19 +713,42 @@ async fn poll_link<X: Build>(
             let mut link = TcpLink::new(peer).with_proxy_header(req.proxy_protocol);
             go::<X, _>(entry, start, session, &mut link, deadline, observer).await
         }
+        // Boxed: an HTTP poll's future (hyper's and rustls' handshakes) is several times the
+        // size of a datagram poll's, and inline it would size every protocol's poll future,
+        // which the scheduler allocates and copies on every poll. One allocation more per
+        // HTTP poll, against a TCP and maybe a TLS handshake.
         Link::Http => {
             let cap = req.limits.reply_cap();
-            let mut link = HttpLink::new(peer, req.address.host.clone(), req.tls.clone(), cap);
-            go::<X, _>(entry, start, session, &mut link, deadline, observer).await
+            let link = HttpLink::new(peer, req.address.host.clone(), req.tls.clone(), cap);
+            Box::pin(go_owned::<X, _>(
+                entry, start, session, link, deadline, observer,
+            ))
+            .await
         }
+        // Boxed as Link::Http is, for the same reason.
         Link::UdpThenHttp => {
             let chan = UdpChannel::open(peer, req.shared_udp(session)).await?;
             let cap = req.limits.reply_cap();
             let http = HttpLink::new(peer, req.address.host.clone(), req.tls.clone(), cap);
-            let mut link = UdpThenHttp::new(chan, http);
-            go::<X, _>(entry, &start, session, &mut link, deadline, observer).await
+            let link = UdpThenHttp::new(chan, http);
+            Box::pin(go_owned::<X, _>(
+                entry, start, session, link, deadline, observer,
+            ))
+            .await
         }
     }
+}
+
+/// [`go`] over a transport it owns, for a poll boxed apart.
+async fn go_owned<X: Build, T: Transport>(
+    entry: &Entry,
+    start: &Start<'_>,
+    session: &mut Session,
+    mut transport: T,
+    deadline: Instant,
+    observer: Option<&mut dyn Observer>,
+) -> Result<Status, Error> {
+    go::<X, T>(entry, start, session, &mut transport, deadline, observer).await
 }
 
 async fn go<X: Build, T: Transport>(
@@ -757,10 +783,14 @@ async fn go<X: Build, T: Transport>(
     let mut exchange = X::build(start, session);
     let result = drive(&mut exchange, transport, deadline, entry.pacing(), observer).await;
     exchange.remember(session);
-    let end = Instant::now();
-    session.last_exchange_end = Some(end);
-    if let Some(g) = held.as_mut() {
-        **g = Some(end);
+    // Only a gap reads when the exchange ended: protocols without one (A2S, SA:MP...) skip
+    // the clock read, a cost each of their polls paid for nothing (benches/RESULTS.md).
+    if !gap.is_zero() || held.is_some() {
+        let end = Instant::now();
+        session.last_exchange_end = Some(end);
+        if let Some(g) = held.as_mut() {
+            **g = Some(end);
+        }
     }
     result
 }

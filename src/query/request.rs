@@ -103,12 +103,9 @@ impl Request {
 impl From<&Target> for Request {
     /// The request the scheduler and `/probe` send for a configured target.
     fn from(t: &Target) -> Request {
-        let mut req = Request::new(t.protocol, t.address.clone());
-        req.timeout = t.timeout;
-        req.encoding = t.encoding;
-        req.limits = t.limits;
-        req.proxy_protocol = t.proxy_protocol;
-        req.tls = match t.tls {
+        // Built in one go, every field from the target (the scheduler builds one per poll:
+        // no defaults made and dropped again).
+        let tls = match t.tls {
             TlsMode::Off => Tls::Off,
             TlsMode::Verify => Tls::Verify,
             TlsMode::Insecure => Tls::Insecure,
@@ -119,14 +116,24 @@ impl From<&Target> for Request {
                 Tls::Pinned(Box::new(pin.unwrap_or([0; 32])))
             }
         };
-        req.voice_port = t.voice_port;
-        req.credentials = t.credentials.clone();
         // Lists only for targets that publish them; a game that never answers a request is
         // not sent it (it would only burn its share of the deadline).
         let quirks = t.game.and_then(crate::games::Game::find).map(|g| g.quirks);
-        req.players = t.players.is_some() && quirks.is_none_or(|q| q.players);
-        req.rules = !t.rules.is_empty() && quirks.is_none_or(|q| q.rules);
-        req
+        Request {
+            protocol: t.protocol,
+            address: t.address.clone(),
+            timeout: t.timeout,
+            encoding: t.encoding,
+            players: t.players.is_some() && quirks.is_none_or(|q| q.players),
+            rules: !t.rules.is_empty() && quirks.is_none_or(|q| q.rules),
+            detail: false,
+            limits: t.limits,
+            proxy_protocol: t.proxy_protocol,
+            tls,
+            voice_port: t.voice_port,
+            mux: None,
+            credentials: t.credentials.clone(),
+        }
     }
 }
 
@@ -145,6 +152,19 @@ impl Memory {
         match held.downcast_mut::<M>() {
             Some(m) => m,
             None => unreachable!("the memory was just made an M"),
+        }
+    }
+
+    /// Holds `m`, replacing whatever was held: in place when it is already an `M` (one type
+    /// check and no allocation, the steady state of every poll), else in a new box.
+    pub fn set<M: Send + Sync + 'static>(&mut self, m: M) {
+        match self
+            .0
+            .as_deref_mut()
+            .and_then(|held| held.downcast_mut::<M>())
+        {
+            Some(held) => *held = m,
+            None => self.0 = Some(Box::new(m)),
         }
     }
 
@@ -178,5 +198,9 @@ mod memory_tests {
         assert_eq!(*m.get::<u16>(), 0);
         assert_eq!(m.peek::<u8>(), None);
         assert_eq!(m.peek::<u16>(), Some(&0));
+        m.set(9u16);
+        assert_eq!(m.peek::<u16>(), Some(&9));
+        m.set(3u8);
+        assert_eq!((m.peek::<u8>(), m.peek::<u16>()), (Some(&3), None));
     }
 }
