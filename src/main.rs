@@ -18,7 +18,7 @@ use gameserver_exporter::scheduler::QueryProber;
 use gameserver_exporter::secret::Secret;
 use gameserver_exporter::status::Status;
 use gameserver_exporter::target::Address;
-use gameserver_exporter::target::{CredentialKey, Credentials, Protocol, ProxyProtocol, Rcon};
+use gameserver_exporter::target::{CredentialKey, Credentials, Protocol, ProxyProtocol, Rcon, Tls};
 
 /// mimalloc instead of glibc's malloc: at 100,000 targets glibc kept the start-up peak
 /// resident (see the `mimalloc` entry in Cargo.toml). The load bench counts through the same
@@ -64,7 +64,7 @@ enum Command {
     /// Validate a configuration file and exit.
     CheckConfig { path: PathBuf },
     /// Poll one server once and print what it says.
-    Query(QueryArgs),
+    Query(Box<QueryArgs>),
     /// List the game presets (`game = "..."` in a target): id, name, protocol, port, notes.
     Games {
         /// Print the Markdown table of docs/games.md instead.
@@ -98,7 +98,7 @@ fn main() -> ExitCode {
                 games::text()
             })
         }
-        Some(Command::Query(args)) => runtime().block_on(run_query(args)),
+        Some(Command::Query(args)) => runtime().block_on(run_query(*args)),
         Some(Command::Demo { listen }) => {
             init_logs(cli.log_format, &cli.log_level);
             match runtime().block_on(gameserver_exporter::demo::run(listen, terminate())) {
@@ -347,6 +347,27 @@ struct QueryArgs {
     /// The RCON port for --rcon-password-file (Minecraft's 25575 unless given).
     #[arg(long, value_name = "PORT", requires = "rcon_password_file")]
     rcon_port: Option<u16>,
+    /// A login name, as a target's `username` (TeamSpeak's ServerQuery login).
+    #[arg(long, value_name = "NAME")]
+    username: Option<String>,
+    /// A file holding an API token, as a target's `token_file` (TShock's REST token).
+    #[arg(long, value_name = "FILE")]
+    token_file: Option<std::path::PathBuf>,
+    /// A file holding an API token, as a target's `api_token_file` (Satisfactory's HTTPS
+    /// API).
+    #[arg(long, value_name = "FILE")]
+    api_token_file: Option<std::path::PathBuf>,
+    /// HTTP protocols: HTTPS with the certificate verified, as a target's `tls = true`.
+    #[arg(long)]
+    tls: bool,
+    /// HTTP protocols: HTTPS, the server's certificate pinned ("sha256:<64 hex digits>"), as
+    /// a target's `tls_fingerprint`: for self-signed certificates.
+    #[arg(long, value_name = "sha256:HEX", value_parser = fingerprint, conflicts_with = "tls_insecure")]
+    tls_fingerprint: Option<[u8; 32]>,
+    /// HTTP protocols: HTTPS without any certificate check, as a target's
+    /// `tls_insecure = true`.
+    #[arg(long)]
+    tls_insecure: bool,
 }
 
 /// A secret file named on the command line, with the config loader's warning when others
@@ -360,6 +381,11 @@ fn read_secret(option: &str, path: &std::path::Path) -> Result<Secret, String> {
         );
     }
     Ok(loaded.secret)
+}
+
+fn fingerprint(s: &str) -> Result<[u8; 32], String> {
+    Tls::parse_fingerprint(s)
+        .ok_or_else(|| "want \"sha256:\" and the certificate's 64 hex digits".to_string())
 }
 
 fn proxy_version(s: &str) -> Result<ProxyProtocol, String> {
@@ -426,10 +452,17 @@ async fn run_query(a: QueryArgs) -> ExitCode {
     req.voice_port = a.voice_port;
     let mut credentials = Credentials::default();
     for (given, key, option) in [
+        (a.username.is_some(), CredentialKey::Username, "--username"),
         (
             a.password_file.is_some(),
             CredentialKey::Password,
             "--password-file",
+        ),
+        (a.token_file.is_some(), CredentialKey::Token, "--token-file"),
+        (
+            a.api_token_file.is_some(),
+            CredentialKey::ApiToken,
+            "--api-token-file",
         ),
         (
             a.rcon_password_file.is_some(),
@@ -444,10 +477,25 @@ async fn run_query(a: QueryArgs) -> ExitCode {
             ));
         }
     }
-    if let Some(path) = &a.password_file {
-        match read_secret("--password-file", path) {
-            Ok(s) => credentials.password = Some(s),
-            Err(e) => return fail(e),
+    credentials.username = a.username.clone();
+    for (path, slot, option) in [
+        (
+            &a.password_file,
+            &mut credentials.password,
+            "--password-file",
+        ),
+        (&a.token_file, &mut credentials.token, "--token-file"),
+        (
+            &a.api_token_file,
+            &mut credentials.api_token,
+            "--api-token-file",
+        ),
+    ] {
+        if let Some(path) = path {
+            match read_secret(option, path) {
+                Ok(s) => *slot = Some(s),
+                Err(e) => return fail(e),
+            }
         }
     }
     if let Some(path) = &a.rcon_password_file {
@@ -460,6 +508,11 @@ async fn run_query(a: QueryArgs) -> ExitCode {
             }
             Err(e) => return fail(e),
         }
+    }
+    match query_tls(protocol, &a) {
+        Ok(Some(tls)) => req.tls = tls,
+        Ok(None) => {}
+        Err(e) => return fail(e),
     }
     if credentials != Credentials::default() {
         req.credentials = Some(std::sync::Arc::new(credentials));
@@ -498,6 +551,24 @@ async fn run_query(a: QueryArgs) -> ExitCode {
         }
         Err(f) => fail(f),
     }
+}
+
+/// `--tls`, `--tls-fingerprint`, `--tls-insecure`, with the config's rules: HTTP protocols
+/// only, and verification off only when said in so many words. `None`: the protocol's
+/// default.
+fn query_tls(protocol: Protocol, a: &QueryArgs) -> Result<Option<Tls>, String> {
+    let tls = match (a.tls_fingerprint, a.tls_insecure, a.tls) {
+        (Some(pin), _, _) => Tls::Pinned(Box::new(pin)),
+        (None, true, _) => Tls::Insecure,
+        (None, false, true) => Tls::Verify,
+        (None, false, false) => return Ok(None),
+    };
+    if protocol.http().is_none() {
+        return Err(format!(
+            "--tls*: only HTTP protocols use TLS settings; {protocol} does not"
+        ));
+    }
+    Ok(Some(tls))
 }
 
 fn summary(s: &Status) -> String {

@@ -398,6 +398,25 @@ impl Tls {
         !matches!(self, Tls::Off)
     }
 
+    /// A `tls_fingerprint`: `sha256:` and 32 bytes in hex, with or without colons between
+    /// them (the config and `query --tls-fingerprint` read it alike).
+    pub fn parse_fingerprint(text: &str) -> Option<[u8; 32]> {
+        let hex: Vec<u8> = text
+            .strip_prefix("sha256:")?
+            .bytes()
+            .filter(|b| *b != b':')
+            .collect();
+        if hex.len() != 64 {
+            return None;
+        }
+        let mut out = [0u8; 32];
+        for (byte, pair) in out.iter_mut().zip(hex.chunks(2)) {
+            let digit = |c: u8| char::from(c).to_digit(16);
+            *byte = (digit(pair[0])? * 16 + digit(pair[1])?) as u8;
+        }
+        Some(out)
+    }
+
     /// The mode a [`Target`] keeps (the pin itself is kept apart, see [`TlsMode`]).
     pub fn mode(&self) -> TlsMode {
         match self {

@@ -178,11 +178,10 @@ fn world() -> WorldState {
 /// Factorio's RCON: the count and names only.
 const NAMELESS: &[Protocol] = &[Protocol::Mumble, Protocol::Factorio];
 /// Protocols with counts but no player list (Mumble's ping, RakNet's unconnected pong).
-/// FiveM: counts from `clients`; its player list (HTTP `/players.json`) is not read.
+/// (FiveM's list comes from HTTP `/players.json` with `--players`, best effort.)
 const NO_PLAYER_LIST: &[Protocol] = &[
     Protocol::Mumble,
     Protocol::MinecraftBedrock,
-    Protocol::Fivem,
     Protocol::Satisfactory,
 ];
 
@@ -407,4 +406,60 @@ fn daemon_shard_flag_and_env() {
         "{body}"
     );
     let _ = std::fs::remove_file(p);
+}
+
+/// Satisfactory's HTTPS API from the command line, as a configured target polls it: the
+/// token from `--api-token-file`, the simulator's self-signed certificate pinned with
+/// `--tls-fingerprint`. Without the pin the certificate is verified, and refused.
+#[test]
+fn query_satisfactory_api_with_token_and_pin() {
+    use gameserver_exporter::simulate::satisfactory as sat;
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (tls, pin) = sat::demo_tls();
+    let server = rt.block_on(async {
+        let config = sat::SatisfactoryConfig {
+            api: Some(sat::ApiConfig::new(sat::DEMO_TOKEN, tls)),
+            ..Default::default()
+        };
+        sat::spawn(World::new(world()), config).await.unwrap()
+    });
+    let token = temp("sat.token", sat::DEMO_TOKEN);
+    let hex: String = pin.iter().map(|b| format!("{b:02x}")).collect();
+    let query = |extra: &[&str]| {
+        exe()
+            .args(["query", "satisfactory", &server.addr.to_string(), "--json"])
+            .args(["--api-token-file", &token.display().to_string()])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+
+    let out = query(&["--tls-fingerprint", &format!("sha256:{hex}")]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["online"], 1, "{v}");
+    assert_eq!(v["max"], 10, "{v}");
+    assert!(v["health"]["tick_rate_hertz"].as_f64().is_some(), "{v}");
+    assert!(!text(&out.stdout).contains(sat::DEMO_TOKEN));
+
+    let out = query(&[]);
+    assert!(!out.status.success());
+    assert!(!text(&out.stderr).contains(sat::DEMO_TOKEN));
+
+    // TLS settings belong to HTTP protocols only, and a pin is never combined with no checks.
+    let out = exe()
+        .args(["query", "a2s", "127.0.0.1:1", "--tls-insecure"])
+        .output()
+        .unwrap();
+    assert!(
+        text(&out.stderr).contains("only HTTP protocols"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = query(&[
+        "--tls-insecure",
+        "--tls-fingerprint",
+        &format!("sha256:{hex}"),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
 }

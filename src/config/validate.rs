@@ -634,7 +634,7 @@ fn tls(
         }
     }
     if let Some(p) = pin {
-        let sha256 = parse_fingerprint(p.get_ref()).ok_or_else(|| {
+        let sha256 = Tls::parse_fingerprint(p.get_ref()).ok_or_else(|| {
             ctx.err(
                 p.span(),
                 &key("tls_fingerprint"),
@@ -651,24 +651,6 @@ fn tls(
         Some(false) => Tls::Off,
         None => Tls::default_for(scheme),
     })
-}
-
-/// `sha256:` and 32 bytes in hex, with or without colons between them.
-fn parse_fingerprint(text: &str) -> Option<[u8; 32]> {
-    let hex: Vec<u8> = text
-        .strip_prefix("sha256:")?
-        .bytes()
-        .filter(|b| *b != b':')
-        .collect();
-    if hex.len() != 64 {
-        return None;
-    }
-    let mut out = [0u8; 32];
-    for (byte, pair) in out.iter_mut().zip(hex.chunks(2)) {
-        let digit = |c: u8| char::from(c).to_digit(16);
-        *byte = (digit(pair[0])? * 16 + digit(pair[1])?) as u8;
-    }
-    Some(out)
 }
 
 /// `voice_port = N`: a port number, on a `teamspeak3` target (the virtual server `use port=`
