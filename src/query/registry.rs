@@ -13,6 +13,7 @@
 use std::future::Future;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::time::Instant;
@@ -352,7 +353,9 @@ pub fn entry(protocol: Protocol) -> &'static Entry {
 pub struct Start<'a> {
     pub params: Params,
     /// The host name as configured (Minecraft's handshake carries it; proxies route by it).
-    pub host: &'a str,
+    /// The request's shared string, so an exchange that keeps it clones a pointer, not the
+    /// name (one allocation per Minecraft poll otherwise).
+    pub host: &'a Arc<str>,
     /// The resolved address the link talks to.
     pub peer: SocketAddr,
     /// Our local port, on links that have one of their own.
@@ -411,7 +414,12 @@ impl Build for Slp {
     fn build(start: &Start<'_>, _session: &Session) -> Self {
         // Proxies route by the name the user typed, so it goes into the handshake, not the
         // SRV target; the port is the one actually connected to.
-        Slp::new(start.params, start.host, start.peer.port(), start.deadline)
+        Slp::new(
+            start.params,
+            start.host.clone(),
+            start.peer.port(),
+            start.deadline,
+        )
     }
 
     fn health_over_rcon(start: &Start<'_>) -> Option<(u16, Secret)> {

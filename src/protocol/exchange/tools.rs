@@ -51,12 +51,18 @@ impl Challenges {
 
 /// Unpredictable enough for a ping payload or a session id; not for secrets.
 pub fn random_u32() -> u32 {
+    random_u64() as u32
+}
+
+/// 64 unpredictable bits from one clock read and one hash: half the cost of two
+/// [`random_u32`] calls (a Minecraft ping payload each poll); not for secrets.
+pub fn random_u64() -> u64 {
     use std::hash::BuildHasher;
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.subsec_nanos())
         .unwrap_or(0);
-    std::collections::hash_map::RandomState::new().hash_one(nanos) as u32
+    std::collections::hash_map::RandomState::new().hash_one(nanos)
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@
 //! which includes the server's JSON rendering and the transfer of a large favicon. For legacy
 //! servers: the legacy ping written -> kick reply read. Never DNS or TCP set-up.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use std::time::Instant;
@@ -30,7 +31,7 @@ use std::time::Instant;
 use serde_json::{json, Value};
 
 use crate::protocol::exchange::stream::StreamBuf;
-use crate::protocol::exchange::tools::{random_u32, share};
+use crate::protocol::exchange::tools::{random_u64, share};
 use crate::protocol::exchange::{debug, Error, Exchange, Input, LinkError, Params, Step};
 use crate::protocol::minecraft::legacy::{self, LegacyStatus, Variant};
 use crate::protocol::minecraft::motd::{plain_text, strip_codes};
@@ -74,8 +75,9 @@ enum Stage {
 #[derive(Debug)]
 pub struct Slp {
     params: Params,
-    /// The name the user typed (proxies route by it), not the SRV target.
-    host: String,
+    /// The name the user typed (proxies route by it), not the SRV target: the request's
+    /// shared string, not a copy (no allocation per poll).
+    host: Arc<str>,
     port: u16,
     deadline: Instant,
     phase: Phase,
@@ -96,10 +98,10 @@ pub struct Slp {
 impl Slp {
     /// A poll until `deadline`; `host` and `port` go into the handshake: the name the user
     /// typed (proxies route by it, not by the SRV target) and the port actually connected to.
-    pub fn new(params: Params, host: &str, port: u16, deadline: Instant) -> Slp {
+    pub fn new(params: Params, host: impl Into<Arc<str>>, port: u16, deadline: Instant) -> Slp {
         Slp {
             params,
-            host: host.to_string(),
+            host: host.into(),
             port,
             deadline,
             phase: Phase::Modern,
@@ -142,7 +144,7 @@ impl Slp {
     fn start_ping(&mut self, now: Instant) {
         self.until = share(now, self.deadline, 4).min(now + PONG_WAIT_MAX);
         // Any value works; a varying one makes a stale or canned pong show up as a mismatch.
-        self.ping_payload = i64::from(random_u32()) << 32 | i64::from(random_u32());
+        self.ping_payload = random_u64() as i64;
         self.buf.set_cap(PONG_MAX);
         self.phase = Phase::Ping;
         self.stage = Stage::Send;
