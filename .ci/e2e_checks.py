@@ -36,6 +36,9 @@ import urllib.request
 
 # The demo's protocols, one simulator each: from --protocols (e2e.sh keeps the list).
 PROTOCOLS = []
+# Protocols whose servers answer only after a login: their ad-hoc probes carry no
+# credentials, so they are down (auth_refused, before any connection).
+LOGIN_ONLY = []
 # The metric names of the exporter's contract (docs/metrics.md).
 CONTRACT_METRICS = [
     "gameserver_up",
@@ -261,10 +264,13 @@ def main():
     ap.add_argument("--dashboard", required=True)
     ap.add_argument("--rules", required=True)
     ap.add_argument("--protocols", required=True, help="the demo's protocols, space-separated")
+    ap.add_argument("--login-only", default="",
+                    help="protocols that answer only after a login, space-separated")
     ap.add_argument("--blackbox", action="append", default=[],
                     help="JOB=INSTANCE: a scrape of prometheus/scrape-blackbox.yml's job (repeatable)")
     args = ap.parse_args()
     PROTOCOLS[:] = args.protocols.split()
+    LOGIN_ONLY[:] = args.login_only.split()
     prom = Prom(args.prometheus)
 
     # --- the exporter's own answers
@@ -321,9 +327,14 @@ def main():
                lambda: prom.instant('ALERTS{alertname="GameServerDown", target="e2e-closed", alertstate="pending"}'), 30)
     wait_until(f"ad-hoc probes (sharded job shape): {len(PROTOCOLS)} simulators scraped with up == 1",
                lambda: len(prom.instant('up{job="gameserver-probe-adhoc"} == 1')) == len(PROTOCOLS), 45)
-    wait_until(f"ad-hoc probes: gameserver_up == 1 for all {len(PROTOCOLS)}, one per protocol",
+    open_protocols = sorted(p for p in PROTOCOLS if p not in LOGIN_ONLY)
+    wait_until(f"ad-hoc probes: gameserver_up == 1 for the {len(open_protocols)} that need no login, one per protocol",
                lambda: sorted(s["metric"].get("protocol", "") for s in
-                              prom.instant('gameserver_up{job="gameserver-probe-adhoc"} == 1')) == sorted(PROTOCOLS), 45)
+                              prom.instant('gameserver_up{job="gameserver-probe-adhoc"} == 1')) == open_protocols, 45)
+    for proto in LOGIN_ONLY:
+        wait_until(f"ad-hoc probe of {proto} (answers only after a login, none carried): gameserver_up == 0",
+                   lambda p=proto: prom.instant(
+                       f'gameserver_up{{job="gameserver-probe-adhoc", protocol="{p}"}} == 0'), 45)
 
     # blackbox form (prometheus/scrape-blackbox.yml): /probe?module=M&target=HOST:PORT, the
     # module a protocol id or the daemon's [module.minecraft_players]; instance is the address.

@@ -179,6 +179,7 @@ impl<'w> Encoder<'w> {
         let (name, help) = (family.name, family.help);
         let (kind_str, base) = match (family.kind, self.format) {
             (Kind::Gauge, _) => ("gauge", name),
+            (Kind::Summary, _) => ("summary", name),
             (Kind::Counter, Format::Text) => ("counter", name),
             (Kind::Counter, Format::OpenMetrics) => {
                 ("counter", name.strip_suffix("_total").unwrap_or(name))

@@ -9,6 +9,9 @@
 pub enum Kind {
     Gauge,
     Counter,
+    /// Quantiles the server computed itself (`quantile` label), without `_sum`/`_count`:
+    /// Prometheus (and promtool) reserve the `quantile` label for summaries.
+    Summary,
 }
 
 /// Whose series a family holds.
@@ -148,7 +151,7 @@ pub const TICK_DURATION: Family = target(
 );
 pub const TICK_DURATION_QUANTILE: Family = target(
     "gameserver_tick_duration_quantile_seconds",
-    Gauge,
+    Kind::Summary,
     &QUANTILE_LABELS,
     "Server tick time percentiles, where the game reports them.",
 );
@@ -450,6 +453,7 @@ mod tests {
             let want = match f.kind {
                 Kind::Gauge => "gauge",
                 Kind::Counter => "counter",
+                Kind::Summary => "summary",
             };
             assert!(
                 kind.contains(want),

@@ -419,7 +419,7 @@ gameserver_tick_rate_hertz{target="alpha",protocol="a2s",region="eu"} 19.5
 # TYPE gameserver_tick_duration_seconds gauge
 gameserver_tick_duration_seconds{target="alpha",protocol="a2s",region="eu"} 0.0125
 # HELP gameserver_tick_duration_quantile_seconds Server tick time percentiles, where the game reports them.
-# TYPE gameserver_tick_duration_quantile_seconds gauge
+# TYPE gameserver_tick_duration_quantile_seconds summary
 # HELP gameserver_rule_value A configured server rule whose value is a number.
 # TYPE gameserver_rule_value gauge
 gameserver_rule_value{target="alpha",protocol="a2s",region="eu",rule="mp_timelimit"} 25
