@@ -94,21 +94,21 @@ impl<'de> Visitor<'de> for TopVisitor {
         let mut forge_mods: Option<Option<usize>> = None;
         while let Some(key) = map.next_key_seed(Key)? {
             match key {
-                Name::Version => {
+                Field::Version => {
                     let v: Version = map.next_value_seed(Object(Version::default()))?;
                     (f.version_name, f.version_protocol) = (v.name, v.protocol);
                 }
-                Name::Players => {
+                Field::Players => {
                     let p: Players = map.next_value_seed(Object(Players::default()))?;
                     (f.online, f.max, f.sample) = (p.online, p.max, p.sample);
                 }
-                Name::Description => f.description = Some(map.next_value::<Value>()?),
-                Name::Favicon => f.favicon_bytes = map.next_value_seed(Facet::TextLen)?.len(),
-                Name::Modinfo => {
+                Field::Description => f.description = Some(map.next_value::<Value>()?),
+                Field::Favicon => f.favicon_bytes = map.next_value_seed(Facet::TextLen)?.len(),
+                Field::Modinfo => {
                     let m: Modinfo = map.next_value_seed(Object(Modinfo::default()))?;
                     mod_list = m.mod_list;
                 }
-                Name::ForgeData => {
+                Field::ForgeData => {
                     let d: ForgeData = map.next_value_seed(Object(ForgeData::default()))?;
                     forge_mods = d.mods;
                     f.forge_channels = d.channels;
@@ -124,9 +124,9 @@ impl<'de> Visitor<'de> for TopVisitor {
     }
 }
 
-/// The keys the exporter reads, at any level; anything else is [`Name::Other`].
+/// The keys the exporter reads, at any level; anything else is [`Field::Other`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Name {
+enum Field {
     Version,
     Players,
     Description,
@@ -149,37 +149,37 @@ enum Name {
 struct Key;
 
 impl<'de> DeserializeSeed<'de> for Key {
-    type Value = Name;
-    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<Name, D::Error> {
+    type Value = Field;
+    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<Field, D::Error> {
         de.deserialize_str(self)
     }
 }
 
 impl<'de> Visitor<'de> for Key {
-    type Value = Name;
+    type Value = Field;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a key")
     }
 
-    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Name, E> {
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Field, E> {
         Ok(match s {
-            "version" => Name::Version,
-            "players" => Name::Players,
-            "description" => Name::Description,
-            "favicon" => Name::Favicon,
-            "modinfo" => Name::Modinfo,
-            "forgeData" => Name::ForgeData,
-            "name" => Name::Name,
-            "protocol" => Name::Protocol,
-            "online" => Name::Online,
-            "max" => Name::Max,
-            "sample" => Name::Sample,
-            "id" => Name::Id,
-            "modList" => Name::ModList,
-            "mods" => Name::Mods,
-            "channels" => Name::Channels,
-            _ => Name::Other,
+            "version" => Field::Version,
+            "players" => Field::Players,
+            "description" => Field::Description,
+            "favicon" => Field::Favicon,
+            "modinfo" => Field::Modinfo,
+            "forgeData" => Field::ForgeData,
+            "name" => Field::Name,
+            "protocol" => Field::Protocol,
+            "online" => Field::Online,
+            "max" => Field::Max,
+            "sample" => Field::Sample,
+            "id" => Field::Id,
+            "modList" => Field::ModList,
+            "mods" => Field::Mods,
+            "channels" => Field::Channels,
+            _ => Field::Other,
         })
     }
 }
@@ -339,7 +339,7 @@ impl<'de> Visitor<'de> for Facet {
 /// An object the exporter reads some keys of; any other value gives the default.
 trait ObjectFields: Default {
     /// Reads the value of `key` from `map` into `self` (the last occurrence wins).
-    fn field<'de, A: MapAccess<'de>>(&mut self, key: Name, map: &mut A) -> Result<(), A::Error>;
+    fn field<'de, A: MapAccess<'de>>(&mut self, key: Field, map: &mut A) -> Result<(), A::Error>;
 }
 
 struct Object<T>(T);
@@ -376,10 +376,10 @@ struct Version {
 }
 
 impl ObjectFields for Version {
-    fn field<'de, A: MapAccess<'de>>(&mut self, key: Name, map: &mut A) -> Result<(), A::Error> {
+    fn field<'de, A: MapAccess<'de>>(&mut self, key: Field, map: &mut A) -> Result<(), A::Error> {
         match key {
-            Name::Name => self.name = map.next_value_seed(Facet::Text)?.text(),
-            Name::Protocol => self.protocol = map.next_value_seed(Facet::Int)?.int(),
+            Field::Name => self.name = map.next_value_seed(Facet::Text)?.text(),
+            Field::Protocol => self.protocol = map.next_value_seed(Facet::Int)?.int(),
             _ => map.next_value_seed(Skip)?,
         }
         Ok(())
@@ -394,11 +394,11 @@ struct Players {
 }
 
 impl ObjectFields for Players {
-    fn field<'de, A: MapAccess<'de>>(&mut self, key: Name, map: &mut A) -> Result<(), A::Error> {
+    fn field<'de, A: MapAccess<'de>>(&mut self, key: Field, map: &mut A) -> Result<(), A::Error> {
         match key {
-            Name::Online => self.online = map.next_value_seed(Facet::Count)?.count(),
-            Name::Max => self.max = map.next_value_seed(Facet::Count)?.count(),
-            Name::Sample => self.sample = map.next_value_seed(Sample)?,
+            Field::Online => self.online = map.next_value_seed(Facet::Count)?.count(),
+            Field::Max => self.max = map.next_value_seed(Facet::Count)?.count(),
+            Field::Sample => self.sample = map.next_value_seed(Sample)?,
             _ => map.next_value_seed(Skip)?,
         }
         Ok(())
@@ -464,10 +464,10 @@ struct Entry {
 }
 
 impl ObjectFields for Entry {
-    fn field<'de, A: MapAccess<'de>>(&mut self, key: Name, map: &mut A) -> Result<(), A::Error> {
+    fn field<'de, A: MapAccess<'de>>(&mut self, key: Field, map: &mut A) -> Result<(), A::Error> {
         match key {
-            Name::Name => self.name = map.next_value_seed(Facet::Text)?.text(),
-            Name::Id => self.id = map.next_value_seed(Facet::Text)?.text(),
+            Field::Name => self.name = map.next_value_seed(Facet::Text)?.text(),
+            Field::Id => self.id = map.next_value_seed(Facet::Text)?.text(),
             _ => map.next_value_seed(Skip)?,
         }
         Ok(())
@@ -482,9 +482,9 @@ struct Modinfo {
 }
 
 impl ObjectFields for Modinfo {
-    fn field<'de, A: MapAccess<'de>>(&mut self, key: Name, map: &mut A) -> Result<(), A::Error> {
+    fn field<'de, A: MapAccess<'de>>(&mut self, key: Field, map: &mut A) -> Result<(), A::Error> {
         match key {
-            Name::ModList => self.mod_list = Some(map.next_value_seed(Facet::ArrayLen)?.len()),
+            Field::ModList => self.mod_list = Some(map.next_value_seed(Facet::ArrayLen)?.len()),
             _ => map.next_value_seed(Skip)?,
         }
         Ok(())
@@ -499,10 +499,10 @@ struct ForgeData {
 }
 
 impl ObjectFields for ForgeData {
-    fn field<'de, A: MapAccess<'de>>(&mut self, key: Name, map: &mut A) -> Result<(), A::Error> {
+    fn field<'de, A: MapAccess<'de>>(&mut self, key: Field, map: &mut A) -> Result<(), A::Error> {
         match key {
-            Name::Mods => self.mods = Some(map.next_value_seed(Facet::ArrayLen)?.len()),
-            Name::Channels => self.channels = map.next_value_seed(Facet::ArrayLen)?.len(),
+            Field::Mods => self.mods = Some(map.next_value_seed(Facet::ArrayLen)?.len()),
+            Field::Channels => self.channels = map.next_value_seed(Facet::ArrayLen)?.len(),
             _ => map.next_value_seed(Skip)?,
         }
         Ok(())
