@@ -42,8 +42,7 @@ pub const NEXT_STATE_STATUS: i32 = 1;
 pub const PACKET_STATUS: i32 = 0x00;
 pub const PACKET_PING: i32 = 0x01;
 
-/// Sample entries kept from `players.sample`; vanilla sends at most 12.
-pub const MAX_SAMPLE: usize = 256;
+pub use super::status_json::MAX_SAMPLE;
 
 /// The handshake as the server sees it (the simulator decodes it; tests compare it).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -15,7 +15,8 @@ use std::fmt;
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
-use super::slp::MAX_SAMPLE;
+/// Sample entries kept from `players.sample`; vanilla sends at most 12.
+pub const MAX_SAMPLE: usize = 256;
 
 /// What the first JSON value of a status response holds, read for the exporter's fields.
 #[derive(Debug, Default)]
