@@ -135,11 +135,16 @@ fn normalize_target(t: &str) -> String {
 }
 
 /// Resolves a Minecraft address to the socket address to connect to, with the shared resolver.
+/// An address that cannot use SRV (a port given, an IP literal) never touches the resolver,
+/// so a configuration without names never builds one.
 pub async fn resolve_minecraft(
     address: &Address,
     default_port: u16,
     deadline: Instant,
 ) -> Result<SocketAddr, NetError> {
+    if address.port.is_some() || address.ip().is_some() {
+        return resolve(address, default_port, deadline).await;
+    }
     resolve_minecraft_with(shared_resolver(), address, default_port, deadline).await
 }
 

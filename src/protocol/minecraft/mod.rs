@@ -8,4 +8,5 @@ pub mod query;
 pub mod query_exchange;
 pub mod slp;
 pub mod slp_exchange;
+pub mod status_json;
 pub mod varint;

@@ -11,9 +11,10 @@
 
 use serde_json::Value;
 
+use super::status_json::Top;
 use super::varint::{
-    decode_frame, encode_frame, encode_string, encode_varint, read_string, read_string_bytes,
-    read_varint, Frame,
+    decode_frame, encode_frame, encode_frame_header, encode_string, encode_varint, read_string,
+    read_string_bytes, read_varint, varint_len, Frame,
 };
 use crate::protocol::{DecodeError, Reader};
 
@@ -41,8 +42,7 @@ pub const NEXT_STATE_STATUS: i32 = 1;
 pub const PACKET_STATUS: i32 = 0x00;
 pub const PACKET_PING: i32 = 0x01;
 
-/// Sample entries kept from `players.sample`; vanilla sends at most 12.
-pub const MAX_SAMPLE: usize = 256;
+pub use super::status_json::MAX_SAMPLE;
 
 /// The handshake as the server sees it (the simulator decodes it; tests compare it).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,12 +56,20 @@ pub struct Handshake {
 
 /// Appends the handshake frame.
 pub fn encode_handshake(h: &Handshake, out: &mut Vec<u8>) {
-    let mut body = Vec::with_capacity(h.address.len() + 12);
-    encode_varint(h.protocol_version, &mut body);
-    encode_string(&h.address, &mut body);
-    body.extend_from_slice(&h.port.to_be_bytes());
-    encode_varint(h.next_state, &mut body);
-    encode_frame(0x00, &body, out);
+    encode_handshake_of(h.protocol_version, &h.address, h.port, h.next_state, out);
+}
+
+/// [`encode_handshake`] from its fields, in place: no copy of the host, no body buffer
+/// (every poll writes one).
+fn encode_handshake_of(protocol_version: i32, host: &str, port: u16, next: i32, out: &mut Vec<u8>) {
+    let host_len = i32::try_from(host.len()).unwrap_or(i32::MAX);
+    let body_len =
+        varint_len(protocol_version) + varint_len(host_len) + host.len() + 2 + varint_len(next);
+    encode_frame_header(0x00, body_len, out);
+    encode_varint(protocol_version, out);
+    encode_string(host, out);
+    out.extend_from_slice(&port.to_be_bytes());
+    encode_varint(next, out);
 }
 
 /// Decodes a handshake frame (server side).
@@ -99,15 +107,7 @@ pub fn encode_status_query(host: &str, port: u16, out: &mut Vec<u8>) {
 /// [`encode_status_query`] announcing `protocol_version` (the retry uses
 /// [`PROTOCOL_VERSION_RETRY`]).
 pub fn encode_status_query_as(protocol_version: i32, host: &str, port: u16, out: &mut Vec<u8>) {
-    encode_handshake(
-        &Handshake {
-            protocol_version,
-            address: host.to_string(),
-            port,
-            next_state: NEXT_STATE_STATUS,
-        },
-        out,
-    );
+    encode_handshake_of(protocol_version, host, port, NEXT_STATE_STATUS, out);
     encode_status_request(out);
 }
 
@@ -123,8 +123,16 @@ pub fn encode_status_response(json: &str, out: &mut Vec<u8>) {
     encode_frame(PACKET_STATUS, &body, out);
 }
 
-/// Decodes the status response frame and parses its JSON.
+/// Decodes the status response frame and parses its JSON, keeping the document
+/// ([`ServerStatus::raw`]).
 pub fn decode_status_response(frame: &Frame) -> Result<ServerStatus, DecodeError> {
+    decode_status_response_as(frame, true)
+}
+
+/// [`decode_status_response`], keeping the whole document in [`ServerStatus::raw`] only when
+/// `raw` is set (otherwise `raw` is `Null`, and the parse builds no document: see
+/// [`super::status_json`]).
+pub fn decode_status_response_as(frame: &Frame, raw: bool) -> Result<ServerStatus, DecodeError> {
     if frame.id != PACKET_STATUS {
         return Err(DecodeError::UnexpectedType {
             what: "status response packet id",
@@ -132,7 +140,7 @@ pub fn decode_status_response(frame: &Frame) -> Result<ServerStatus, DecodeError
         });
     }
     let mut r = Reader::new(&frame.body);
-    parse_status_json(read_string_bytes(&mut r)?)
+    parse_status_json(read_string_bytes(&mut r)?, raw)
 }
 
 /// Decodes a ping frame's payload (server side, and for pongs).
@@ -197,8 +205,16 @@ pub struct ServerStatus {
 
 /// Parses the status JSON. Only the first JSON value counts: some mods append data after it.
 /// serde_json stops at 128 levels of nesting, so hostile depth is an error, not a stack
-/// overflow.
-pub fn parse_status_json(bytes: &[u8]) -> Result<ServerStatus, DecodeError> {
+/// overflow. With `raw`, the whole document is kept in [`ServerStatus::raw`] (favicon
+/// removed); without, it is read for the fields alone ([`super::status_json`]: the same
+/// documents accepted, the same fields), and `raw` is `Null`.
+///
+/// Not inlined: `benches/poll_instructions.sh` counts Minecraft polls as its calls.
+#[inline(never)]
+pub fn parse_status_json(bytes: &[u8], raw: bool) -> Result<ServerStatus, DecodeError> {
+    if !raw {
+        return parse_fields(bytes);
+    }
     let mut stream = serde_json::Deserializer::from_slice(bytes).into_iter::<Value>();
     let mut raw = match stream.next() {
         Some(Ok(v)) => v,
@@ -257,6 +273,31 @@ pub fn parse_status_json(bytes: &[u8]) -> Result<ServerStatus, DecodeError> {
         raw: Value::Null,
     };
     Ok(ServerStatus { raw, ..status })
+}
+
+/// The status JSON read for the fields alone, without building the document.
+fn parse_fields(bytes: &[u8]) -> Result<ServerStatus, DecodeError> {
+    let mut stream = serde_json::Deserializer::from_slice(bytes).into_iter::<Top>();
+    let f = match stream.next() {
+        Some(Ok(Top::Object(f))) => *f,
+        Some(Ok(Top::NotObject)) => {
+            return Err(DecodeError::Invalid("status JSON is not an object"))
+        }
+        Some(Err(_)) => return Err(DecodeError::Invalid("status JSON")),
+        None => return Err(DecodeError::Invalid("status JSON is empty")),
+    };
+    Ok(ServerStatus {
+        version_name: f.version_name,
+        version_protocol: f.version_protocol,
+        online: f.online,
+        max: f.max,
+        sample: f.sample,
+        description: f.description,
+        favicon_bytes: f.favicon_bytes,
+        forge_mods: f.forge_mods,
+        forge_channels: f.forge_channels,
+        raw: Value::Null,
+    })
 }
 
 /// A player count: a non-negative number (some servers send it as a string), capped to u32.
@@ -324,17 +365,18 @@ mod tests {
     /// `players`, `version` and `description` may all be missing.
     #[test]
     fn missing_parts() {
-        let s = parse_status_json(br#"{"version":{"name":"x","protocol":763}}"#).unwrap();
+        let s = parse_status_json(br#"{"version":{"name":"x","protocol":763}}"#, true).unwrap();
         assert_eq!((s.online, s.max, s.description), (None, None, None));
         assert!(s.sample.is_empty());
-        let s = parse_status_json(b"{}").unwrap();
+        let s = parse_status_json(b"{}", true).unwrap();
         assert_eq!(s.version_name, None);
     }
 
     /// Data some mods append after the JSON is ignored.
     #[test]
     fn trailing_data_ignored() {
-        let s = parse_status_json(br#"{"players":{"online":1,"max":2}}\x00\x01garbage{"#).unwrap();
+        let s = parse_status_json(br#"{"players":{"online":1,"max":2}}\x00\x01garbage{"#, true)
+            .unwrap();
         assert_eq!((s.online, s.max), (Some(1), Some(2)));
     }
 
@@ -345,8 +387,16 @@ mod tests {
         deep.push_str(&"[".repeat(10_000));
         deep.push_str(&"]".repeat(10_000));
         deep.push('}');
+        for raw in [true, false] {
+            assert_eq!(
+                parse_status_json(deep.as_bytes(), raw),
+                Err(DecodeError::Invalid("status JSON"))
+            );
+        }
+        // Nesting in a key the lean parse skips counts the same.
+        let skipped = deep.replace("description", "other");
         assert_eq!(
-            parse_status_json(deep.as_bytes()),
+            parse_status_json(skipped.as_bytes(), false),
             Err(DecodeError::Invalid("status JSON"))
         );
     }
@@ -354,9 +404,9 @@ mod tests {
     /// Not JSON, or JSON that is not an object, is invalid.
     #[test]
     fn invalid_json() {
-        assert!(parse_status_json(b"{\"players\":").is_err());
-        assert!(parse_status_json(b"[1,2]").is_err());
-        assert!(parse_status_json(b"").is_err());
+        assert!(parse_status_json(b"{\"players\":", true).is_err());
+        assert!(parse_status_json(b"[1,2]", true).is_err());
+        assert!(parse_status_json(b"", true).is_err());
     }
 
     /// Forge mod lists are kept as counts only.
@@ -364,11 +414,13 @@ mod tests {
     fn forge_counts() {
         let s = parse_status_json(
             br#"{"modinfo":{"type":"FML","modList":[{"modid":"a"},{"modid":"b"}]}}"#,
+            true,
         )
         .unwrap();
         assert_eq!((s.forge_mods, s.forge_channels), (Some(2), None));
         let s = parse_status_json(
             br#"{"forgeData":{"channels":[{},{},{}],"mods":[{}],"fmlNetworkVersion":2}}"#,
+            true,
         )
         .unwrap();
         assert_eq!((s.forge_mods, s.forge_channels), (Some(1), Some(3)));
@@ -377,9 +429,9 @@ mod tests {
     /// Counts as strings are accepted; negative or absurd counts are dropped or capped.
     #[test]
     fn lenient_counts() {
-        let s = parse_status_json(br#"{"players":{"online":"7","max":-3}}"#).unwrap();
+        let s = parse_status_json(br#"{"players":{"online":"7","max":-3}}"#, true).unwrap();
         assert_eq!((s.online, s.max), (Some(7), None));
-        let s = parse_status_json(br#"{"players":{"online":99999999999,"max":1}}"#).unwrap();
+        let s = parse_status_json(br#"{"players":{"online":99999999999,"max":1}}"#, true).unwrap();
         assert_eq!(s.online, Some(u32::MAX));
     }
 
@@ -451,11 +503,133 @@ mod tests {
             let _ = decode_pong(&frame, 0);
         }
 
-        /// Arbitrary text as status JSON never panics.
+        /// Arbitrary text as status JSON never panics, and the lean parse agrees with the
+        /// document parse on it.
         #[test]
         fn arbitrary_json(text in "[{}\\[\\]\":,a-z0-9 ]{0,200}") {
-            let _ = parse_status_json(text.as_bytes());
+            prop_assert_eq!(lean(text.as_bytes()), full(text.as_bytes()));
         }
+
+        /// Near-JSON made of the keys the parse reads and awkward values (escapes, lone
+        /// surrogates, big and negative numbers, numeric strings, invalid UTF-8, trailing
+        /// data): the lean parse accepts and refuses the same texts as the document parse,
+        /// and finds the same fields.
+        #[test]
+        fn lean_parse_agrees(parts in proptest::collection::vec(json_piece(), 0..60)) {
+            let text: Vec<u8> = parts.concat();
+            prop_assert_eq!(lean(&text), full(&text));
+        }
+
+        /// Well-formed documents shaped like status responses, duplicate keys included.
+        #[test]
+        fn lean_parse_agrees_on_documents(doc in status_document()) {
+            let text = doc.into_bytes();
+            let full = full(&text);
+            prop_assert!(full.is_ok());
+            prop_assert_eq!(lean(&text), full);
+        }
+    }
+
+    /// The lean parse (no document kept).
+    fn lean(text: &[u8]) -> Result<ServerStatus, String> {
+        parse_status_json(text, false).map_err(|e| e.to_string())
+    }
+
+    /// The document parse, its document dropped for comparison.
+    fn full(text: &[u8]) -> Result<ServerStatus, String> {
+        parse_status_json(text, true)
+            .map(|s| ServerStatus {
+                raw: Value::Null,
+                ..s
+            })
+            .map_err(|e| e.to_string())
+    }
+
+    const KEYS: &[&str] = &[
+        "version",
+        "players",
+        "description",
+        "favicon",
+        "modinfo",
+        "forgeData",
+        "name",
+        "protocol",
+        "online",
+        "max",
+        "sample",
+        "id",
+        "modList",
+        "mods",
+        "channels",
+        "text",
+        "extra",
+        "other",
+    ];
+
+    /// A piece of near-JSON text.
+    fn json_piece() -> impl Strategy<Value = Vec<u8>> {
+        let key = proptest::sample::select(KEYS).prop_map(|k| format!("\"{k}\":").into_bytes());
+        let scalar = proptest::sample::select(
+            &[
+                "1",
+                "-3",
+                "0",
+                "-0",
+                "2.5",
+                "-2.5",
+                "1e3",
+                "1e999",
+                "99999999999",
+                "18446744073709551616",
+                "9223372036854775808",
+                "\"7\"",
+                "\" 12 \"",
+                "\"x\"",
+                "\"\\u00e9\\n\"",
+                "\"\\ud800\"",
+                "\"\\ud83d\\ude00\"",
+                "\"\\q\"",
+                "true",
+                "null",
+                "[]",
+                "{}",
+            ][..],
+        )
+        .prop_map(|v| v.as_bytes().to_vec());
+        let punct = proptest::sample::select(&["{", "}", "[", "]", ",", ":", " ", "\""][..])
+            .prop_map(|v| v.as_bytes().to_vec());
+        let raw = proptest::collection::vec(any::<u8>(), 1..3);
+        prop_oneof![4 => key, 4 => scalar, 4 => punct, 1 => raw]
+    }
+
+    /// A JSON value built from the keys the parse reads, as text.
+    fn status_document() -> impl Strategy<Value = String> {
+        let leaf = prop_oneof![
+            any::<i64>().prop_map(|n| n.to_string()),
+            any::<u64>().prop_map(|n| n.to_string()),
+            (-1e6f64..1e6).prop_map(|f| format!("{f:?}")),
+            "[a-z0-9 §\\\\\"]{0,8}".prop_map(|s| serde_json::to_string(&s).unwrap()),
+            "[0-9 ]{0,4}".prop_map(|s| format!("\"{s}\"")),
+            Just("true".to_string()),
+            Just("null".to_string()),
+        ];
+        let value = leaf.prop_recursive(4, 64, 6, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..6)
+                    .prop_map(|v| format!("[{}]", v.join(","))),
+                proptest::collection::vec((proptest::sample::select(KEYS), inner), 0..6).prop_map(
+                    |kv| {
+                        let fields: Vec<String> =
+                            kv.iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
+                        format!("{{{}}}", fields.join(","))
+                    }
+                ),
+            ]
+        });
+        proptest::collection::vec((proptest::sample::select(KEYS), value), 0..8).prop_map(|kv| {
+            let fields: Vec<String> = kv.iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
+            format!("{{{}}}", fields.join(","))
+        })
     }
 
     proptest! {

@@ -182,13 +182,15 @@ impl Slp {
             Phase::Modern | Phase::ModernRetry => {
                 match self.buf.frame(|b| slp::decode_reply_frame(b, max_frame)) {
                     Ok(None) => {}
-                    Ok(Some(frame)) => match slp::decode_status_response(&frame) {
-                        Ok(parsed) => {
-                            self.modern = Some((parsed, rtt));
-                            self.start_ping(now);
+                    Ok(Some(frame)) => {
+                        match slp::decode_status_response_as(&frame, self.params.detail) {
+                            Ok(parsed) => {
+                                self.modern = Some((parsed, rtt));
+                                self.start_ping(now);
+                            }
+                            Err(e) => self.result = Some(Err(e.into())),
                         }
-                        Err(e) => self.result = Some(Err(e.into())),
-                    },
+                    }
                     Err(e) => self.modern_failed(e, now),
                 }
             }

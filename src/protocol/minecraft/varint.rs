@@ -29,6 +29,12 @@ pub fn encode_varint(value: i32, out: &mut Vec<u8>) {
     }
 }
 
+/// Bytes [`encode_varint`] writes for `value`.
+pub fn varint_len(value: i32) -> usize {
+    let bits = 32 - (value as u32).leading_zeros() as usize;
+    bits.div_ceil(7).max(1)
+}
+
 /// Decodes a VarInt at the start of `buf`.
 ///
 /// # Returns
@@ -101,12 +107,16 @@ pub struct Frame {
 
 /// Appends a whole frame: length, id, body.
 pub fn encode_frame(id: i32, body: &[u8], out: &mut Vec<u8>) {
-    let mut id_bytes = Vec::with_capacity(MAX_VARINT_LEN);
-    encode_varint(id, &mut id_bytes);
-    let len = id_bytes.len() + body.len();
-    encode_varint(i32::try_from(len).unwrap_or(i32::MAX), out);
-    out.extend_from_slice(&id_bytes);
+    encode_frame_header(id, body.len(), out);
     out.extend_from_slice(body);
+}
+
+/// Appends a frame's length and packet id for a body of `body_len` bytes, which the caller
+/// appends next: a frame encoded in place, with no body buffer.
+pub fn encode_frame_header(id: i32, body_len: usize, out: &mut Vec<u8>) {
+    let len = varint_len(id) + body_len;
+    encode_varint(i32::try_from(len).unwrap_or(i32::MAX), out);
+    encode_varint(id, out);
 }
 
 /// Decodes the frame at the start of `buf`, accepting a length of at most `max_len` bytes.
@@ -149,6 +159,28 @@ pub fn decode_frame(buf: &[u8], max_len: usize) -> Result<Option<(Frame, usize)>
 
 #[cfg(test)]
 mod tests {
+    /// `varint_len` is the length `encode_varint` writes.
+    #[test]
+    fn varint_len_matches_encoding() {
+        for v in [
+            0,
+            1,
+            127,
+            128,
+            16_383,
+            16_384,
+            2_097_151,
+            2_097_152,
+            i32::MAX,
+            -1,
+            i32::MIN,
+        ] {
+            let mut out = Vec::new();
+            encode_varint(v, &mut out);
+            assert_eq!(varint_len(v), out.len(), "{v}");
+        }
+    }
+
     use super::*;
     use proptest::prelude::*;
 
