@@ -344,6 +344,16 @@ impl Recorder {
     fn entry(&self) -> Arc<Entry> {
         lock(&self.0).clone()
     }
+
+    /// Whether the table still publishes this entry: it holds the other handle of every
+    /// target it publishes, and lets go when a reload removes or replaces the target. The
+    /// scheduler asks before each poll and before writing one back, so a removed target's
+    /// record stops. Advisory in one direction only: a snapshot copying the handles may hold
+    /// one for an instant after the removal, and a write then lands in an entry nobody
+    /// publishes.
+    pub fn is_published(&self) -> bool {
+        Arc::strong_count(&self.0) > 1
+    }
 }
 
 /// The shared table of targets, sorted by name so the exposition order is stable.
