@@ -13,6 +13,7 @@
 //! list (benches/RESULTS.md, "one task per poll").
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -28,6 +29,8 @@ struct Shared<T> {
     due: Mutex<Due<T>>,
     /// Tells the driver that an instant earlier than the one it sleeps for was added.
     rearm: Notify,
+    /// [`Due::stopped`], read without the lock (every poll asks).
+    stopped: AtomicBool,
 }
 
 #[derive(Debug)]
@@ -37,6 +40,11 @@ struct Due<T> {
     at: BTreeMap<Instant, Vec<T>>,
     /// Set by [`Metronome::stop`]: nothing is parked any more.
     stopped: bool,
+    /// The capacity a new instant's list starts with: the size of the last list fired.
+    /// Items fired together mostly come back together one interval later, so the list is
+    /// sized once instead of doubling its way there (and keeping up to half of it unused:
+    /// 3 MiB at 100,000 targets).
+    hint: usize,
 }
 
 /// Shared wake-ups for parked items; dropping it stops the driver and drops what waits.
@@ -57,8 +65,10 @@ impl<T: Send + 'static> Metronome<T> {
             due: Mutex::new(Due {
                 at: BTreeMap::new(),
                 stopped: false,
+                hint: 0,
             }),
             rearm: Notify::new(),
+            stopped: AtomicBool::new(false),
         });
         let driver = runtime.spawn(drive(shared.clone(), fire));
         Metronome { shared, driver }
@@ -74,7 +84,31 @@ impl<T> Metronome<T> {
             return;
         }
         let earliest = due.at.keys().next().is_none_or(|first| at < *first);
-        due.at.entry(at).or_default().push(item);
+        let hint = due.hint;
+        due.at
+            .entry(at)
+            .or_insert_with(|| Vec::with_capacity(hint))
+            .push(item);
+        drop(due);
+        if earliest {
+            self.shared.rearm.notify_one();
+        }
+    }
+
+    /// Makes room for `n` more items at each instant (a scheduler about to park a whole
+    /// config's first polls knows how many fall on each).
+    pub fn reserve(&self, counts: impl IntoIterator<Item = (Instant, usize)>) {
+        let mut due = lock(&self.shared.due);
+        if due.stopped {
+            return;
+        }
+        let first = due.at.keys().next().copied();
+        for (at, n) in counts {
+            due.at.entry(at).or_default().reserve_exact(n);
+        }
+        // A new earliest instant: the driver must wake for it (parking there will not tell
+        // it, the instant being there already).
+        let earliest = due.at.keys().next().copied() != first;
         drop(due);
         if earliest {
             self.shared.rearm.notify_one();
@@ -109,6 +143,7 @@ impl<T> Metronome<T> {
         let parked = {
             let mut due = lock(&self.shared.due);
             due.stopped = true;
+            self.shared.stopped.store(true, Ordering::Relaxed);
             std::mem::take(&mut due.at)
         };
         self.driver.abort();
@@ -117,7 +152,7 @@ impl<T> Metronome<T> {
 
     /// Whether [`Metronome::stop`] was called.
     pub fn is_stopped(&self) -> bool {
-        lock(&self.shared.due).stopped
+        self.shared.stopped.load(Ordering::Relaxed)
     }
 
     /// How many items are parked (tests, and what a bench may print).
@@ -161,7 +196,11 @@ where
                         break;
                     }
                     let at = *entry.key();
-                    fired.push((at, entry.remove()));
+                    let items = entry.remove();
+                    if !items.is_empty() {
+                        due.hint = items.len();
+                    }
+                    fired.push((at, items));
                 }
                 let mut keys = due.at.keys();
                 (keys.next().copied(), keys.next().copied())
@@ -237,6 +276,26 @@ mod tests {
         m.park(t0, 9);
         tokio::time::sleep(Duration::from_millis(1)).await;
         assert_eq!(log.lock().unwrap().last().map(|l| l.0), Some(9));
+    }
+
+    /// An instant made room for before anything is parked there still wakes the driver,
+    /// earlier than the one it sleeps for or not.
+    #[tokio::test(start_paused = true)]
+    async fn reserved_instants_fire() {
+        let t0 = Instant::now();
+        let (m, log) = logging(t0);
+        tokio::time::sleep(Duration::from_millis(1)).await;
+        let (early, late) = (
+            t0 + Duration::from_millis(100),
+            t0 + Duration::from_millis(200),
+        );
+        m.reserve([(late, 1)]);
+        m.park(late, 2);
+        m.reserve([(early, 1)]);
+        m.park(early, 1);
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let fired: Vec<usize> = log.lock().unwrap().iter().map(|l| l.0).collect();
+        assert_eq!(fired, [1, 2]);
     }
 
     /// Refused items go at once and leave the others of their instant; a stopped metronome

@@ -24,7 +24,7 @@
 
 mod metronome;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::hash::BuildHasher;
 use std::pin::Pin;
@@ -346,6 +346,7 @@ impl Scheduler {
         self.grid = grid_for(targets);
         let mut diff = Diff::default();
         let now = Instant::now();
+        self.reserve_first_polls(targets, now);
         // The table is updated in place: a second table for the new set (2.2 MB at 100,000
         // targets) was alive next to the old one during every reload.
         self.targets
@@ -394,16 +395,37 @@ impl Scheduler {
         diff
     }
 
+    /// Sizes each instant's list for the first polls `apply` is about to park: one list per
+    /// slot, allocated once at its size instead of doubling its way there.
+    fn reserve_first_polls(&self, targets: &[Arc<Target>], now: Instant) {
+        let mut counts: HashMap<Instant, usize> = HashMap::new();
+        for t in targets {
+            if self
+                .targets
+                .get(t.name.as_str())
+                .is_some_and(|old| old.0.target == *t)
+            {
+                continue;
+            }
+            *counts.entry(self.first_poll(t, now)).or_default() += 1;
+        }
+        self.shared.metronome.reserve(counts);
+    }
+
+    /// When a target started at `now` polls first.
+    fn first_poll(&self, t: &Target, now: Instant) -> Instant {
+        next_on_grid(
+            self.epoch + self.offset(&t.name, t.interval),
+            t.interval,
+            now,
+        )
+    }
+
     /// Parks a new target's record for its first poll. `now` is when the apply began: a
     /// target whose grid point passed while earlier targets were being started still polls
     /// at once rather than an interval later.
     fn start(&self, meta: Arc<TargetMeta>, recorder: Recorder, now: Instant) {
-        let interval = meta.target.interval;
-        let first = next_on_grid(
-            self.epoch + self.offset(&meta.target.name, interval),
-            interval,
-            now,
-        );
+        let first = self.first_poll(&meta.target, now);
         self.shared
             .metronome
             .park(first, Record::new(meta, recorder));
