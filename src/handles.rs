@@ -46,7 +46,7 @@ pub struct Daemon {
     /// `--web.config.file` (TLS and basic auth), reloaded with the main configuration; `None`
     /// when the exporter runs without one.
     companion: Option<Arc<dyn Companion>>,
-    /// The thread the target tasks run on; declared after the scheduler, so dropping a daemon
+    /// The thread the poll tasks run on; declared after the scheduler, so dropping a daemon
     /// aborts the tasks before their runtime stops. `None` if it could not be started: the
     /// tasks then share the caller's runtime.
     _poller: Option<PollerThread>,
@@ -220,7 +220,7 @@ impl Daemon {
         diff
     }
 
-    /// Stops every target task.
+    /// Stops polling every target.
     pub fn shutdown(&self) {
         self.scheduler().shutdown();
     }

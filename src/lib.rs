@@ -5,7 +5,7 @@
 //! Data flows one way, and a module knows only the ones below it:
 //!
 //! ```text
-//! config ──> scheduler ──(one task per target)──> query ──> net (sockets, DNS, deadlines)
+//! config ──> scheduler ──(one task per poll)────> query ──> net (sockets, DNS, deadlines)
 //!                                                   └─────> protocol (codecs and exchanges, runtime-free)
 //! http /metrics <── metrics (renders a snapshot at scrape time) <── state (latest result per target)
 //! ```

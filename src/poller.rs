@@ -1,4 +1,4 @@
-//! The thread the target tasks run on: a single-threaded tokio runtime of its own, apart from
+//! The thread the poll tasks run on: a single-threaded tokio runtime of its own, apart from
 //! the HTTP runtime.
 //!
 //! Why one thread: a poll is a few microseconds of work between two waits, and on a
@@ -49,7 +49,7 @@ impl PollerThread {
         })
     }
 
-    /// Where target tasks are spawned.
+    /// Where poll tasks are spawned.
     pub fn handle(&self) -> &Handle {
         &self.handle
     }

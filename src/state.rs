@@ -1,4 +1,4 @@
-//! The latest result of every configured target, shared between the target tasks (writers)
+//! The latest result of every configured target, shared between the poll tasks (writers)
 //! and the renderer (reader).
 //!
 //! Writers hold the lock for one map update; the renderer takes a [`State::snapshot`], which
@@ -319,9 +319,9 @@ pub struct ReloadInfo {
     pub last_success: SystemTime,
 }
 
-/// One target's entry as its task writes it: the task holds this handle, so a poll result
-/// goes straight to its own entry under its own lock, with no lookup by name and no
-/// contention with the other targets' tasks (at 10,000 targets the shared table's lock and its
+/// One target's entry as its polls write it: the target's schedule record holds this handle,
+/// so a poll result goes straight to its own entry under its own lock, with no lookup by name
+/// and no contention with the other targets' polls (at 10,000 targets the shared table's lock and its
 /// string compares were a measurable share of each poll).
 ///
 /// When a reload replaces or removes the target, the table drops its handle; a poll still in
@@ -343,6 +343,16 @@ impl Recorder {
 
     fn entry(&self) -> Arc<Entry> {
         lock(&self.0).clone()
+    }
+
+    /// Whether the table still publishes this entry: it holds the other handle of every
+    /// target it publishes, and lets go when a reload removes or replaces the target. The
+    /// scheduler asks before each poll and before writing one back, so a removed target's
+    /// record stops. Advisory in one direction only: a snapshot copying the handles may hold
+    /// one for an instant after the removal, and a write then lands in an entry nobody
+    /// publishes.
+    pub fn is_published(&self) -> bool {
+        Arc::strong_count(&self.0) > 1
     }
 }
 
@@ -369,7 +379,7 @@ impl Default for State {
 
 impl State {
     /// Starts publishing `meta` with a fresh entry, replacing any previous one of that name;
-    /// the handle is for the target's task.
+    /// the handle is for the target's schedule record.
     pub fn insert(&self, meta: Arc<TargetMeta>) -> Recorder {
         let recorder = Recorder::new(Entry::new(meta.clone()));
         let mut targets = lock(&self.targets);

@@ -1,16 +1,23 @@
-//! One lightweight tokio task per target, polling on the target's interval.
+//! One tokio task per poll, polling each target on its interval.
 //!
-//! - Between polls a task holds no socket and no thread: it waits on the [`Metronome`], which
-//!   wakes every task due at the same instant with one timer.
-//! - Each task starts at a pseudo-random offset within its interval (a hash of its name with a
-//!   per-process seed), so 10,000 targets configured at once do not poll in the same instant.
-//! - A task awaits its own poll, so polls of one target never overlap; if a poll (or the wait
-//!   for a permit) runs past the next tick, that tick is skipped, not doubled, and the target
-//!   polls again at its next point on the grid.
+//! - Between polls a target is a small [`Record`] (its target, its recorder, its [`Session`])
+//!   parked on the [`Metronome`] under its next grid point: no task, no socket, no timer.
+//!   When an instant comes, the metronome's one timer fires and every record due then gets a
+//!   task for its poll, which parks the record again for its next grid point when done. A
+//!   task per target cost 256 bytes for its whole life though a target polls a fraction of a
+//!   percent of the time (24 MiB at 100,000 targets; benches/RESULTS.md, "one task per poll").
+//! - Each target starts at a pseudo-random offset within its interval (a hash of its name
+//!   with a per-process seed), so 10,000 targets configured at once do not poll in the same
+//!   instant.
+//! - A record is either parked or in its one poll task, so polls of one target never
+//!   overlap; if a poll (or the wait for a permit) runs past the next tick, that tick is
+//!   skipped, not doubled, and the target polls again at its next point on the grid.
 //! - A global [`Semaphore`] caps the polls in flight across all targets.
-//! - Each task keeps its [`Session`] (A2S challenge, Query token) between polls.
-//! - [`Scheduler::apply`] reloads by diff: unchanged targets keep their task, state and
+//! - Each record keeps its [`Session`] (A2S challenge, Query token) between polls.
+//! - [`Scheduler::apply`] reloads by diff: unchanged targets keep their record, state and
 //!   counters; changed ones restart with fresh state; removed ones stop and lose their series.
+//!   A removed or replaced target's parked record is dropped at once; a poll of it still in
+//!   flight finishes (within its deadline) but writes nothing back and is not parked again.
 //!
 //! The poll itself is injected through [`Prober`], so tests can run the scheduler against a
 //! fake without sockets, under `tokio::time::pause`.
@@ -21,12 +28,11 @@ use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::hash::BuildHasher;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, SystemTime};
 
 use tokio::runtime::Handle;
 use tokio::sync::Semaphore;
-use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use crate::net::udp::UdpMux;
@@ -56,7 +62,7 @@ pub trait Prober: Send + Sync + 'static {
         self.poll(req, session)
     }
 
-    /// One scheduled poll of a configured target, as the target's task runs it: the request
+    /// One scheduled poll of a configured target, as its poll task runs it: the request
     /// built from `target` (steady-state UDP on `mux`), under the global cap, cut off past its
     /// deadline. The default builds on [`Prober::poll`]; [`QueryProber`] puts the whole poll
     /// in one allocation.
@@ -74,7 +80,7 @@ pub trait Prober: Send + Sync + 'static {
     }
 }
 
-/// A target task's poll (see [`Prober::poll_target`]).
+/// A scheduled poll (see [`Prober::poll_target`]).
 pub type TargetPollFuture<'a> = Pin<Box<dyn Future<Output = Polled> + Send + 'a>>;
 
 /// What one scheduled poll gave.
@@ -83,7 +89,7 @@ pub struct Polled {
     pub result: Result<Status, Failure>,
     /// Wall time of the poll, DNS and retries included, the wait for a permit excluded.
     pub took: Duration,
-    /// When it ended: the task's `now` for its next grid point (one clock read fewer).
+    /// When it ended: the `now` for the target's next grid point (one clock read fewer).
     pub ended: Instant,
 }
 
@@ -107,11 +113,9 @@ impl Prober for QueryProber {
 
     /// One allocation per poll: the request, the permit wait, the deadline guard and the
     /// dialogue itself (monomorphized for the target's protocol through
-    /// [`dispatch`]) in one box. A target's task lives for the whole run but polls a
-    /// fraction of a percent of the time, so all of this stays out of the sleeping task (its
-    /// future holds only this box's pointer while a poll runs); boxing it twice (the task's
-    /// poll, then the prober's dialogue) cost one more allocation and a copy of the dialogue's
-    /// future per poll (benches/RESULTS.md, c1-cpu).
+    /// [`dispatch`]) in one box, beside the poll's task (which holds this box's pointer);
+    /// boxing it twice (the task's poll, then the prober's dialogue) cost one more allocation
+    /// and a copy of the dialogue's future per poll (benches/RESULTS.md, c1-cpu).
     fn poll_target<'a>(
         &'a self,
         target: &'a Target,
@@ -269,30 +273,28 @@ pub struct Diff {
     pub kept: usize,
 }
 
-/// Owns the target tasks.
+/// Owns the targets' schedule.
 pub struct Scheduler {
-    /// Where target tasks run: the daemon's poller thread, or the caller's runtime.
-    runtime: Handle,
     state: Arc<State>,
-    /// What every task uses.
+    /// What every poll uses.
     shared: Arc<Shared>,
-    /// Every running task, by its target (whose name is the key).
-    tasks: HashMap<ByName, JoinHandle<()>>,
+    /// Every scheduled target, by name (the records themselves are parked or polling).
+    targets: HashSet<ByName>,
     seed: std::collections::hash_map::RandomState,
-    /// What offsets count from, for every task: slots stay aligned across a whole config
-    /// (spawning 10,000 tasks takes long enough to smear offsets taken from each spawn's now).
+    /// What offsets count from, for every target: slots stay aligned across a whole config
+    /// (starting 10,000 targets takes long enough to smear offsets taken from each one's now).
     epoch: Instant,
     /// Slot width for offsets: a multiple of [`SLOT`] sized by the config's poll rate.
     grid: Duration,
 }
 
 impl Scheduler {
-    /// A scheduler whose tasks run on the current tokio runtime. Must run inside one.
+    /// A scheduler whose polls run on the current tokio runtime. Must run inside one.
     pub fn new(prober: Arc<dyn Prober>, state: Arc<State>, max_concurrent: usize) -> Scheduler {
         Scheduler::on(Handle::current(), prober, state, max_concurrent)
     }
 
-    /// A scheduler whose tasks run on `runtime` (the daemon passes its [`crate::poller`]).
+    /// A scheduler whose polls run on `runtime` (the daemon passes its [`crate::poller`]).
     pub fn on(
         runtime: Handle,
         prober: Arc<dyn Prober>,
@@ -300,15 +302,9 @@ impl Scheduler {
         max_concurrent: usize,
     ) -> Scheduler {
         Scheduler {
-            shared: Arc::new(Shared {
-                metronome: Metronome::start(&runtime),
-                prober,
-                permits: Permits::new(max_concurrent),
-                mux: Arc::new(UdpMux::new()),
-            }),
-            runtime,
+            shared: Shared::start(&runtime, prober, Permits::new(max_concurrent)),
             state,
-            tasks: HashMap::new(),
+            targets: HashSet::new(),
             seed: Default::default(),
             epoch: Instant::now(),
             grid: SLOT,
@@ -341,8 +337,8 @@ impl Scheduler {
         }
     }
 
-    /// Brings the running tasks in line with `targets`. A kept target's entry in `targets` is
-    /// replaced by the running task's (equal) one, so the new config and the tasks share each
+    /// Brings the schedule in line with `targets`. A kept target's entry in `targets` is
+    /// replaced by the scheduled (equal) one, so the new config and the records share each
     /// target instead of holding two copies after a reload.
     pub fn apply(&mut self, targets: &mut [Arc<Target>], max_concurrent: usize) -> Diff {
         self.shared.permits.resize(max_concurrent);
@@ -350,44 +346,48 @@ impl Scheduler {
         self.grid = grid_for(targets);
         let mut diff = Diff::default();
         let now = Instant::now();
+        self.reserve_first_polls(targets, now);
         // The table is updated in place: a second table for the new set (2.2 MB at 100,000
         // targets) was alive next to the old one during every reload.
-        self.tasks
-            .reserve(targets.len().saturating_sub(self.tasks.len()));
+        self.targets
+            .reserve(targets.len().saturating_sub(self.targets.len()));
         for t in targets.iter_mut() {
-            match self.tasks.get_key_value(t.name.as_str()) {
-                Some((old, _)) if old.0.target == *t => {
+            match self.targets.get(t.name.as_str()) {
+                Some(old) if old.0.target == *t => {
                     *t = old.0.target.clone();
                     diff.kept += 1;
                     continue;
                 }
                 Some(_) => {
-                    if let Some(handle) = self.tasks.remove(t.name.as_str()) {
-                        handle.abort();
-                    }
+                    self.targets.remove(t.name.as_str());
                     diff.changed.push(t.name.clone());
                 }
                 None => diff.added.push(t.name.clone()),
             }
             let meta = Arc::new(TargetMeta::new(t.clone()));
+            // Replaces a changed target's entry: its old record sees itself unpublished.
             let recorder = self.state.insert(meta.clone());
-            let handle = self.spawn(meta.clone(), recorder, now);
-            self.tasks.insert(ByName(meta), handle);
+            self.start(meta.clone(), recorder, now);
+            self.targets.insert(ByName(meta));
         }
-        // Every name in `targets` has its task now, and names are unique (a validated
-        // config's are), so more tasks than targets means some were removed.
-        if self.tasks.len() > targets.len() {
+        // Every name in `targets` is scheduled now, and names are unique (a validated
+        // config's are), so more scheduled than wanted means some were removed.
+        if self.targets.len() > targets.len() {
             let wanted: HashSet<&str> = targets.iter().map(|t| t.name.as_str()).collect();
             let state = &self.state;
-            self.tasks.retain(|old, handle| {
+            self.targets.retain(|old| {
                 if wanted.contains(old.name()) {
                     return true;
                 }
-                handle.abort();
                 state.remove(old.name());
                 diff.removed.push(old.name().to_string());
                 false
             });
+        }
+        if !diff.changed.is_empty() || !diff.removed.is_empty() {
+            // The old records go now rather than at their next grid point (a reload replacing
+            // every target would otherwise hold two of everything for up to an interval).
+            self.shared.metronome.retain(|r| r.recorder.is_published());
         }
         diff.added.sort();
         diff.changed.sort();
@@ -395,24 +395,47 @@ impl Scheduler {
         diff
     }
 
-    /// `now` is when the apply began: a target whose grid point passed while earlier targets
-    /// were being spawned still polls at once rather than an interval later.
-    fn spawn(&self, meta: Arc<TargetMeta>, recorder: Recorder, now: Instant) -> JoinHandle<()> {
-        let interval = meta.target.interval;
-        let start = next_on_grid(
-            self.epoch + self.offset(&meta.target.name, interval),
-            interval,
-            now,
-        );
-        self.runtime
-            .spawn(run_target(meta, recorder, self.shared.clone(), start))
+    /// Sizes each instant's list for the first polls `apply` is about to park: one list per
+    /// slot, allocated once at its size instead of doubling its way there.
+    fn reserve_first_polls(&self, targets: &[Arc<Target>], now: Instant) {
+        let mut counts: HashMap<Instant, usize> = HashMap::new();
+        for t in targets {
+            if self
+                .targets
+                .get(t.name.as_str())
+                .is_some_and(|old| old.0.target == *t)
+            {
+                continue;
+            }
+            *counts.entry(self.first_poll(t, now)).or_default() += 1;
+        }
+        self.shared.metronome.reserve(counts);
     }
 
-    /// Stops every task; their series stay in the state until it is dropped.
+    /// When a target started at `now` polls first.
+    fn first_poll(&self, t: &Target, now: Instant) -> Instant {
+        next_on_grid(
+            self.epoch + self.offset(&t.name, t.interval),
+            t.interval,
+            now,
+        )
+    }
+
+    /// Parks a new target's record for its first poll. `now` is when the apply began: a
+    /// target whose grid point passed while earlier targets were being started still polls
+    /// at once rather than an interval later.
+    fn start(&self, meta: Arc<TargetMeta>, recorder: Recorder, now: Instant) {
+        let first = self.first_poll(&meta.target, now);
+        self.shared
+            .metronome
+            .park(first, Record::new(meta, recorder));
+    }
+
+    /// Stops polling for good: parked records are dropped, polls in flight write nothing
+    /// back; the series stay in the state until it is dropped.
     pub fn shutdown(&mut self) {
-        for (_, handle) in self.tasks.drain() {
-            handle.abort();
-        }
+        self.shared.metronome.stop();
+        self.targets.clear();
     }
 }
 
@@ -452,44 +475,66 @@ fn next_on_grid(first: Instant, interval: Duration, now: Instant) -> Instant {
     first + Duration::from_nanos(u64::try_from(ahead).unwrap_or(u64::MAX))
 }
 
-/// What every target task uses, behind one pointer per task (four before: a task's size is
-/// paid once per target).
+/// What every poll uses, behind one pointer per poll task.
 struct Shared {
     prober: Arc<dyn Prober>,
     /// The global cap on polls in flight.
     permits: Permits,
     /// Shared UDP sockets for every target's steady-state polls; bound on first use, stopped
-    /// when the scheduler and its tasks are gone.
+    /// when the scheduler and its polls are gone.
     mux: Arc<UdpMux>,
-    /// The tasks' shared wake-ups.
-    metronome: Metronome,
+    /// Where idle targets wait for their next poll.
+    metronome: Metronome<Record>,
 }
 
-async fn run_target(
+impl Shared {
+    /// The metronome, when an instant comes, spawns a poll task per record due then (on
+    /// `runtime`: the driver runs there). It holds the rest weakly: the records it parks
+    /// would otherwise keep the scheduler's shared parts alive.
+    fn start(runtime: &Handle, prober: Arc<dyn Prober>, permits: Permits) -> Arc<Shared> {
+        Arc::new_cyclic(|me: &Weak<Shared>| {
+            let me = me.clone();
+            Shared {
+                metronome: Metronome::start(runtime, move |at, due: &mut Vec<Record>| {
+                    let Some(shared) = me.upgrade() else {
+                        return;
+                    };
+                    for record in due.drain(..) {
+                        tokio::spawn(poll_due(record, at, shared.clone()));
+                    }
+                }),
+                prober,
+                permits,
+                mux: Arc::new(UdpMux::new()),
+            }
+        })
+    }
+}
+
+/// An idle target: what it keeps from one poll to the next, parked on the metronome under
+/// its next grid point (which is not stored here: the metronome's key holds it). A hundred
+/// thousand of these are most of what the scheduler holds (see `record_is_small`).
+struct Record {
     meta: Arc<TargetMeta>,
     recorder: Recorder,
-    shared: Arc<Shared>,
-    mut next: Instant,
-) {
-    let t = &meta.target;
-    // Boxed: the task holds it for its whole life, and 40 bytes inline took the task future
-    // past what fits tokio's 256-byte task cell (see `task_future_is_small`).
-    let mut session = Box::<Session>::default();
-    let mut was_up: Option<bool> = None;
-    loop {
-        shared.metronome.until(next).await;
-        // The poll's state (request, permit wait, deadline timer, dialogue) lives in the one
-        // box the prober returns, not in the task: a task lives for the whole run but polls a
-        // fraction of a percent of the time (load bench, 100,000 A2S targets:
-        // benches/RESULTS.md).
-        let Polled {
-            result,
-            took,
-            ended,
-        } = shared
-            .prober
-            .poll_target(t, &shared.mux, &shared.permits, &mut session)
-            .await;
+    session: Session,
+    /// What the last poll said, to log a change between up and down once.
+    was_up: Option<bool>,
+}
+
+impl Record {
+    fn new(meta: Arc<TargetMeta>, recorder: Recorder) -> Record {
+        Record {
+            meta,
+            recorder,
+            session: Session::default(),
+            was_up: None,
+        }
+    }
+
+    /// Logs the poll and writes it to the target's entry.
+    fn report(&mut self, result: Result<Status, Failure>, took: Duration) {
+        let t = &self.meta.target;
         // Per-poll detail is debug; a change between up and down is worth an operator's eye.
         let up = result.is_ok();
         match &result {
@@ -500,17 +545,54 @@ async fn run_target(
                 tracing::debug!(target_name = %t.name, reason = %f.reason, detail = %f.detail, "poll failed")
             }
         }
-        match (&result, was_up) {
+        match (&result, self.was_up) {
             (Ok(_), Some(false)) => tracing::info!(target_name = %t.name, "target is up again"),
             (Err(f), Some(true) | None) => {
                 tracing::warn!(target_name = %t.name, reason = %f.reason, detail = %f.detail, "target is down")
             }
             _ => {}
         }
-        was_up = Some(up);
-        recorder.record(result, took, SystemTime::now());
+        self.was_up = Some(up);
+        self.recorder.record(result, took, SystemTime::now());
+    }
+}
+
+/// The poll of a target due at `due`, then its record parked for its next grid point (or,
+/// when that has passed already, the next poll at once, in this task).
+async fn poll_due(mut record: Record, mut due: Instant, shared: Arc<Shared>) {
+    loop {
+        // Removed or replaced by a reload after the metronome fired it.
+        if !record.recorder.is_published() {
+            return;
+        }
+        // The poll's state (request, permit wait, deadline timer, dialogue) lives in the one
+        // box the prober returns.
+        let Polled {
+            result,
+            took,
+            ended,
+        } = shared
+            .prober
+            .poll_target(
+                &record.meta.target,
+                &shared.mux,
+                &shared.permits,
+                &mut record.session,
+            )
+            .await;
+        // Removed or replaced while in flight, or the scheduler stopped: the result belongs
+        // to nobody, and the target is not polled again.
+        if !record.recorder.is_published() || shared.metronome.is_stopped() {
+            return;
+        }
+        record.report(result, took);
+        let interval = record.meta.target.interval;
         // After an overrun the target skips to its next grid point and stays in its slot.
-        next = next_on_grid(next + t.interval, t.interval, ended);
+        due = next_on_grid(due + interval, interval, ended);
+        if due > ended {
+            shared.metronome.park(due, record);
+            return;
+        }
     }
 }
 
@@ -632,25 +714,35 @@ mod tests {
         assert!(slots.values().all(|n| *n >= 5), "{slots:?}");
     }
 
-    /// A target's task stays small: it sleeps for the whole run but polls a fraction of a
-    /// percent of the time, so the poll's state lives in the prober's box, not here. tokio
-    /// aligns a task to 128 bytes on x86_64 and adds 96 of its own (header, ids, trailer) and
-    /// the stage's tag: up to 152 bytes the task takes 256, beyond it 384 (at 100,000 targets
-    /// that is 12.8 MB; benches/RESULTS.md).
-    #[tokio::test]
-    async fn task_future_is_small() {
-        let state: Arc<State> = Arc::default();
-        let meta = Arc::new(TargetMeta::new(target("a", 10)));
-        let recorder = state.insert(meta.clone());
-        let shared = Arc::new(Shared {
-            metronome: Metronome::start(&Handle::current()),
-            prober: Arc::new(Fake::default()),
-            permits: Permits::new(1),
-            mux: Arc::new(UdpMux::new()),
-        });
-        let task = run_target(meta, recorder, shared, Instant::now());
-        let size = std::mem::size_of_val(&task);
-        assert!(size <= 152, "run_target future is {size} bytes");
+    /// An idle target stays small: it waits for the whole run but polls a fraction of a
+    /// percent of the time, so the poll's state lives in its own task and the prober's box,
+    /// not here. At 100,000 targets every 8 bytes here are 0.8 MB (benches/RESULTS.md, "one
+    /// task per poll"; a sleeping tokio task per target was 256).
+    #[test]
+    fn record_is_small() {
+        assert!(std::mem::size_of::<Session>() <= 40);
+        assert!(std::mem::size_of::<Record>() <= 64);
+    }
+
+    /// Idle targets hold no task: between polls the runtime runs only the metronome's driver,
+    /// whatever the number of targets.
+    #[tokio::test(start_paused = true)]
+    async fn idle_targets_hold_no_task() {
+        let fake = Arc::new(Fake::default());
+        let mut s = Scheduler::new(fake.clone(), Arc::default(), 8);
+        let base = Handle::current().metrics().num_alive_tasks();
+        let mut targets: Vec<Arc<Target>> = (0..500)
+            .map(|n| target(&format!("t{n}"), 10).into())
+            .collect();
+        s.apply(&mut targets, 8);
+        assert_eq!(s.shared.metronome.parked(), 500);
+        // Every target has polled once (offsets fall within 9 s) and waits for its second.
+        tokio::time::sleep(Duration::from_millis(9_500)).await;
+        assert_eq!(fake.calls.lock().unwrap().len(), 500);
+        assert_eq!(s.shared.metronome.parked(), 500);
+        assert_eq!(Handle::current().metrics().num_alive_tasks(), base);
+        s.shutdown();
+        assert_eq!(s.shared.metronome.parked(), 0);
     }
 
     /// A target spawned late starts on the next point of its grid, never in the past.
@@ -751,6 +843,50 @@ mod tests {
         assert!(e.queries >= 1);
         assert_eq!(e.failures[0], e.queries);
         assert_eq!(e.last_duration(), Duration::from_secs(6));
+    }
+
+    /// A poll in flight when a reload removes or replaces its target finishes, but writes
+    /// nothing to the new entry and is not followed by another: the replaced target polls
+    /// only on its new record, the removed one not at all.
+    #[tokio::test(start_paused = true)]
+    async fn in_flight_poll_of_reloaded_target_is_dropped() {
+        for replace in [false, true] {
+            let fake = Arc::new(Fake {
+                delay: Duration::from_secs(4),
+                ..Default::default()
+            });
+            let state: Arc<State> = Arc::default();
+            let mut s = Scheduler::new(fake.clone(), state.clone(), 4);
+            let start = Instant::now();
+            let mut a = target("a", 10);
+            a.timeout = Duration::from_secs(8);
+            s.apply(&mut [a.clone().into()], 4);
+            let offset = s.offset("a", Duration::from_secs(10));
+            // The first poll is in flight (it lasts 4 s).
+            tokio::time::sleep_until(start + offset + Duration::from_millis(500)).await;
+            assert_eq!(fake.in_flight.load(Ordering::SeqCst), 1);
+            a.labels.insert("region".into(), "eu".into());
+            let mut next = if replace { vec![a.into()] } else { vec![] };
+            let diff = s.apply(&mut next, 4);
+            assert_eq!(diff.changed.len(), usize::from(replace));
+            assert_eq!(diff.removed.len(), usize::from(!replace));
+            // The old poll ends; nothing of it reaches the state.
+            tokio::time::sleep_until(start + offset + Duration::from_millis(4_600)).await;
+            assert_eq!(fake.in_flight.load(Ordering::SeqCst), 0);
+            assert_eq!(state.get("a").map(|e| e.queries), replace.then_some(0));
+            // Only the new record waits: the old one was not parked again.
+            assert_eq!(s.shared.metronome.parked(), usize::from(replace));
+            // A new record polls from its next grid point on; the old one never again.
+            tokio::time::sleep_until(start + offset + Duration::from_millis(35_500)).await;
+            let polls = calls_of(&fake, "a").len();
+            if replace {
+                assert_eq!(polls, 1 + 3);
+                assert_eq!(state.get("a").unwrap().queries, 3);
+            } else {
+                assert_eq!(polls, 1);
+            }
+            assert_eq!(s.shared.metronome.parked(), usize::from(replace));
+        }
     }
 
     /// Reload by diff: kept targets keep counters and last player seen, changed ones
