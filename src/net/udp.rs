@@ -18,7 +18,7 @@ use std::collections::{HashMap, VecDeque};
 use std::io::IoSliceMut;
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::os::fd::AsRawFd;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use nix::sys::socket::{recvmmsg, MsgFlags, MultiHeaders, SockaddrStorage};
@@ -37,6 +37,17 @@ use crate::target::MAX_DATAGRAM;
 /// Datagrams queued for one poll that has not read them yet; more are dropped, so a peer
 /// flooding us costs at most this much memory per poll (a dialogue needs one to a few).
 pub const MUX_QUEUE: usize = 16;
+
+/// Whether sends on the shared sockets go through the outbox (`sendmmsg` per batch) or out
+/// one `send_to` each. Always on in the daemon; see [`set_coalesced_sends`].
+static COALESCE: AtomicBool = AtomicBool::new(true);
+
+/// Turns the outbox off (process-wide) so the load bench can measure what coalesced sends
+/// buy (`--no-coalesce`). Not a configuration key: the daemon always coalesces.
+#[doc(hidden)]
+pub fn set_coalesced_sends(on: bool) {
+    COALESCE.store(on, Ordering::Relaxed);
+}
 
 /// A UDP socket for one poll, talking to one server. Plain send and receive: resending an
 /// unanswered request is the query driver's (`query::driver`), which sees every copy.
@@ -114,7 +125,12 @@ impl UdpChannel {
             Inner::Own(s) => {
                 s.send(datagram).await?;
             }
-            Inner::Shared(r) => r.family.outbox.send(datagram, self.peer).await?,
+            Inner::Shared(r) if COALESCE.load(Ordering::Relaxed) => {
+                r.family.outbox.send(datagram, self.peer).await?
+            }
+            Inner::Shared(r) => {
+                r.family.socket.send_to(datagram, self.peer).await?;
+            }
         }
         Ok(())
     }
