@@ -226,7 +226,10 @@ mod tests {
         let first = Published::new(status("srv", "de_dust2"));
         let same = Published::after(status("srv", "de_dust2"), Some(&first));
         assert!(Arc::ptr_eq(&first.text, &same.text));
-        assert_eq!((same.name(), same.map(), same.online), ("srv", "de_dust2", 2));
+        assert_eq!(
+            (same.name(), same.map(), same.online),
+            ("srv", "de_dust2", 2)
+        );
         let moved = Published::after(status("srvde", "_dust2"), Some(&first));
         assert!(!Arc::ptr_eq(&first.text, &moved.text));
         assert_eq!((moved.name(), moved.map()), ("srvde", "_dust2"));
