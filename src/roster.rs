@@ -126,6 +126,15 @@ impl Roster {
 /// [`clean_name`] of an owned name, which keeps the name itself when it is clean already
 /// (the common case): no copy.
 fn clean_owned(name: String) -> String {
+    // Printable ASCII (most names) has nothing hidden and one byte per character: a byte
+    // scan settles it without decoding characters (that was ~2,000 instructions of a
+    // 20-player poll).
+    if !name.is_empty()
+        && name.len() <= MAX_NAME_CHARS
+        && name.bytes().all(|b| (0x20..0x7f).contains(&b))
+    {
+        return name;
+    }
     let mut chars = 0;
     let clean = name.chars().all(|c| {
         chars += 1;
@@ -256,6 +265,27 @@ mod tests {
         let r = Roster::new(named(&["a", "b", "a"]), PlayerSeries { max_series: 2 });
         assert_eq!((shown(&r), r.dropped), (vec!["a", "b"], 1));
         assert_eq!(r.names, ["a", "a", "b"]);
+    }
+
+    /// A name kept as it came is exactly what [`clean_name`] makes of it, on both sides of
+    /// the printable-ASCII shortcut.
+    #[test]
+    fn owned_names_clean_like_borrowed() {
+        let long = "y".repeat(MAX_NAME_CHARS + 1);
+        let exact = "z".repeat(MAX_NAME_CHARS);
+        for name in [
+            "plain",
+            "~ok~",
+            "",
+            "tab\there",
+            "\x7fdel",
+            "\u{e9}",
+            "a\u{202e}b",
+            &long,
+            &exact,
+        ] {
+            assert_eq!(clean_owned(name.to_string()), clean_name(name), "{name:?}");
+        }
     }
 
     /// Only the first `max_series` players are shown, in list order; the rest are counted.
