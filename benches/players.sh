@@ -15,7 +15,8 @@ seconds=${3:-30}
 interval=5
 
 cargo build --release --locked --quiet --bin gameserver-exporter --example playerfleet
-bin=target/release/gameserver-exporter
+# EXPORTER=path runs a saved binary instead (paired before/after runs).
+bin=${EXPORTER:-target/release/gameserver-exporter}
 work=$(mktemp -d)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }

@@ -181,7 +181,11 @@ impl Entry {
                     self.last_player_seen_s = unix_secs(now);
                 }
                 self.take_lists(&mut status);
-                Outcome::Up(Published::new(status))
+                let prev = match &self.last {
+                    Some(Outcome::Up(p)) => Some(p),
+                    _ => None,
+                };
+                Outcome::Up(Published::after(status, prev))
             }
             Err(failure) => {
                 self.failures.add(failure.reason);

@@ -22,6 +22,10 @@
 //! request during the daemon phases: their polls wait until the timeout, as a fleet with
 //! servers down keeps polls in flight.
 //!
+//! `--no-coalesce` sends each datagram on the shared UDP sockets with its own `send_to`
+//! instead of one `sendmmsg` per batch (`net::udp::set_coalesced_sends`), to measure what
+//! coalescing buys against the same command without it.
+//!
 //! `--engine daemon` (the default) runs the real daemon in-process (config parsed from TOML,
 //! target tasks on the daemon's own poller thread,
 //! state) and also reports time to the first complete round, a one-target reload,
@@ -248,6 +252,9 @@ fn parse_args() -> Result<Args, String> {
                 a.silent_ppm = (pct * 10_000.0).round() as u32;
             }
             "--table" => a.table = true,
+            // Measurement only: sends on the shared UDP sockets go out one send_to each
+            // instead of one sendmmsg per batch, to show what coalescing buys.
+            "--no-coalesce" => gameserver_exporter::net::udp::set_coalesced_sends(false),
             "--targets" => a.targets = num(value()?)?.max(1),
             "--sims-per-child" => a.sims_per_child = num(value()?)?.clamp(1, 8_000),
             "--protocols" => {

@@ -4,6 +4,7 @@
 //! Failures are [`NetError`] values (a reply that did not decode is wrapped in it); which
 //! failure reason they become is decided above, in `query`.
 
+mod addr_hash;
 pub mod buffer;
 mod error;
 pub mod http;

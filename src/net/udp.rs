@@ -14,11 +14,12 @@
 //!   through the family's outbox (`net::outbox`), flushed with `sendmmsg`.
 
 use std::cell::RefCell;
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, VecDeque};
 use std::io::IoSliceMut;
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::os::fd::AsRawFd;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use nix::sys::socket::{recvmmsg, MsgFlags, MultiHeaders, SockaddrStorage};
@@ -28,6 +29,7 @@ use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
+use super::addr_hash::AddrHash;
 use super::buffer::RecvBuf;
 use super::outbox::Outbox;
 use super::NetError;
@@ -37,6 +39,17 @@ use crate::target::MAX_DATAGRAM;
 /// Datagrams queued for one poll that has not read them yet; more are dropped, so a peer
 /// flooding us costs at most this much memory per poll (a dialogue needs one to a few).
 pub const MUX_QUEUE: usize = 16;
+
+/// Whether sends on the shared sockets go through the outbox (`sendmmsg` per batch) or out
+/// one `send_to` each. Always on in the daemon; see [`set_coalesced_sends`].
+static COALESCE: AtomicBool = AtomicBool::new(true);
+
+/// Turns the outbox off (process-wide) so the load bench can measure what coalesced sends
+/// buy (`--no-coalesce`). Not a configuration key: the daemon always coalesces.
+#[doc(hidden)]
+pub fn set_coalesced_sends(on: bool) {
+    COALESCE.store(on, Ordering::Relaxed);
+}
 
 /// A UDP socket for one poll, talking to one server. Plain send and receive: resending an
 /// unanswered request is the query driver's (`query::driver`), which sees every copy.
@@ -114,7 +127,12 @@ impl UdpChannel {
             Inner::Own(s) => {
                 s.send(datagram).await?;
             }
-            Inner::Shared(r) => r.family.outbox.send(datagram, self.peer).await?,
+            Inner::Shared(r) if COALESCE.load(Ordering::Relaxed) => {
+                r.family.outbox.send(datagram, self.peer).await?
+            }
+            Inner::Shared(r) => {
+                r.family.socket.send_to(datagram, self.peer).await?;
+            }
         }
         Ok(())
     }
@@ -208,7 +226,8 @@ struct Dispatch {
 #[derive(Debug)]
 struct Family {
     socket: UdpSocket,
-    waiters: Mutex<HashMap<SocketAddr, Arc<Slot>>>,
+    /// Keyed by [`AddrHash`]: SipHash was ~4 % of a poll here (see `addr_hash`).
+    waiters: Mutex<HashMap<SocketAddr, Arc<Slot>, AddrHash>>,
     outbox: Outbox,
 }
 
@@ -281,12 +300,11 @@ struct Registration {
 
 impl Drop for Registration {
     fn drop(&mut self) {
-        let mut waiters = lock(&self.family.waiters);
-        if waiters
-            .get(&self.key)
-            .is_some_and(|s| Arc::ptr_eq(s, &self.slot))
-        {
-            waiters.remove(&self.key);
+        // One hash: the entry is looked up once, and removed only if it is still ours.
+        if let Entry::Occupied(e) = lock(&self.family.waiters).entry(self.key) {
+            if Arc::ptr_eq(e.get(), &self.slot) {
+                e.remove();
+            }
         }
     }
 }
@@ -303,11 +321,10 @@ impl UdpMux {
         let key = key(peer);
         let slot = Arc::new(Slot::default());
         {
-            let mut waiters = lock(&family.waiters);
-            if waiters.contains_key(&key) {
-                return None;
-            }
-            waiters.insert(key, slot.clone());
+            match lock(&family.waiters).entry(key) {
+                Entry::Occupied(_) => return None,
+                Entry::Vacant(v) => v.insert(slot.clone()),
+            };
         }
         self.shared.fetch_add(1, Ordering::Relaxed);
         Some(Registration { family, slot, key })
@@ -338,7 +355,7 @@ impl UdpMux {
         };
         let family = Arc::new(Family {
             socket,
-            waiters: Mutex::new(HashMap::new()),
+            waiters: Mutex::new(HashMap::default()),
             outbox: Outbox::default(),
         });
         let dispatcher = tokio::spawn(dispatch(family.clone()));

@@ -56,31 +56,23 @@ impl Published {
     /// Keeps what is published of `status`: its player list has gone to the roster already,
     /// and no series shows its extras or whether it needs a password.
     pub fn new(status: Status) -> Published {
+        Published::after(status, None)
+    }
+
+    /// [`Published::new`], sharing `prev`'s texts when they are the same: a server's name,
+    /// map, game and version rarely change between polls, so most polls then allocate
+    /// nothing here and free nothing (issue 23: one allocation and one free per poll).
+    pub fn after(status: Status, prev: Option<&Published>) -> Published {
         let parts = [
             status.name.as_str(),
             status.map.as_deref().unwrap_or(""),
             status.game.as_deref().unwrap_or(""),
             status.version.as_deref().unwrap_or(""),
         ];
-        let mut ends = [0u32; 3];
-        // Joined in a buffer the thread keeps, so the Arc<str> is the poll's one allocation
-        // here (a String built per poll and then copied into the Arc made two).
-        let text = JOIN.with(|buf| {
-            let mut text = buf.borrow_mut();
-            text.clear();
-            for (i, p) in parts.iter().enumerate() {
-                text.push_str(p);
-                if let Some(end) = ends.get_mut(i) {
-                    // Decoders cap every text far below 4 GiB; saturate rather than wrap.
-                    *end = u32::try_from(text.len()).unwrap_or(u32::MAX);
-                }
-            }
-            let shared = Arc::<str>::from(text.as_str());
-            if text.capacity() > JOIN_KEEP {
-                *text = String::new();
-            }
-            shared
-        });
+        let (text, ends) = match prev.filter(|p| p.texts_are(&parts)) {
+            Some(p) => (p.text.clone(), p.ends),
+            None => join(&parts),
+        };
         Published {
             online: status.online,
             max: status.max,
@@ -93,6 +85,37 @@ impl Published {
         }
     }
 
+    /// Whether the four texts are `parts`, boundaries included.
+    fn texts_are(&self, parts: &[&str; 4]) -> bool {
+        parts.iter().enumerate().all(|(i, p)| self.part(i) == *p)
+    }
+}
+
+/// The four texts one after another in one shared allocation, and where the first three end.
+fn join(parts: &[&str; 4]) -> (Arc<str>, [u32; 3]) {
+    let mut ends = [0u32; 3];
+    // Joined in a buffer the thread keeps, so the Arc<str> is the poll's one allocation
+    // here (a String built per poll and then copied into the Arc made two).
+    let text = JOIN.with(|buf| {
+        let mut text = buf.borrow_mut();
+        text.clear();
+        for (i, p) in parts.iter().enumerate() {
+            text.push_str(p);
+            if let Some(end) = ends.get_mut(i) {
+                // Decoders cap every text far below 4 GiB; saturate rather than wrap.
+                *end = u32::try_from(text.len()).unwrap_or(u32::MAX);
+            }
+        }
+        let shared = Arc::<str>::from(text.as_str());
+        if text.capacity() > JOIN_KEEP {
+            *text = String::new();
+        }
+        shared
+    });
+    (text, ends)
+}
+
+impl Published {
     /// The configured rules the server gave, in config order (`None`: not fetched or not
     /// given).
     pub fn rules(&self) -> Option<&[(String, String)]> {
@@ -188,5 +211,29 @@ mod tests {
         // One allocation for the texts, shared by clones.
         let q = p.clone();
         assert!(Arc::ptr_eq(&p.text, &q.text));
+    }
+
+    /// A poll whose texts are the previous poll's shares its allocation; one whose texts
+    /// differ (even only where one ends and the next begins) gets its own.
+    #[test]
+    fn unchanged_texts_are_shared() {
+        let status = |name: &str, map: &str| Status {
+            name: name.into(),
+            map: Some(map.into()),
+            online: 2,
+            ..Status::default()
+        };
+        let first = Published::new(status("srv", "de_dust2"));
+        let same = Published::after(status("srv", "de_dust2"), Some(&first));
+        assert!(Arc::ptr_eq(&first.text, &same.text));
+        assert_eq!(
+            (same.name(), same.map(), same.online),
+            ("srv", "de_dust2", 2)
+        );
+        let moved = Published::after(status("srvde", "_dust2"), Some(&first));
+        assert!(!Arc::ptr_eq(&first.text, &moved.text));
+        assert_eq!((moved.name(), moved.map()), ("srvde", "_dust2"));
+        let changed = Published::after(status("srv", "cs_office"), Some(&first));
+        assert_eq!((changed.name(), changed.map()), ("srv", "cs_office"));
     }
 }
