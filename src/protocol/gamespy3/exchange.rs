@@ -21,8 +21,8 @@
 
 use std::time::{Duration, Instant};
 
-use super::body::decode_body;
-use super::map::{to_status, Want};
+use super::body::view_body_in;
+use super::map::{status_of, Want};
 use super::parts::{decode_part, Parts};
 use super::{decode_handshake, encode_handshake, encode_request, DecodeError, Flavor};
 use super::{MAX_PARTS, TYPE_HANDSHAKE};
@@ -181,7 +181,8 @@ impl GameSpy3 {
         }
         let part = decode_part(datagram, self.session)?;
         if self.parts.add(&part)? {
-            let reply = decode_body(self.parts.bodies())?;
+            // Read in place: only what the status keeps is decoded.
+            let reply = view_body_in(&Flavor::GAMESPY3, self.parts.bodies())?;
             let want = Want {
                 detail: self.params.detail,
                 players: self.params.players,
@@ -194,7 +195,7 @@ impl GameSpy3 {
                     ..
                 }
             );
-            self.outcome = Some(Ok(to_status(&reply, want, rtt)));
+            self.outcome = Some(Ok(status_of(&reply, want, rtt)));
         }
         Ok(())
     }
