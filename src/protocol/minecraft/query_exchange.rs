@@ -13,7 +13,8 @@ use serde_json::{json, Map};
 use crate::protocol::exchange::ask::{Ask, Next};
 use crate::protocol::exchange::tools::{random_u32, share};
 use crate::protocol::exchange::{Error, Exchange, Input, LinkError, Params, Step};
-use crate::protocol::minecraft::query::{self as mcq, FullStat};
+use crate::protocol::gamespy3::View;
+use crate::protocol::minecraft::query as mcq;
 use crate::protocol::DecodeError;
 use crate::status::{Player, Status};
 
@@ -136,7 +137,7 @@ impl McQuery {
             self.phase = Phase::Stat;
             return Ok(());
         }
-        let f = mcq::decode_full_stat(bytes, self.session_id)?;
+        let f = mcq::view_full_stat(bytes, self.session_id)?;
         self.result = Some(to_status(&self.params, &f, rtt));
         Ok(())
     }
@@ -195,31 +196,35 @@ impl Exchange for McQuery {
     }
 }
 
-/// Normalizes a full stat reply.
-fn to_status(req: &Params, f: &FullStat, latency: Duration) -> Result<Status, Error> {
-    let mut extras = Map::new();
+/// Normalizes a full stat reply, read in place: the status decodes its four texts and the
+/// two counts; the rules, player names and extras only when asked for (extras are for the
+/// `query` command, `detail`: the daemon publishes none).
+fn to_status(req: &Params, f: &View<'_>, latency: Duration) -> Result<Status, Error> {
     let count = |key: &'static str| -> Result<u32, Error> {
         f.get(key)
-            .map(|v| v.trim().parse::<u32>())
+            .map(|v| mcq::shown_bytes(v).trim().parse::<u32>())
             .transpose()
             .map(Option::unwrap_or_default)
             .map_err(|_| DecodeError::Invalid(key).into())
     };
     let online = count("numplayers")?;
     let max = count("maxplayers")?;
-    let text = |key: &str| f.get(key).map(str::to_string);
-    for (key, name) in [
-        ("game_id", "game_id"),
-        ("plugins", "plugins"),
-        ("hostip", "host_ip"),
-    ] {
-        if let Some(v) = f.get(key) {
-            extras.insert(name.into(), json!(v));
+    let text = |key: &str| f.get(key).map(|v| mcq::shown_bytes(v).into_owned());
+    let mut extras = Map::new();
+    if req.detail {
+        for (key, name) in [
+            ("game_id", "game_id"),
+            ("plugins", "plugins"),
+            ("hostip", "host_ip"),
+        ] {
+            if let Some(v) = text(key) {
+                extras.insert(name.into(), json!(v));
+            }
         }
-    }
-    // A number, as basic stat carries it; a value that is not a port is left out.
-    if let Some(port) = f.get("hostport").and_then(|v| v.trim().parse::<u16>().ok()) {
-        extras.insert("host_port".into(), json!(port));
+        // A number, as basic stat carries it; a value that is not a port is left out.
+        if let Some(port) = text("hostport").and_then(|v| v.trim().parse::<u16>().ok()) {
+            extras.insert("host_port".into(), json!(port));
+        }
     }
     Ok(Status {
         online,
@@ -231,15 +236,20 @@ fn to_status(req: &Params, f: &FullStat, latency: Duration) -> Result<Status, Er
         version: text("version"),
         latency,
         players: (req.players || req.detail).then(|| {
-            f.players
-                .iter()
-                .map(|name| Player {
-                    name: name.clone(),
+            (0..f.players.rows())
+                .map(|i| Player {
+                    name: mcq::shown_bytes(f.players.get(i, "player_").unwrap_or_default())
+                        .into_owned(),
                     ..Player::default()
                 })
                 .collect()
         }),
-        rules: (req.rules || req.detail).then(|| f.values.clone()),
+        rules: (req.rules || req.detail).then(|| {
+            f.info
+                .iter()
+                .map(|(k, v)| (mcq::decode_text(k), mcq::shown_bytes(v).into_owned()))
+                .collect()
+        }),
         extras,
         ..Status::default()
     })
