@@ -180,23 +180,38 @@ impl GameSpy3 {
             return Err(DecodeError::Mismatch("GameSpy3 part before the request").into());
         }
         let part = decode_part(datagram, self.session)?;
-        if self.parts.add(&part)? {
-            // Read in place: only what the status keeps is decoded.
-            let reply = view_body_in(&Flavor::GAMESPY3, self.parts.bodies())?;
-            let want = Want {
-                detail: self.params.detail,
-                players: self.params.players,
-                rules: self.params.rules,
-            };
-            self.challengeless = matches!(
-                self.phase,
-                Phase::Query {
-                    challenge: None,
-                    ..
-                }
-            );
-            self.outcome = Some(Ok(status_of(&reply, want, rtt)));
+        // A reply in one datagram (the usual) is read where it lies, not copied first.
+        let alone = self.parts.alone(&part)?;
+        if !alone && !self.parts.add(&part)? {
+            return Ok(());
         }
+        let want = Want {
+            detail: self.params.detail,
+            players: self.params.players,
+            rules: self.params.rules,
+        };
+        // Read in place: only what the status keeps is decoded.
+        let status = if alone {
+            status_of(
+                &view_body_in(&Flavor::GAMESPY3, [(part.section, part.body)])?,
+                want,
+                rtt,
+            )
+        } else {
+            status_of(
+                &view_body_in(&Flavor::GAMESPY3, self.parts.bodies())?,
+                want,
+                rtt,
+            )
+        };
+        self.challengeless = matches!(
+            self.phase,
+            Phase::Query {
+                challenge: None,
+                ..
+            }
+        );
+        self.outcome = Some(Ok(status));
         Ok(())
     }
 }

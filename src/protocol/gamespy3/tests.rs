@@ -702,3 +702,31 @@ proptest! {
         }
     }
 }
+
+/// A reply in one datagram is whole by itself (read in place); with another part in, or not
+/// the last, or past the byte cap, it is not, and the cap says so as `add` would.
+#[test]
+fn part_alone() {
+    let body = [0u8; 8];
+    let part = |index, last| Part {
+        index,
+        last,
+        section: 0,
+        body: &body,
+    };
+    let mut parts = Parts::new();
+    assert_eq!(parts.alone(&part(0, true)), Ok(true));
+    assert_eq!(parts.alone(&part(0, false)), Ok(false));
+    assert_eq!(parts.alone(&part(1, true)), Ok(false));
+    assert_eq!(parts.add(&part(1, false)), Ok(false));
+    assert_eq!(parts.alone(&part(0, true)), Ok(false));
+    let small = Parts::with_caps(MAX_PARTS, 7);
+    assert_eq!(
+        small.alone(&part(0, true)),
+        Err(DecodeError::TooLarge {
+            what: "GameSpy3 reply bytes",
+            value: 8,
+            limit: 7
+        })
+    );
+}
