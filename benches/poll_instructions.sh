@@ -22,7 +22,9 @@ set -euo pipefail
 bin=$(realpath "$1")
 protocol=${3:-a2s}
 case "$protocol" in
-    a2s) targets=${2:-1000}; counter=decode_info; flags=(--a2s "$targets") ;;
+    a2s) targets=${2:-1000}; counter=decode_info; flags=(--a2s "$targets")
+        # TABLE=1: A2S in the one-table mode too, the yardstick beside gamespy3/minecraft-query.
+        if [ -n "${TABLE:-}" ]; then flags=(--table --targets "$targets" --protocols a2s); fi ;;
     minecraft) targets=${2:-200}; counter=parse_status_json; flags=(--a2s 0 --minecraft "$targets") ;;
     gamespy3) targets=${2:-1000}; counter=map::to_status; flags=(--table --targets "$targets" --protocols gamespy3) ;;
     minecraft-query) targets=${2:-1000}; counter=decode_full_stat; flags=(--table --targets "$targets" --protocols minecraft-query) ;;
