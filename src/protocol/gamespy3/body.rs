@@ -52,6 +52,7 @@ impl Table {
         Columns {
             cols,
             rows: self.rows.len(),
+            cells: true,
         }
     }
 
@@ -107,6 +108,19 @@ pub struct View<'a> {
 }
 
 impl<'a> View<'a> {
+    fn new(cells: bool) -> View<'a> {
+        let table = || Columns {
+            cells,
+            ..Columns::default()
+        };
+        View {
+            // Room for a typical server's keys: no regrowing on the way.
+            info: Vec::with_capacity(32),
+            players: table(),
+            teams: table(),
+        }
+    }
+
     /// The first value under `key` (an ASCII key: its bytes are its text in every flavor).
     pub fn get(&self, key: &str) -> Option<&'a [u8]> {
         self.info
@@ -135,6 +149,9 @@ impl<'a> View<'a> {
 pub struct Columns<'a> {
     cols: Vec<(&'a [u8], Vec<Option<&'a [u8]>>)>,
     rows: usize,
+    /// Cells are kept; off, only the names and the row count are (a poll that wants no
+    /// players: caps are checked all the same).
+    cells: bool,
 }
 
 impl<'a> Columns<'a> {
@@ -179,12 +196,15 @@ impl<'a> Columns<'a> {
                 limit: max_rows as u64,
             });
         }
+        self.rows = self.rows.max(row + 1);
+        if !self.cells {
+            return Ok(());
+        }
         if let Some((_, cells)) = self.cols.get_mut(col) {
             if cells.len() <= row {
                 cells.resize(row + 1, None);
             }
             cells[row] = Some(value);
-            self.rows = self.rows.max(row + 1);
         }
         Ok(())
     }
@@ -292,11 +312,22 @@ pub fn view_body_in<'a>(
     flavor: &Flavor,
     bodies: impl IntoIterator<Item = (u8, &'a [u8])>,
 ) -> Result<View<'a>, DecodeError> {
+    view_body_keeping(flavor, bodies, true)
+}
+
+/// [`view_body_in`], keeping the player and team cells only when `cells` (else their
+/// names and row counts alone): the same walk and errors.
+pub fn view_body_keeping<'a>(
+    flavor: &Flavor,
+    bodies: impl IntoIterator<Item = (u8, &'a [u8])>,
+    cells: bool,
+) -> Result<View<'a>, DecodeError> {
+    let mut reply = View::new(cells);
     if flavor.single_part {
         let body = bodies.into_iter().next().map_or(&[][..], |(_, b)| b);
-        return view_single(flavor, body);
+        view_single(flavor, body, &mut reply)?;
+        return Ok(reply);
     }
-    let mut reply = View::default();
     let mut section = SECTION_INFO;
     let mut done = false;
     for (index, (start, body)) in bodies.into_iter().enumerate() {
@@ -360,8 +391,11 @@ pub fn view_body_in<'a>(
 /// player section holds.
 const PLAYER_MARKER: &[u8] = b"\x01player_\x00\x00";
 
-fn view_single<'a>(flavor: &Flavor, body: &'a [u8]) -> Result<View<'a>, DecodeError> {
-    let mut reply = View::default();
+fn view_single<'a>(
+    flavor: &Flavor,
+    body: &'a [u8],
+    reply: &mut View<'a>,
+) -> Result<(), DecodeError> {
     let mut r = Reader::new(body);
     while let Some(kv) = pair(&mut r, flavor, &reply.info)? {
         reply.info.push(kv);
@@ -370,7 +404,7 @@ fn view_single<'a>(flavor: &Flavor, body: &'a [u8]) -> Result<View<'a>, DecodeEr
         return Err(DecodeError::Invalid(flavor.words.player_marker));
     }
     column(&mut r, flavor, &mut reply.players, b"player_", 0, false)?;
-    Ok(reply)
+    Ok(())
 }
 
 /// Splits bodies into parts of at most `limit` bytes, header included; what cannot be split

@@ -21,7 +21,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::body::view_body_in;
+use super::body::view_body_keeping;
 use super::map::{status_of, Want};
 use super::parts::{decode_part, Parts};
 use super::{decode_handshake, encode_handshake, encode_request, DecodeError, Flavor};
@@ -190,19 +190,16 @@ impl GameSpy3 {
             players: self.params.players,
             rules: self.params.rules,
         };
-        // Read in place: only what the status keeps is decoded.
+        // Read in place: only what the status keeps is decoded, and the player and team
+        // cells are kept only when the status shows them.
+        let cells = want.players || want.detail;
+        let flavor = &Flavor::GAMESPY3;
         let status = if alone {
-            status_of(
-                &view_body_in(&Flavor::GAMESPY3, [(part.section, part.body)])?,
-                want,
-                rtt,
-            )
+            let bodies = [(part.section, part.body)];
+            status_of(&view_body_keeping(flavor, bodies, cells)?, want, rtt)
         } else {
-            status_of(
-                &view_body_in(&Flavor::GAMESPY3, self.parts.bodies())?,
-                want,
-                rtt,
-            )
+            let bodies = self.parts.bodies();
+            status_of(&view_body_keeping(flavor, bodies, cells)?, want, rtt)
         };
         self.challengeless = matches!(
             self.phase,

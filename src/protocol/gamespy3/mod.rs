@@ -37,8 +37,8 @@ mod map;
 mod parts;
 
 pub use body::{
-    decode_body, decode_body_in, encode_reply, view_body_in, Columns, Reply, Table, View,
-    MAX_FIELDS, MAX_PAIRS, MAX_ROWS,
+    decode_body, decode_body_in, encode_reply, view_body_in, view_body_keeping, Columns, Reply,
+    Table, View, MAX_FIELDS, MAX_PAIRS, MAX_ROWS,
 };
 pub use exchange::GameSpy3;
 pub use map::{status_of, to_status, Want};

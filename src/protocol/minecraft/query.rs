@@ -250,8 +250,17 @@ pub fn decode_full_stat(datagram: &[u8], session: i32) -> Result<FullStat, Decod
 /// datagram, nothing decoded yet (the poll decodes only what its status keeps, through
 /// [`shown_bytes`]). Same checks, same errors.
 pub fn view_full_stat(datagram: &[u8], session: i32) -> Result<gs3::View<'_>, DecodeError> {
+    view_full_stat_keeping(datagram, session, true)
+}
+
+/// [`view_full_stat`], keeping the player names only when `names` (else their count).
+pub fn view_full_stat_keeping(
+    datagram: &[u8],
+    session: i32,
+    names: bool,
+) -> Result<gs3::View<'_>, DecodeError> {
     let part = gs3::decode_part_in(&FLAVOR, datagram, session)?;
-    gs3::view_body_in(&FLAVOR, [(part.section, part.body)])
+    gs3::view_body_keeping(&FLAVOR, [(part.section, part.body)], names)
 }
 
 /// A value or player name as shown: decoded ([`decode_text`]), without `§` codes and

@@ -174,7 +174,8 @@ impl McQuery {
             self.phase = Phase::Stat;
             return Ok(());
         }
-        let f = mcq::view_full_stat(bytes, self.session_id)?;
+        let names = self.params.players || self.params.detail;
+        let f = mcq::view_full_stat_keeping(bytes, self.session_id, names)?;
         self.result = Some(to_status(&self.params, &f, rtt));
         Ok(())
     }
