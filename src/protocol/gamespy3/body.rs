@@ -95,6 +95,11 @@ impl Reply {
     }
 }
 
+/// A key and its value, as sent.
+pub type Pair<'a> = (&'a [u8], &'a [u8]);
+/// A column's name and its cells by row, as sent.
+type Column<'a> = (&'a [u8], Vec<Option<&'a [u8]>>);
+
 /// A reply as slices of the parts' bodies, nothing decoded or copied: what the exchanges
 /// read a status from (decoding only the few strings a status keeps), and what
 /// [`decode_body_in`] turns into an owned [`Reply`]. Caps are checked while walking, so a
@@ -102,7 +107,7 @@ impl Reply {
 #[derive(Debug, Default)]
 pub struct View<'a> {
     /// Key/values in the server's order, as sent.
-    pub info: Vec<(&'a [u8], &'a [u8])>,
+    pub info: Vec<Pair<'a>>,
     pub players: Columns<'a>,
     pub teams: Columns<'a>,
 }
@@ -147,7 +152,7 @@ impl<'a> View<'a> {
 /// One table as slices: its columns in order of first appearance, each its cells by row.
 #[derive(Debug, Default)]
 pub struct Columns<'a> {
-    cols: Vec<(&'a [u8], Vec<Option<&'a [u8]>>)>,
+    cols: Vec<Column<'a>>,
     rows: usize,
     /// Cells are kept; off, only the names and the row count are (a poll that wants no
     /// players: caps are checked all the same).
@@ -243,8 +248,8 @@ impl<'a> Columns<'a> {
 fn pair<'a>(
     r: &mut Reader<'a>,
     flavor: &Flavor,
-    info: &[(&'a [u8], &'a [u8])],
-) -> Result<Option<(&'a [u8], &'a [u8])>, DecodeError> {
+    info: &[Pair<'a>],
+) -> Result<Option<Pair<'a>>, DecodeError> {
     let key = r.cstr()?;
     if key.is_empty() {
         return Ok(None);
