@@ -14,7 +14,8 @@
 # poller thread is the busiest thread besides the main one; polls are counted as calls of
 # the protocol's decoder, one per successful poll, warm-up included: decode_info (A2S),
 # parse_status_json (Minecraft 1.7+ status; in the pre-template build too),
-# gamespy3::map::to_status (GameSpy 3), decode_full_stat (Minecraft query). "without
+# gamespy3's map::status_of (GameSpy 3; to_status before h-udp2), the body walk
+# view_body_keeping (Minecraft query; decode_full_stat before). "without
 # memset" leaves out zeroing fresh 64 KiB receive buffers, which happens only when the buffer
 # pool runs dry and varies run to run. MARGINAL=1 adds a 30 s run and prints the instructions
 # per poll of the difference (see below); KEEP=path/prefix keeps the 10 s profile.
@@ -26,8 +27,8 @@ case "$protocol" in
         # TABLE=1: A2S in the one-table mode too, the yardstick beside gamespy3/minecraft-query.
         if [ -n "${TABLE:-}" ]; then flags=(--table --targets "$targets" --protocols a2s); fi ;;
     minecraft) targets=${2:-200}; counter=parse_status_json; flags=(--a2s 0 --minecraft "$targets") ;;
-    gamespy3) targets=${2:-1000}; counter=map::to_status; flags=(--table --targets "$targets" --protocols gamespy3) ;;
-    minecraft-query) targets=${2:-1000}; counter=decode_full_stat; flags=(--table --targets "$targets" --protocols minecraft-query) ;;
+    gamespy3) targets=${2:-1000}; counter="map::(to_status|status_of)"; flags=(--table --targets "$targets" --protocols gamespy3) ;;
+    minecraft-query) targets=${2:-1000}; counter="(decode_full_stat|view_body_keeping)"; flags=(--table --targets "$targets" --protocols minecraft-query) ;;
     *) echo "protocol: a2s, minecraft, gamespy3 or minecraft-query, not $protocol" >&2; exit 2 ;;
 esac
 dir=$(mktemp -d)
