@@ -4,13 +4,18 @@
 #
 #   benches/poll_instructions.sh target/release/deps/load-<hash> [targets] [protocol]
 #
-# protocol: a2s (default; 1,000 targets by default) or minecraft (200 targets by default:
-# TCP connects under callgrind are slow, and a poll that misses its timeout is not counted).
-# Runs the load bench's daemon phase (`--a2s N`, or `--a2s 0 --minecraft N`; 5 s interval,
-# 10 s window) under callgrind with one output file per thread; the responder child is not
-# traced. The poller thread is the busiest thread besides the main one; polls are counted as
-# calls of the protocol's decoder, one per successful poll, warm-up included: decode_info
-# (A2S), parse_status_json (Minecraft 1.7+ status; in the pre-template build too). "without
+# protocol: a2s (default; 1,000 targets by default), minecraft (200 targets by default:
+# TCP connects under callgrind are slow, and a poll that misses its timeout is not counted),
+# gamespy3 or minecraft-query (1,000 targets by default).
+# Runs the load bench's daemon phase (`--a2s N`, or `--a2s 0 --minecraft N`; for gamespy3 and
+# minecraft-query the one-table mode, `--table --targets N --protocols P`, whose simulators
+# and floors are not on the poller thread; 5 s interval, 10 s window) under callgrind with
+# one output file per thread; the responder and simulator children are not traced. The
+# poller thread is the busiest thread besides the main one; polls are counted as calls of
+# the protocol's decoder, one per successful poll, warm-up included: decode_info (A2S),
+# parse_status_json (Minecraft 1.7+ status; in the pre-template build too),
+# gamespy3's map::status_of (GameSpy 3; to_status before h-udp2), the body walk
+# view_body_keeping (Minecraft query; decode_full_stat before). "without
 # memset" leaves out zeroing fresh 64 KiB receive buffers, which happens only when the buffer
 # pool runs dry and varies run to run. MARGINAL=1 adds a 30 s run and prints the instructions
 # per poll of the difference (see below); KEEP=path/prefix keeps the 10 s profile.
@@ -18,9 +23,13 @@ set -euo pipefail
 bin=$(realpath "$1")
 protocol=${3:-a2s}
 case "$protocol" in
-    a2s) targets=${2:-1000}; counter=decode_info; flags=(--a2s "$targets") ;;
+    a2s) targets=${2:-1000}; counter=decode_info; flags=(--a2s "$targets")
+        # TABLE=1: A2S in the one-table mode too, the yardstick beside gamespy3/minecraft-query.
+        if [ -n "${TABLE:-}" ]; then flags=(--table --targets "$targets" --protocols a2s); fi ;;
     minecraft) targets=${2:-200}; counter=parse_status_json; flags=(--a2s 0 --minecraft "$targets") ;;
-    *) echo "protocol: a2s or minecraft, not $protocol" >&2; exit 2 ;;
+    gamespy3) targets=${2:-1000}; counter="map::(to_status|status_of)"; flags=(--table --targets "$targets" --protocols gamespy3) ;;
+    minecraft-query) targets=${2:-1000}; counter="(decode_full_stat|view_body_keeping)"; flags=(--table --targets "$targets" --protocols minecraft-query) ;;
+    *) echo "protocol: a2s, minecraft, gamespy3 or minecraft-query, not $protocol" >&2; exit 2 ;;
 esac
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT

@@ -1,8 +1,10 @@
 //! Minecraft Query dialogue against the simulator on 127.0.0.1, with exact values.
 
 use gameserver_exporter::protocol::minecraft::query_exchange::Memory as McqMemory;
+use std::sync::Arc;
 use std::time::Duration;
 
+use gameserver_exporter::net::udp::UdpMux;
 use gameserver_exporter::protocol::minecraft::query::Charset;
 use gameserver_exporter::query::{poll, poll_with, Request, Session};
 use gameserver_exporter::simulate::mcquery::{spawn, McQueryConfig, Misbehaviour};
@@ -37,8 +39,8 @@ fn request(server: &SimServer) -> Request {
     req
 }
 
-/// A plain poll (the daemon's): full stat's counts, MOTD, map, game type and version, the
-/// host port/ip in extras, no player list.
+/// A plain poll (the daemon's): full stat's counts, MOTD, map, game type and version; no
+/// player list, no extras (the `query` command's, with `detail`: below).
 #[tokio::test]
 async fn plain_poll() {
     let server = spawn(world(), McQueryConfig::default()).await.unwrap();
@@ -49,11 +51,16 @@ async fn plain_poll() {
     assert_eq!(s.game.as_deref(), Some("SMP"));
     assert_eq!(s.version.as_deref(), Some("1.21.4"));
     assert_eq!(s.players, None);
+    assert!(s.extras.is_empty(), "{:?}", s.extras);
+    let mut req = request(&server);
+    req.detail = true;
+    let s = poll(&req).await.unwrap();
     assert_eq!(s.extras.get("host_port"), Some(&json!(server.addr.port())));
     assert_eq!(s.extras.get("host_ip"), Some(&json!("127.0.0.1")));
 }
 
-/// Full stat: version, player names, every key/value as rules, plugins and game id.
+/// Full stat: version, player names, every key/value as rules; plugins and game id in the
+/// `query` command's extras.
 #[tokio::test]
 async fn full_stat() {
     let config = McQueryConfig {
@@ -73,6 +80,9 @@ async fn full_stat() {
     let rules = s.rules.unwrap();
     assert_eq!(rules.len(), 10);
     assert_eq!(rules[4], ("plugins".into(), "Paper: WorldEdit 7.3".into()));
+    assert!(s.extras.is_empty());
+    req.detail = true;
+    let s = poll(&req).await.unwrap();
     assert_eq!(
         s.extras.get("plugins"),
         Some(&json!("Paper: WorldEdit 7.3"))
@@ -81,20 +91,30 @@ async fn full_stat() {
     assert_eq!(s.extras.get("host_port"), Some(&json!(server.addr.port())));
 }
 
-/// The token is remembered: three polls, one handshake, three stats.
+/// The daemon's request: the shared UDP socket once the target has answered.
+fn daemon_request(server: &SimServer) -> Request {
+    let mut req = request(server);
+    req.mux = Some(Arc::new(UdpMux::new()));
+    req
+}
+
+/// The token is remembered on the shared socket, whose port stays: the first poll (a socket
+/// of its own, before the target has answered) and the second (the first on the shared
+/// socket, another port) each shake hands; the next polls are one stat each.
 #[tokio::test]
 async fn token_remembered_across_polls() {
     let config = McQueryConfig::default();
     let control = config.control.clone();
     let server = spawn(world(), config).await.unwrap();
-    let req = request(&server);
+    let req = daemon_request(&server);
     let mut session = Session::default();
-    for _ in 0..3 {
+    for _ in 0..4 {
         let s = poll_with(&req, &mut session).await.unwrap();
         assert_eq!(s.online, 2);
     }
-    assert_eq!((control.handshakes(), control.stats()), (1, 3));
+    assert_eq!((control.handshakes(), control.stats()), (2, 4));
     assert!(session.memory.get::<McqMemory>().token.is_some());
+    assert_eq!(req.mux.as_ref().map(|m| m.shared_polls()), Some(3));
 }
 
 /// After the server rotates its tokens, the old one is ignored: one refresh, then success.
@@ -103,14 +123,19 @@ async fn token_rotation_refreshes() {
     let config = McQueryConfig::default();
     let control = config.control.clone();
     let server = spawn(world(), config).await.unwrap();
-    let req = request(&server);
+    let req = daemon_request(&server);
     let mut session = Session::default();
-    poll_with(&req, &mut session).await.unwrap();
+    for _ in 0..2 {
+        poll_with(&req, &mut session).await.unwrap();
+    }
+    assert_eq!((control.handshakes(), control.stats()), (2, 2));
     let first = session.memory.get::<McqMemory>().token;
     control.rotate();
     let s = poll_with(&req, &mut session).await.unwrap();
     assert_eq!(s.name, "A Minecraft Server");
-    assert_eq!((control.handshakes(), control.stats()), (2, 2));
+    // The stale token's stat went unanswered (the simulator counts answered stats), then a
+    // handshake and a stat.
+    assert_eq!((control.handshakes(), control.stats()), (3, 3));
     assert_ne!(session.memory.get::<McqMemory>().token, first);
 }
 

@@ -150,7 +150,8 @@ fn note(p: Protocol) -> &'static str {
     match p {
         Protocol::A2s => "info; the simulator asks no challenge: one round trip",
         Protocol::Minecraft => "a connection per poll: handshake+status, ping",
-        Protocol::MinecraftQuery => "a connected UDP socket per poll: handshake, then stat",
+        Protocol::MinecraftQuery => "the shared socket, the token remembered: one round trip",
+        Protocol::Gamespy3 => "handshake for the challenge, then the request: two round trips",
         Protocol::Teamspeak3 => "a ServerQuery session per poll; 2 s gap per server",
         Protocol::Fivem => "getinfo; 600 ms gap per server",
         Protocol::Teeworlds => "500 ms gap per server",

@@ -85,6 +85,7 @@ fuzz_target!(|data: &[u8]| {
                 token: remembered.then_some((0x0101_0101, 1)),
                 token_at: Some(start),
                 local_port: Some(40000),
+                stale_after: None,
             };
             run(
                 McQuery::new(params, memory, Some(40000), deadline),

@@ -85,31 +85,15 @@ impl UdpChannel {
         UdpChannel::connect(peer).await
     }
 
-    /// Like [`UdpChannel::connect`], but first tries to bind `local_port` again, falling back
-    /// to any port when it is taken. Minecraft Query servers key their tokens by the client's
-    /// address and port, so a remembered token only works from the same port.
-    pub async fn connect_from(
-        peer: SocketAddr,
-        local_port: Option<u16>,
-    ) -> Result<UdpChannel, NetError> {
-        let socket = match local_port {
-            Some(port) => match UdpSocket::bind(unspecified(peer, port)).await {
-                Ok(s) => s,
-                Err(_) => UdpSocket::bind(unspecified(peer, 0)).await?,
-            },
-            None => UdpSocket::bind(unspecified(peer, 0)).await?,
-        };
-        socket.connect(peer).await?;
-        Ok(UdpChannel::new(peer, Inner::Own(socket)))
-    }
-
-    /// The local port, to ask for again with [`UdpChannel::connect_from`].
+    /// The local port. On the mux it is the family's one port, read once when it was bound
+    /// (stable while the process runs: servers that tie a token to the client's address and
+    /// port, Minecraft Query, keep honouring it); on a socket of its own, asked of the
+    /// kernel.
     pub fn local_port(&self) -> Option<u16> {
-        let socket = match &self.inner {
-            Inner::Own(s) => s,
-            Inner::Shared(r) => &r.family.socket,
-        };
-        socket.local_addr().ok().map(|a| a.port())
+        match &self.inner {
+            Inner::Own(s) => s.local_addr().ok().map(|a| a.port()),
+            Inner::Shared(r) => r.family.local_port,
+        }
     }
 
     pub fn peer(&self) -> SocketAddr {
@@ -226,6 +210,8 @@ struct Dispatch {
 #[derive(Debug)]
 struct Family {
     socket: UdpSocket,
+    /// The socket's local port, read when it was bound.
+    local_port: Option<u16>,
     /// Keyed by [`AddrHash`]: SipHash was ~4 % of a poll here (see `addr_hash`).
     waiters: Mutex<HashMap<SocketAddr, Arc<Slot>, AddrHash>>,
     outbox: Outbox,
@@ -353,8 +339,10 @@ impl UdpMux {
                 return None;
             }
         };
+        let local_port = socket.local_addr().ok().map(|a| a.port());
         let family = Arc::new(Family {
             socket,
+            local_port,
             waiters: Mutex::new(HashMap::default()),
             outbox: Outbox::default(),
         });

@@ -68,11 +68,11 @@ pub enum Resolve {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Link {
     /// UDP, on the daemon's shared socket once the target has answered (see
-    /// [`Session::udp_shared_ok`]), else a connected socket of its own.
+    /// [`Session::udp_shared_ok`]), else a connected socket of its own. The exchange is told
+    /// its local port ([`Start::local_port`]): the shared socket's stays the same for the
+    /// process's life, so a token the server ties to the client's address and port
+    /// (Minecraft Query) stays good from poll to poll.
     UdpShared,
-    /// UDP on a connected socket of its own, bound to the local port the last poll used
-    /// when it can be (Minecraft Query ties tokens to the client's address and port).
-    UdpConnected,
     /// A TCP stream; each attempt of a fallback chain opens a new connection.
     Tcp,
     /// An HTTP API: hyper's HTTP/1.1 client over TCP, or TLS as the target's
@@ -144,10 +144,13 @@ const MINECRAFT: Entry = Entry {
     min_gap: Duration::ZERO,
     self_paced: false,
 };
+/// Tokens are tied to the client's address and port: the shared socket's port is stable, so
+/// the remembered token holds across polls (a connected socket of its own per poll, as
+/// before, cost 1.7-2.1x an A2S poll: benches/RESULTS.md).
 const MINECRAFT_QUERY: Entry = Entry {
     protocol: Protocol::MinecraftQuery,
     resolve: Resolve::Plain,
-    link: Link::UdpConnected,
+    link: Link::UdpShared,
     min_gap: Duration::ZERO,
     self_paced: false,
 };
@@ -358,7 +361,7 @@ pub struct Start<'a> {
     pub host: &'a Arc<str>,
     /// The resolved address the link talks to.
     pub peer: SocketAddr,
-    /// Our local port, on links that have one of their own.
+    /// Our local port on UDP links, for exchanges that ask ([`Build::LOCAL_PORT`]).
     pub local_port: Option<u16>,
     /// The entry's minimum gap, for self-paced exchanges.
     pub min_gap: Duration,
@@ -388,6 +391,10 @@ pub trait Build: Exchange + Send + Sized + 'static {
     /// The gap holds per server address across every session of this process (targets and
     /// `/probe` alike), not per target: for servers that ban by client address.
     const GAP_PER_SERVER: bool = false;
+
+    /// The exchange reads [`Start::local_port`] (on UDP links): servers that tie a token to
+    /// the client's port. Off, the poll never asks for it.
+    const LOCAL_PORT: bool = false;
 
     /// Server health asked over RCON after a successful poll, on another port of the same
     /// host: the port and password (Minecraft targets with `rcon` set). `None` for every
@@ -440,6 +447,10 @@ impl Build for McQuery {
     fn remember(&self, session: &mut Session) {
         session.memory.set(self.memory());
     }
+
+    /// Tokens are tied to our address and port: a remembered one is only tried from the
+    /// port it was issued to.
+    const LOCAL_PORT: bool = true;
 }
 
 impl Build for OneShot<bedrock::exchange::Ping> {
@@ -709,12 +720,11 @@ async fn poll_link<X: Build>(
     match entry.link {
         Link::UdpShared => {
             let mut chan = UdpChannel::open(peer, req.shared_udp(session)).await?;
-            go::<X, _>(entry, start, session, &mut chan, deadline, observer).await
-        }
-        Link::UdpConnected => {
-            let mut chan = UdpChannel::connect_from(peer, session.local_port).await?;
-            start.local_port = chan.local_port();
-            session.local_port = start.local_port;
+            // Asked of the kernel only on a socket of its own (first polls, after a failure):
+            // the mux knows its port.
+            if X::LOCAL_PORT {
+                start.local_port = chan.local_port();
+            }
             go::<X, _>(entry, start, session, &mut chan, deadline, observer).await
         }
         Link::Tcp => {

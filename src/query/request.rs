@@ -51,9 +51,6 @@ pub struct Session {
     /// What the target's protocol remembers, in the protocol's own type (its `Build`
     /// keeps it; `protocol/<p>/exchange.rs` defines it): the session names no protocol.
     pub memory: Memory,
-    /// The local port of the last poll's connected UDP socket (`Link::UdpConnected`), bound
-    /// again next time: Minecraft Query ties its tokens to the client's address and port.
-    pub local_port: Option<u16>,
     /// The last poll succeeded, so the next may use [`Request::mux`]. A shared unconnected
     /// socket gets no ICMP errors: after a failure the next poll uses a connected socket of its
     /// own, so a server going down reads `timeout` for one poll, then `refused`.

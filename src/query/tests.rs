@@ -16,7 +16,7 @@ use crate::protocol::bedrock::exchange::Ping as BedrockPing;
 use crate::protocol::exchange::oneshot::OneShot;
 use crate::protocol::minecraft::legacy::{self, LegacyStatus};
 use crate::protocol::minecraft::query::{self as mcq, FullStat};
-use crate::protocol::minecraft::query_exchange::{McQuery, Memory};
+use crate::protocol::minecraft::query_exchange::{McQuery, Memory, RELEARN};
 use crate::protocol::minecraft::slp;
 use crate::protocol::minecraft::slp_exchange::Slp;
 use crate::protocol::minecraft::varint::decode_frame;
@@ -145,6 +145,7 @@ async fn mcquery_token_refresh() {
         token: Some((0x0101_0101, OLD)),
         token_at: Some(Instant::now().into_std()),
         local_port: Some(40000),
+        stale_after: None,
     };
     let mut fake = Fake::<true>::new(|_, _, bytes| match mcq::decode_request(bytes) {
         Ok(mcq::Request::FullStat { token: OLD, .. }) => vec![],
@@ -194,34 +195,138 @@ async fn mcquery_token_refresh() {
     assert_eq!(x.memory().local_port, Some(40000));
 }
 
-/// A token older than the server keeps them is not tried: the poll starts with a handshake.
-#[tokio::test(start_paused = true)]
-async fn mcquery_stale_token_not_tried() {
-    let req = request(Protocol::MinecraftQuery);
-    let issued = Instant::now();
-    tokio::time::advance(Duration::from_secs(31)).await;
-    let memory = Memory {
-        token: Some((0x0101_0101, 1)),
-        token_at: Some(issued.into_std()),
-        local_port: Some(40000),
-    };
-    let mut fake = Fake::<true>::new(|_, _, bytes| match mcq::decode_request(bytes) {
+/// The exact stat request with `token`: `FE FD 00`, the session id as sent, the token
+/// big-endian, the four payload bytes of the full stat.
+fn stat_bytes(session: [u8; 4], token: i32) -> Vec<u8> {
+    let mut want = vec![0xFE, 0xFD, 0x00];
+    want.extend_from_slice(&session);
+    want.extend_from_slice(&token.to_be_bytes());
+    want.extend_from_slice(&[0, 0, 0, 0]);
+    want
+}
+
+/// A server that answers handshakes with token 7 and stats carrying 7 (or `also`), and
+/// ignores any other token.
+fn token_server(also: i32) -> Fake<true> {
+    Fake::<true>::new(move |_, _, bytes| match mcq::decode_request(bytes) {
         Ok(mcq::Request::Handshake { session }) => {
             let mut out = Vec::new();
             mcq::encode_handshake_reply(session, 7, &mut out);
             vec![Answer::Bytes(out)]
         }
-        Ok(mcq::Request::FullStat { session, token: 7 }) => {
+        Ok(mcq::Request::FullStat { session, token }) if token == 7 || token == also => {
             vec![Answer::Bytes(full_stat(session))]
         }
+        Ok(mcq::Request::FullStat { .. }) => vec![],
         other => panic!("unexpected request {other:?}"),
-    });
+    })
+}
+
+/// A token an hour old is still tried (vanilla 1.13+ never drops one): one stat, sent with
+/// the remembered session id and token, and no handshake.
+#[tokio::test(start_paused = true)]
+async fn mcquery_old_token_tried_until_ignored() {
+    let req = request(Protocol::MinecraftQuery);
+    let issued = Instant::now();
+    tokio::time::advance(Duration::from_secs(3600)).await;
+    let memory = Memory {
+        token: Some((0x0102_0304, 0x00AB_CDEF)),
+        token_at: Some(issued.into_std()),
+        local_port: Some(40000),
+        stale_after: None,
+    };
+    let mut fake = token_server(0x00AB_CDEF);
     let deadline = deadline();
     let mut x = McQuery::new(req.params(), memory, Some(40000), deadline.into_std());
     drive(&mut x, &mut fake, deadline, Pacing::default(), None)
         .await
         .unwrap();
-    assert_eq!(fake.sent.len(), 2);
+    let sent: Vec<_> = fake.sent.iter().map(|(_, b)| b.clone()).collect();
+    assert_eq!(
+        sent,
+        [[
+            0xFE, 0xFD, 0x00, 0x01, 0x02, 0x03, 0x04, 0x00, 0xAB, 0xCD, 0xEF, 0x00, 0x00, 0x00,
+            0x00
+        ]]
+    );
+    assert_eq!(x.memory().stale_after, None);
+}
+
+/// An ignored token teaches its age: the poll falls back to a handshake after its share,
+/// and the session remembers that tokens of that age are stale.
+#[tokio::test(start_paused = true)]
+async fn mcquery_ignored_token_age_learned() {
+    let req = request(Protocol::MinecraftQuery);
+    let issued = Instant::now();
+    tokio::time::advance(Duration::from_secs(40)).await;
+    let memory = Memory {
+        token: Some((0x0101_0101, 1111)),
+        token_at: Some(issued.into_std()),
+        local_port: Some(40000),
+        stale_after: None,
+    };
+    let mut fake = token_server(7);
+    let deadline = deadline();
+    let mut x = McQuery::new(req.params(), memory, Some(40000), deadline.into_std());
+    drive(&mut x, &mut fake, deadline, Pacing::default(), None)
+        .await
+        .unwrap();
+    let sent: Vec<_> = fake.sent.iter().map(|(_, b)| b.clone()).collect();
+    assert_eq!(sent[0], stat_bytes([1, 1, 1, 1], 1111));
+    let hs = sent.iter().position(|b| b[2] == 0x09).unwrap();
+    let session: [u8; 4] = sent[hs][3..7].try_into().unwrap();
+    assert_eq!(sent[hs], [&[0xFE, 0xFD, 0x09][..], &session].concat());
+    assert_eq!(sent[hs + 1..], [stat_bytes(session, 7)]);
+    let (age, _) = x.memory().stale_after.unwrap();
+    assert_eq!(age, Duration::from_secs(40));
+    assert_eq!(x.memory().token.map(|(_, t)| t), Some(7));
+}
+
+/// A token at least as old as a learned lifetime is not tried: the poll starts with a
+/// handshake, then the stat with the new token (two datagrams, no wait). Past
+/// [`RELEARN`] the lifetime is forgotten and an old token is tried again.
+#[tokio::test(start_paused = true)]
+async fn mcquery_token_past_learned_lifetime_refreshed() {
+    let req = request(Protocol::MinecraftQuery);
+    let issued = Instant::now();
+    tokio::time::advance(Duration::from_secs(31)).await;
+    let learned = Some((Duration::from_secs(30), Instant::now().into_std()));
+    let memory = Memory {
+        token: Some((0x0101_0101, 1)),
+        token_at: Some(issued.into_std()),
+        local_port: Some(40000),
+        stale_after: learned,
+    };
+    let mut fake = token_server(1);
+    let deadline = deadline();
+    let started = Instant::now();
+    let mut x = McQuery::new(req.params(), memory, Some(40000), deadline.into_std());
+    drive(&mut x, &mut fake, deadline, Pacing::default(), None)
+        .await
+        .unwrap();
+    assert_eq!(Instant::now(), started, "no wait");
+    let sent: Vec<_> = fake.sent.iter().map(|(_, b)| b.clone()).collect();
+    assert_eq!(sent.len(), 2);
+    let session: [u8; 4] = sent[0][3..7].try_into().unwrap();
+    assert_eq!(sent[0], [&[0xFE, 0xFD, 0x09][..], &session].concat());
+    assert_eq!(sent[1], stat_bytes(session, 7));
+    assert_eq!(x.memory().stale_after, learned);
+
+    // Ten minutes on, the same 31 s old token (it is the one the server takes) is tried.
+    tokio::time::advance(RELEARN).await;
+    let memory = Memory {
+        token: Some((0x0101_0101, 1)),
+        token_at: Some((Instant::now() - Duration::from_secs(31)).into_std()),
+        ..x.memory()
+    };
+    let mut fake = token_server(1);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let mut x = McQuery::new(req.params(), memory, Some(40000), deadline.into_std());
+    drive(&mut x, &mut fake, deadline, Pacing::default(), None)
+        .await
+        .unwrap();
+    let sent: Vec<_> = fake.sent.iter().map(|(_, b)| b.clone()).collect();
+    assert_eq!(sent, [stat_bytes([1, 1, 1, 1], 1)]);
 }
 
 fn kick(motd: &str) -> Answer {

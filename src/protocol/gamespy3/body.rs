@@ -34,72 +34,32 @@ pub struct Table {
 }
 
 impl Table {
+    /// The table as [`Columns`] of its own strings.
+    fn columns(&self) -> Columns<'_> {
+        let cols = self
+            .fields
+            .iter()
+            .enumerate()
+            .map(|(c, f)| {
+                let cells = self
+                    .rows
+                    .iter()
+                    .map(|row| row.get(c).and_then(Option::as_deref).map(str::as_bytes))
+                    .collect();
+                (f.as_bytes(), cells)
+            })
+            .collect();
+        Columns {
+            cols,
+            rows: self.rows.len(),
+            cells: true,
+        }
+    }
+
     /// The value of `field` in `row`.
     pub fn get(&self, row: usize, field: &str) -> Option<&str> {
         let col = self.fields.iter().position(|f| f == field)?;
         self.rows.get(row)?.get(col)?.as_deref()
-    }
-
-    fn set(
-        &mut self,
-        row: usize,
-        field: &str,
-        value: String,
-        max_rows: usize,
-    ) -> Result<(), DecodeError> {
-        if row >= max_rows {
-            return Err(DecodeError::TooLarge {
-                what: "GameSpy3 rows",
-                value: row as u64 + 1,
-                limit: max_rows as u64,
-            });
-        }
-        let col = match self.fields.iter().position(|f| f == field) {
-            Some(c) => c,
-            None if self.fields.len() >= MAX_FIELDS => {
-                return Err(DecodeError::TooLarge {
-                    what: "GameSpy3 fields",
-                    value: self.fields.len() as u64 + 1,
-                    limit: MAX_FIELDS as u64,
-                })
-            }
-            None => {
-                self.fields.push(field.to_owned());
-                self.fields.len() - 1
-            }
-        };
-        if self.rows.len() <= row {
-            self.rows.resize(row + 1, Vec::new());
-        }
-        let cells = &mut self.rows[row];
-        if cells.len() <= col {
-            cells.resize(col + 1, None);
-        }
-        cells[col] = Some(value);
-        Ok(())
-    }
-
-    fn add_field(&mut self, field: &str) -> Result<(), DecodeError> {
-        if self.fields.iter().any(|f| f == field) {
-            return Ok(());
-        }
-        if self.fields.len() >= MAX_FIELDS {
-            return Err(DecodeError::TooLarge {
-                what: "GameSpy3 fields",
-                value: self.fields.len() as u64 + 1,
-                limit: MAX_FIELDS as u64,
-            });
-        }
-        self.fields.push(field.to_owned());
-        Ok(())
-    }
-
-    /// Every row as long as `fields`, so equal tables compare equal.
-    fn square(&mut self) {
-        let width = self.fields.len();
-        for row in &mut self.rows {
-            row.resize(width, None);
-        }
     }
 }
 
@@ -113,6 +73,19 @@ pub struct Reply {
 }
 
 impl Reply {
+    /// The reply as a [`View`] of its own strings.
+    pub fn view(&self) -> View<'_> {
+        View {
+            info: self
+                .info
+                .iter()
+                .map(|(k, v)| (k.as_bytes(), v.as_bytes()))
+                .collect(),
+            players: self.players.columns(),
+            teams: self.teams.columns(),
+        }
+    }
+
     /// The first value under `key`.
     pub fn get(&self, key: &str) -> Option<&str> {
         self.info
@@ -122,13 +95,161 @@ impl Reply {
     }
 }
 
+/// A key and its value, as sent.
+pub type Pair<'a> = (&'a [u8], &'a [u8]);
+/// A column's name and its cells by row, as sent.
+type Column<'a> = (&'a [u8], Vec<Option<&'a [u8]>>);
+
+/// A reply as slices of the parts' bodies, nothing decoded or copied: what the exchanges
+/// read a status from (decoding only the few strings a status keeps), and what
+/// [`decode_body_in`] turns into an owned [`Reply`]. Caps are checked while walking, so a
+/// view that exists is within them.
+#[derive(Debug, Default)]
+pub struct View<'a> {
+    /// Key/values in the server's order, as sent.
+    pub info: Vec<Pair<'a>>,
+    pub players: Columns<'a>,
+    pub teams: Columns<'a>,
+}
+
+impl<'a> View<'a> {
+    fn new(cells: bool) -> View<'a> {
+        let table = || Columns {
+            cells,
+            ..Columns::default()
+        };
+        View {
+            // Room for a typical server's keys: no regrowing on the way.
+            info: Vec::with_capacity(32),
+            players: table(),
+            teams: table(),
+        }
+    }
+
+    /// The first value under `key` (an ASCII key: its bytes are its text in every flavor).
+    pub fn get(&self, key: &str) -> Option<&'a [u8]> {
+        self.info
+            .iter()
+            .find(|(k, _)| *k == key.as_bytes())
+            .map(|(_, v)| *v)
+    }
+
+    /// The owned reply, every string decoded in `flavor`'s text.
+    pub fn to_reply(&self, flavor: &Flavor) -> Reply {
+        let text = flavor.text;
+        Reply {
+            info: self
+                .info
+                .iter()
+                .map(|(k, v)| (text.decode(k), text.decode(v)))
+                .collect(),
+            players: self.players.to_table(flavor),
+            teams: self.teams.to_table(flavor),
+        }
+    }
+}
+
+/// One table as slices: its columns in order of first appearance, each its cells by row.
+#[derive(Debug, Default)]
+pub struct Columns<'a> {
+    cols: Vec<Column<'a>>,
+    rows: usize,
+    /// Cells are kept; off, only the names and the row count are (a poll that wants no
+    /// players: caps are checked all the same).
+    cells: bool,
+}
+
+impl<'a> Columns<'a> {
+    /// Rows: one past the last row any column reached.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// The cell of `field` in `row`.
+    pub fn get(&self, row: usize, field: &str) -> Option<&'a [u8]> {
+        let (_, cells) = self.cols.iter().find(|(f, _)| *f == field.as_bytes())?;
+        cells.get(row).copied().flatten()
+    }
+
+    /// The column named `field`, added if new.
+    fn column(&mut self, field: &'a [u8]) -> Result<usize, DecodeError> {
+        if let Some(c) = self.cols.iter().position(|(f, _)| *f == field) {
+            return Ok(c);
+        }
+        if self.cols.len() >= MAX_FIELDS {
+            return Err(DecodeError::TooLarge {
+                what: "GameSpy3 fields",
+                value: self.cols.len() as u64 + 1,
+                limit: MAX_FIELDS as u64,
+            });
+        }
+        self.cols.push((field, Vec::new()));
+        Ok(self.cols.len() - 1)
+    }
+
+    fn set(
+        &mut self,
+        row: usize,
+        col: usize,
+        value: &'a [u8],
+        max_rows: usize,
+    ) -> Result<(), DecodeError> {
+        if row >= max_rows {
+            return Err(DecodeError::TooLarge {
+                what: "GameSpy3 rows",
+                value: row as u64 + 1,
+                limit: max_rows as u64,
+            });
+        }
+        self.rows = self.rows.max(row + 1);
+        if !self.cells {
+            return Ok(());
+        }
+        if let Some((_, cells)) = self.cols.get_mut(col) {
+            if cells.len() <= row {
+                cells.resize(row + 1, None);
+            }
+            cells[row] = Some(value);
+        }
+        Ok(())
+    }
+
+    /// The owned table: names and cells decoded, every row as wide as the fields.
+    fn to_table(&self, flavor: &Flavor) -> Table {
+        let text = flavor.text;
+        let mut table = Table::default();
+        let mut at = Vec::with_capacity(self.cols.len());
+        for (field, _) in &self.cols {
+            let name = text.decode(field);
+            // Two names whose bytes differ may read the same (lossy text): one column.
+            let col = match table.fields.iter().position(|f| *f == name) {
+                Some(c) => c,
+                None => {
+                    table.fields.push(name);
+                    table.fields.len() - 1
+                }
+            };
+            at.push(col);
+        }
+        table.rows = vec![vec![None; table.fields.len()]; self.rows];
+        for ((_, cells), &col) in self.cols.iter().zip(&at) {
+            for (row, cell) in cells.iter().enumerate() {
+                if let Some(v) = cell {
+                    table.rows[row][col] = Some(text.decode(v));
+                }
+            }
+        }
+        table
+    }
+}
+
 /// One key/value pair, or `None` at the empty key that ends them; kept under the flavor's
 /// cap.
-fn pair(
-    r: &mut Reader<'_>,
+fn pair<'a>(
+    r: &mut Reader<'a>,
     flavor: &Flavor,
-    info: &[(String, String)],
-) -> Result<Option<(String, String)>, DecodeError> {
+    info: &[Pair<'a>],
+) -> Result<Option<Pair<'a>>, DecodeError> {
     let key = r.cstr()?;
     if key.is_empty() {
         return Ok(None);
@@ -141,28 +262,28 @@ fn pair(
             limit: flavor.max_pairs as u64,
         });
     }
-    Ok(Some((flavor.text.decode(key), flavor.text.decode(value))))
+    Ok(Some((key, value)))
 }
 
 /// One column's values into `table` from row `offset` on, up to an empty value; when
 /// `open`, the end of the body also ends it (a part may stop mid-column, the next part
 /// continues it).
-fn column(
-    r: &mut Reader<'_>,
+fn column<'a>(
+    r: &mut Reader<'a>,
     flavor: &Flavor,
-    table: &mut Table,
-    field: &str,
+    table: &mut Columns<'a>,
+    field: &'a [u8],
     offset: usize,
     open: bool,
 ) -> Result<(), DecodeError> {
-    table.add_field(field)?;
+    let col = table.column(field)?;
     let mut row = offset;
     while !(open && r.is_empty()) {
         let value = r.cstr()?;
         if value.is_empty() {
             break;
         }
-        table.set(row, field, flavor.text.decode(value), flavor.max_rows)?;
+        table.set(row, col, value, flavor.max_rows)?;
         row += 1;
     }
     Ok(())
@@ -188,11 +309,30 @@ pub fn decode_body_in<'a>(
     flavor: &Flavor,
     bodies: impl IntoIterator<Item = (u8, &'a [u8])>,
 ) -> Result<Reply, DecodeError> {
+    view_body_in(flavor, bodies).map(|v| v.to_reply(flavor))
+}
+
+/// [`decode_body_in`] as a [`View`]: the same walk, the same errors, no string decoded.
+pub fn view_body_in<'a>(
+    flavor: &Flavor,
+    bodies: impl IntoIterator<Item = (u8, &'a [u8])>,
+) -> Result<View<'a>, DecodeError> {
+    view_body_keeping(flavor, bodies, true)
+}
+
+/// [`view_body_in`], keeping the player and team cells only when `cells` (else their
+/// names and row counts alone): the same walk and errors.
+pub fn view_body_keeping<'a>(
+    flavor: &Flavor,
+    bodies: impl IntoIterator<Item = (u8, &'a [u8])>,
+    cells: bool,
+) -> Result<View<'a>, DecodeError> {
+    let mut reply = View::new(cells);
     if flavor.single_part {
         let body = bodies.into_iter().next().map_or(&[][..], |(_, b)| b);
-        return decode_single(flavor, body);
+        view_single(flavor, body, &mut reply)?;
+        return Ok(reply);
     }
-    let mut reply = Reply::default();
     let mut section = SECTION_INFO;
     let mut done = false;
     for (index, (start, body)) in bodies.into_iter().enumerate() {
@@ -238,18 +378,17 @@ pub fn decode_body_in<'a>(
                 }
                 _ => {}
             }
-            let field = flavor.text.decode(r.cstr()?);
+            let field = r.cstr()?;
             let offset = usize::from(r.u8()?);
-            let table = if field.ends_with("_t") || section == SECTION_TEAMS {
+            // A name ending in `_t` ends so in every flavor's text: bytes decide.
+            let table = if field.ends_with(b"_t") || section == SECTION_TEAMS {
                 &mut reply.teams
             } else {
                 &mut reply.players
             };
-            column(&mut r, flavor, table, &field, offset, true)?;
+            column(&mut r, flavor, table, field, offset, true)?;
         }
     }
-    reply.players.square();
-    reply.teams.square();
     Ok(reply)
 }
 
@@ -257,8 +396,11 @@ pub fn decode_body_in<'a>(
 /// player section holds.
 const PLAYER_MARKER: &[u8] = b"\x01player_\x00\x00";
 
-fn decode_single(flavor: &Flavor, body: &[u8]) -> Result<Reply, DecodeError> {
-    let mut reply = Reply::default();
+fn view_single<'a>(
+    flavor: &Flavor,
+    body: &'a [u8],
+    reply: &mut View<'a>,
+) -> Result<(), DecodeError> {
     let mut r = Reader::new(body);
     while let Some(kv) = pair(&mut r, flavor, &reply.info)? {
         reply.info.push(kv);
@@ -266,8 +408,8 @@ fn decode_single(flavor: &Flavor, body: &[u8]) -> Result<Reply, DecodeError> {
     if r.bytes(PLAYER_MARKER.len())? != PLAYER_MARKER {
         return Err(DecodeError::Invalid(flavor.words.player_marker));
     }
-    column(&mut r, flavor, &mut reply.players, "player_", 0, false)?;
-    Ok(reply)
+    column(&mut r, flavor, &mut reply.players, b"player_", 0, false)?;
+    Ok(())
 }
 
 /// Splits bodies into parts of at most `limit` bytes, header included; what cannot be split

@@ -21,8 +21,8 @@
 
 use std::time::{Duration, Instant};
 
-use super::body::decode_body;
-use super::map::{to_status, Want};
+use super::body::view_body_keeping;
+use super::map::{status_of, Want};
 use super::parts::{decode_part, Parts};
 use super::{decode_handshake, encode_handshake, encode_request, DecodeError, Flavor};
 use super::{MAX_PARTS, TYPE_HANDSHAKE};
@@ -180,22 +180,35 @@ impl GameSpy3 {
             return Err(DecodeError::Mismatch("GameSpy3 part before the request").into());
         }
         let part = decode_part(datagram, self.session)?;
-        if self.parts.add(&part)? {
-            let reply = decode_body(self.parts.bodies())?;
-            let want = Want {
-                detail: self.params.detail,
-                players: self.params.players,
-                rules: self.params.rules,
-            };
-            self.challengeless = matches!(
-                self.phase,
-                Phase::Query {
-                    challenge: None,
-                    ..
-                }
-            );
-            self.outcome = Some(Ok(to_status(&reply, want, rtt)));
+        // A reply in one datagram (the usual) is read where it lies, not copied first.
+        let alone = self.parts.alone(&part)?;
+        if !alone && !self.parts.add(&part)? {
+            return Ok(());
         }
+        let want = Want {
+            detail: self.params.detail,
+            players: self.params.players,
+            rules: self.params.rules,
+        };
+        // Read in place: only what the status keeps is decoded, and the player and team
+        // cells are kept only when the status shows them.
+        let cells = want.players || want.detail;
+        let flavor = &Flavor::GAMESPY3;
+        let status = if alone {
+            let bodies = [(part.section, part.body)];
+            status_of(&view_body_keeping(flavor, bodies, cells)?, want, rtt)
+        } else {
+            let bodies = self.parts.bodies();
+            status_of(&view_body_keeping(flavor, bodies, cells)?, want, rtt)
+        };
+        self.challengeless = matches!(
+            self.phase,
+            Phase::Query {
+                challenge: None,
+                ..
+            }
+        );
+        self.outcome = Some(Ok(status));
         Ok(())
     }
 }

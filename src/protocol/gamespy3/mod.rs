@@ -37,10 +37,11 @@ mod map;
 mod parts;
 
 pub use body::{
-    decode_body, decode_body_in, encode_reply, Reply, Table, MAX_FIELDS, MAX_PAIRS, MAX_ROWS,
+    decode_body, decode_body_in, encode_reply, view_body_in, view_body_keeping, Columns, Reply,
+    Table, View, MAX_FIELDS, MAX_PAIRS, MAX_ROWS,
 };
 pub use exchange::GameSpy3;
-pub use map::{to_status, Want};
+pub use map::{status_of, to_status, Want};
 pub use parts::{
     decode_part, decode_part_in, encode_part, Part, Parts, HEADER_LEN, MAX_PARTS, MAX_REPLY_BYTES,
 };
@@ -91,6 +92,14 @@ pub enum Text {
 }
 
 impl Text {
+    /// The text of `bytes`, borrowed when they are UTF-8 (nothing to convert).
+    pub fn decode_cow(self, bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+        match std::str::from_utf8(bytes) {
+            Ok(s) => std::borrow::Cow::Borrowed(s),
+            Err(_) => std::borrow::Cow::Owned(self.decode(bytes)),
+        }
+    }
+
     pub fn decode(self, bytes: &[u8]) -> String {
         match (self, std::str::from_utf8(bytes)) {
             (_, Ok(s)) => s.to_owned(),

@@ -157,6 +157,23 @@ impl Parts {
         Ok(self.complete())
     }
 
+    /// Whether `part` is a whole reply by itself (index 0 and the last, nothing in yet), so
+    /// its body can be read where it lies instead of being added; past the byte cap it is
+    /// [`DecodeError::TooLarge`], as [`Parts::add`] would say.
+    pub fn alone(&self, part: &Part<'_>) -> Result<bool, DecodeError> {
+        if !(self.got.is_empty() && part.last && part.index == 0) {
+            return Ok(false);
+        }
+        if part.body.len() > self.max_bytes {
+            return Err(DecodeError::TooLarge {
+                what: "GameSpy3 reply bytes",
+                value: part.body.len() as u64,
+                limit: self.max_bytes as u64,
+            });
+        }
+        Ok(true)
+    }
+
     pub fn complete(&self) -> bool {
         self.total.is_some_and(|t| self.got.len() == usize::from(t))
     }

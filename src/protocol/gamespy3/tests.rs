@@ -702,3 +702,56 @@ proptest! {
         }
     }
 }
+
+/// A reply in one datagram is whole by itself (read in place); with another part in, or not
+/// the last, or past the byte cap, it is not, and the cap says so as `add` would.
+#[test]
+fn part_alone() {
+    let body = [0u8; 8];
+    let part = |index, last| Part {
+        index,
+        last,
+        section: 0,
+        body: &body,
+    };
+    let mut parts = Parts::new();
+    assert_eq!(parts.alone(&part(0, true)), Ok(true));
+    assert_eq!(parts.alone(&part(0, false)), Ok(false));
+    assert_eq!(parts.alone(&part(1, true)), Ok(false));
+    assert_eq!(parts.add(&part(1, false)), Ok(false));
+    assert_eq!(parts.alone(&part(0, true)), Ok(false));
+    let small = Parts::with_caps(MAX_PARTS, 7);
+    assert_eq!(
+        small.alone(&part(0, true)),
+        Err(DecodeError::TooLarge {
+            what: "GameSpy3 reply bytes",
+            value: 8,
+            limit: 7
+        })
+    );
+}
+
+/// A view without cells (a poll that wants no players) walks the same bytes: the same
+/// key/values and row counts, no cells, the same status.
+#[test]
+fn view_without_cells() {
+    let mut parts = Vec::new();
+    encode_reply(1, &sample(), 1400, &mut parts);
+    assert_eq!(parts.len(), 1);
+    let part = decode_part(&parts[0], 1).unwrap();
+    let bodies = [(part.section, part.body)];
+    let full = view_body_in(&Flavor::GAMESPY3, bodies).unwrap();
+    let lean = view_body_keeping(&Flavor::GAMESPY3, bodies, false).unwrap();
+    assert_eq!(lean.info, full.info);
+    assert_eq!(full.get("hostname"), Some(&b"Sim BF2"[..]));
+    assert_eq!(lean.players.rows(), 2);
+    assert_eq!(lean.teams.rows(), full.teams.rows());
+    assert_eq!(full.players.get(1, "player_"), Some(&b"bob"[..]));
+    assert_eq!(lean.players.get(1, "player_"), None);
+    let want = Want::default();
+    assert_eq!(
+        status_of(&lean, want, Duration::ZERO),
+        status_of(&full, want, Duration::ZERO)
+    );
+    assert_eq!(status_of(&lean, want, Duration::ZERO).online, 2);
+}

@@ -30,9 +30,11 @@
 //! formatting codes and control characters ([`strip_codes`], as the SLP and Bedrock decoders
 //! do); keys and the host ip are only decoded.
 
+use std::borrow::Cow;
+
 use super::super::gamespy3::{self as gs3, TYPE_HANDSHAKE, TYPE_QUERY as TYPE_STAT};
 use super::super::{DecodeError, Reader};
-use super::motd::strip_codes;
+use super::motd::{strip_codes, MAX_CHARS};
 
 /// The GameSpy 3 flavor Minecraft speaks.
 const FLAVOR: gs3::Flavor = gs3::Flavor::MINECRAFT;
@@ -232,20 +234,44 @@ pub fn encode_basic_stat_reply_in(
 /// Keys are decoded as they are; values and names also lose `§` codes and control characters
 /// (a string that then holds nothing stays, empty: only the wire's empty string ends a list).
 pub fn decode_full_stat(datagram: &[u8], session: i32) -> Result<FullStat, DecodeError> {
-    let part = gs3::decode_part_in(&FLAVOR, datagram, session)?;
-    let reply = gs3::decode_body_in(&FLAVOR, [(part.section, part.body)])?;
-    let values = reply
+    let view = view_full_stat(datagram, session)?;
+    let values = view
         .info
-        .into_iter()
-        .map(|(k, v)| (k, strip_codes(&v)))
-        .collect();
-    let players = reply
-        .players
-        .rows
         .iter()
-        .map(|row| strip_codes(row.first().and_then(Option::as_deref).unwrap_or_default()))
+        .map(|(k, v)| (decode_text(k), shown_bytes(v).into_owned()))
+        .collect();
+    let players = (0..view.players.rows())
+        .map(|i| shown_bytes(view.players.get(i, "player_").unwrap_or_default()).into_owned())
         .collect();
     Ok(FullStat { values, players })
+}
+
+/// [`decode_full_stat`] in place: the key/values and player names as slices of the
+/// datagram, nothing decoded yet (the poll decodes only what its status keeps, through
+/// [`shown_bytes`]). Same checks, same errors.
+pub fn view_full_stat(datagram: &[u8], session: i32) -> Result<gs3::View<'_>, DecodeError> {
+    view_full_stat_keeping(datagram, session, true)
+}
+
+/// [`view_full_stat`], keeping the player names only when `names` (else their count).
+pub fn view_full_stat_keeping(
+    datagram: &[u8],
+    session: i32,
+    names: bool,
+) -> Result<gs3::View<'_>, DecodeError> {
+    let part = gs3::decode_part_in(&FLAVOR, datagram, session)?;
+    gs3::view_body_keeping(&FLAVOR, [(part.section, part.body)], names)
+}
+
+/// A value or player name as shown: decoded ([`decode_text`]), without `§` codes and
+/// control characters ([`strip_codes`]). Printable ASCII within the length cap, what
+/// nearly every server sends, is already that: borrowed, nothing allocated.
+pub fn shown_bytes(bytes: &[u8]) -> Cow<'_, str> {
+    let plain = bytes.len() <= MAX_CHARS && bytes.iter().all(|b| (0x20..0x7F).contains(b));
+    match std::str::from_utf8(bytes) {
+        Ok(s) if plain => Cow::Borrowed(s),
+        _ => Cow::Owned(strip_codes(&decode_text(bytes))),
+    }
 }
 
 /// Writes a full stat reply; `padding` fills the 11 bytes clients skip.

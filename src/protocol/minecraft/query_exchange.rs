@@ -4,7 +4,8 @@
 //! version and plugins, so basic stat is never used.
 //!
 //! Latency is the stat round trip: the handshake is skipped in steady state, so timing it
-//! would make latency jump whenever the token is refreshed.
+//! would make latency jump whenever the token is refreshed. How long a remembered token is
+//! trusted: [`Memory`] (docs/protocols/minecraft-query.md, "What the exporter does").
 
 use std::time::{Duration, Instant};
 
@@ -13,12 +14,17 @@ use serde_json::{json, Map};
 use crate::protocol::exchange::ask::{Ask, Next};
 use crate::protocol::exchange::tools::{random_u32, share};
 use crate::protocol::exchange::{Error, Exchange, Input, LinkError, Params, Step};
-use crate::protocol::minecraft::query::{self as mcq, FullStat};
+use crate::protocol::gamespy3::View;
+use crate::protocol::minecraft::query as mcq;
 use crate::protocol::DecodeError;
 use crate::status::{Player, Status};
 
-/// Servers drop tokens 30 to 60 s after issuing them; an older one is not worth a try.
-const TOKEN_TRUST: Duration = Duration::from_secs(30);
+/// How long a learned token lifetime ([`Memory::stale_after`]) holds before an older token
+/// is tried again: a stat lost on the way is indistinguishable from an ignored token, and
+/// this bounds what one loss costs (handshakes first for ten minutes) as well as what a
+/// server that really drops tokens costs (one stale try, a third of the budget, per ten
+/// minutes).
+pub const RELEARN: Duration = Duration::from_secs(600);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -31,15 +37,41 @@ enum Phase {
 }
 
 /// What one poll leaves for the next, so that steady-state polls skip the handshake.
+///
+/// How long a token lives is the server's choice. Vanilla 1.13 and later never drops one
+/// (its pruning compares a token's wall-clock birth with a monotonic clock, so nothing is
+/// ever "before" it), vanilla 1.12 and older drop every token every 30 s (a token lives 0 to
+/// 30 s), other servers do as they like, and a server that has dropped a token ignores a
+/// stat carrying it. So a remembered token is tried whatever its age until the server has
+/// ignored one; from then on, tokens at least as old as the youngest one ignored are
+/// refreshed before asking (a handshake first, no wait for silence), for [`RELEARN`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Memory {
     /// (session id, token) from the last handshake.
     pub token: Option<(i32, i32)>,
-    /// When that token was issued. Servers forget tokens after 30-60 s.
+    /// When that token was issued.
     pub token_at: Option<Instant>,
-    /// Our local UDP port when the token was issued; servers tie tokens to the client's
-    /// address and port, so the next poll binds the same port again.
+    /// Our local UDP port when the token was issued: servers tie tokens to the client's
+    /// address and port, so a token is only tried from the same port (the shared socket's,
+    /// which stays).
     pub local_port: Option<u16>,
+    /// The youngest age at which a remembered token went unanswered, and when that was.
+    pub stale_after: Option<(Duration, Instant)>,
+}
+
+impl Memory {
+    /// The learned token lifetime, while it holds at `now`.
+    fn lifetime(&self, now: Instant) -> Option<Duration> {
+        self.stale_after
+            .filter(|(_, seen)| now.saturating_duration_since(*seen) < RELEARN)
+            .map(|(age, _)| age)
+    }
+
+    /// A token of `age` went unanswered at `now`: the lifetime is at most that.
+    fn ignored(&mut self, age: Duration, now: Instant) {
+        let age = self.lifetime(now).map_or(age, |known| known.min(age));
+        self.stale_after = Some((age, now));
+    }
 }
 
 /// The Minecraft Query dialogue as a state machine.
@@ -50,6 +82,8 @@ pub struct McQuery {
     /// Our local port on this poll's socket.
     local_port: Option<u16>,
     deadline: Instant,
+    /// When the first step began (a remembered token's age is taken then).
+    started: Instant,
     phase: Phase,
     ask: Option<Ask>,
     session_id: i32,
@@ -70,6 +104,7 @@ impl McQuery {
             memory,
             local_port,
             deadline,
+            started: deadline,
             phase: Phase::Start,
             ask: None,
             session_id: 0,
@@ -86,11 +121,14 @@ impl McQuery {
     fn start(&mut self, now: Instant) {
         let until = match self.phase {
             Phase::Start => {
+                self.started = now;
                 let s = &self.memory;
+                let lifetime = s.lifetime(now);
                 let remembered = s.token.filter(|_| {
                     s.local_port == self.local_port
-                        && s.token_at
-                            .is_some_and(|at| now.saturating_duration_since(at) < TOKEN_TRUST)
+                        && s.token_at.is_some_and(|at| {
+                            lifetime.is_none_or(|l| now.saturating_duration_since(at) < l)
+                        })
                 });
                 let Some((id, token)) = remembered else {
                     self.memory.token = None;
@@ -136,16 +174,22 @@ impl McQuery {
             self.phase = Phase::Stat;
             return Ok(());
         }
-        let f = mcq::decode_full_stat(bytes, self.session_id)?;
+        let names = self.params.players || self.params.detail;
+        let f = mcq::view_full_stat_keeping(bytes, self.session_id, names)?;
         self.result = Some(to_status(&self.params, &f, rtt));
         Ok(())
     }
 
-    /// The step failed: a remembered token that got no answer is refreshed once; anything
-    /// else fails the poll.
-    fn failed(&mut self, e: Error) {
+    /// The step failed at `now`: a remembered token that got no answer is refreshed once
+    /// (and its age learned as the server's token lifetime); anything else fails the poll.
+    fn failed(&mut self, now: Instant, e: Error) {
         self.ask = None;
         if self.phase == Phase::Remembered && e.unanswered() {
+            if let Some(at) = self.memory.token_at {
+                // The age it had when it was sent: this poll's start.
+                let age = self.started.saturating_duration_since(at);
+                self.memory.ignored(age, now);
+            }
             self.memory.token = None;
             self.phase = Phase::Handshake;
         } else {
@@ -169,7 +213,7 @@ impl Exchange for McQuery {
             match ask.next(now) {
                 Next::Send => return Step::Send(self.encode(out)),
                 Next::Wait(step) => return step,
-                Next::Expired(e) => self.failed(e),
+                Next::Expired(e) => self.failed(now, e),
             }
         }
     }
@@ -187,39 +231,43 @@ impl Exchange for McQuery {
                         ask.foreign();
                     }
                 }
-                Err(e) => self.failed(e),
+                Err(e) => self.failed(now, e),
             },
-            Input::Closed => self.failed(LinkError::Closed { received: 0 }.into()),
-            Input::Failed(e) => self.failed(e.into()),
+            Input::Closed => self.failed(now, LinkError::Closed { received: 0 }.into()),
+            Input::Failed(e) => self.failed(now, e.into()),
         }
     }
 }
 
-/// Normalizes a full stat reply.
-fn to_status(req: &Params, f: &FullStat, latency: Duration) -> Result<Status, Error> {
-    let mut extras = Map::new();
+/// Normalizes a full stat reply, read in place: the status decodes its four texts and the
+/// two counts; the rules, player names and extras only when asked for (extras are for the
+/// `query` command, `detail`: the daemon publishes none).
+fn to_status(req: &Params, f: &View<'_>, latency: Duration) -> Result<Status, Error> {
     let count = |key: &'static str| -> Result<u32, Error> {
         f.get(key)
-            .map(|v| v.trim().parse::<u32>())
+            .map(|v| mcq::shown_bytes(v).trim().parse::<u32>())
             .transpose()
             .map(Option::unwrap_or_default)
             .map_err(|_| DecodeError::Invalid(key).into())
     };
     let online = count("numplayers")?;
     let max = count("maxplayers")?;
-    let text = |key: &str| f.get(key).map(str::to_string);
-    for (key, name) in [
-        ("game_id", "game_id"),
-        ("plugins", "plugins"),
-        ("hostip", "host_ip"),
-    ] {
-        if let Some(v) = f.get(key) {
-            extras.insert(name.into(), json!(v));
+    let text = |key: &str| f.get(key).map(|v| mcq::shown_bytes(v).into_owned());
+    let mut extras = Map::new();
+    if req.detail {
+        for (key, name) in [
+            ("game_id", "game_id"),
+            ("plugins", "plugins"),
+            ("hostip", "host_ip"),
+        ] {
+            if let Some(v) = text(key) {
+                extras.insert(name.into(), json!(v));
+            }
         }
-    }
-    // A number, as basic stat carries it; a value that is not a port is left out.
-    if let Some(port) = f.get("hostport").and_then(|v| v.trim().parse::<u16>().ok()) {
-        extras.insert("host_port".into(), json!(port));
+        // A number, as basic stat carries it; a value that is not a port is left out.
+        if let Some(port) = text("hostport").and_then(|v| v.trim().parse::<u16>().ok()) {
+            extras.insert("host_port".into(), json!(port));
+        }
     }
     Ok(Status {
         online,
@@ -231,15 +279,20 @@ fn to_status(req: &Params, f: &FullStat, latency: Duration) -> Result<Status, Er
         version: text("version"),
         latency,
         players: (req.players || req.detail).then(|| {
-            f.players
-                .iter()
-                .map(|name| Player {
-                    name: name.clone(),
+            (0..f.players.rows())
+                .map(|i| Player {
+                    name: mcq::shown_bytes(f.players.get(i, "player_").unwrap_or_default())
+                        .into_owned(),
                     ..Player::default()
                 })
                 .collect()
         }),
-        rules: (req.rules || req.detail).then(|| f.values.clone()),
+        rules: (req.rules || req.detail).then(|| {
+            f.info
+                .iter()
+                .map(|(k, v)| (mcq::decode_text(k), mcq::shown_bytes(v).into_owned()))
+                .collect()
+        }),
         extras,
         ..Status::default()
     })
