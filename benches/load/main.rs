@@ -818,8 +818,23 @@ fn write_config(
             humantime::format_duration(args.timeout),
             addrs.len().max(1)
         )?;
+        // A protocol that answers nothing without a password (Factorio's RCON) logs in
+        // with the simulator's, from a file beside the config, as an operator's would.
+        let password_file = match gameserver_exporter::simulate::simulator(protocol).password {
+            Some(password) => {
+                let file = path.with_extension("password");
+                std::fs::write(&file, password)?;
+                use std::os::unix::fs::PermissionsExt as _;
+                std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600))?;
+                Some(file)
+            }
+            None => None,
+        };
         for (i, a) in addrs.iter().enumerate() {
             w.write_all(b"[[target]]\n")?;
+            if let Some(file) = &password_file {
+                writeln!(w, "password_file = {:?}", file.display().to_string())?;
+            }
             if let (0, Some(d)) = (i, first_interval) {
                 writeln!(w, "interval = \"{}\"", humantime::format_duration(d))?;
             }

@@ -140,9 +140,10 @@ impl Drop for Fleet {
 }
 
 /// Whether a protocol's poll is a TCP exchange (the HTTP APIs included), compared with the
-/// TCP floor; the others with the UDP floor.
+/// TCP floor; the others with the UDP floor. Satisfactory's HTTPS API follows its UDP query
+/// only with an API token, which the table's targets do not have: its polls are UDP here.
 fn tcp(p: Protocol) -> bool {
-    p.over_tcp() || p.http().is_some()
+    p.over_tcp() || (p.http().is_some() && p != Protocol::Satisfactory)
 }
 
 /// What a row measured beyond the common setup.
