@@ -27,7 +27,7 @@
 //! coalescing buys against the same command without it.
 //!
 //! `--engine daemon` (the default) runs the real daemon in-process (config parsed from TOML,
-//! target tasks on the daemon's own poller thread,
+//! poll tasks on the daemon's own poller thread,
 //! state) and also reports time to the first complete round, a one-target reload,
 //! and `/metrics` rendering (wall time and allocations per render, counted by a wrapping
 //! global allocator).
