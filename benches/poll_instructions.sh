@@ -8,7 +8,8 @@
 # TCP connects under callgrind are slow, and a poll that misses its timeout is not counted),
 # gamespy3 or minecraft-query (1,000 targets by default).
 # Runs the load bench's daemon phase (`--a2s N`, or `--a2s 0 --minecraft N`; for gamespy3 and
-# minecraft-query the one-table mode, `--table --targets N --protocols P`, whose simulators
+# minecraft-query the one-table mode, `--table --targets N --protocols P --no-reference` (no A2S
+# reference windows on the poller thread beside P's polls), whose simulators
 # and floors are not on the poller thread; 5 s interval, 10 s window) under callgrind with
 # one output file per thread; the responder and simulator children are not traced. The
 # poller thread is the busiest thread besides the main one; polls are counted as calls of
@@ -25,10 +26,10 @@ protocol=${3:-a2s}
 case "$protocol" in
     a2s) targets=${2:-1000}; counter=decode_info; flags=(--a2s "$targets")
         # TABLE=1: A2S in the one-table mode too, the yardstick beside gamespy3/minecraft-query.
-        if [ -n "${TABLE:-}" ]; then flags=(--table --targets "$targets" --protocols a2s); fi ;;
+        if [ -n "${TABLE:-}" ]; then flags=(--table --targets "$targets" --protocols a2s --no-reference); fi ;;
     minecraft) targets=${2:-200}; counter=parse_status_json; flags=(--a2s 0 --minecraft "$targets") ;;
-    gamespy3) targets=${2:-1000}; counter="map::(to_status|status_of)"; flags=(--table --targets "$targets" --protocols gamespy3) ;;
-    minecraft-query) targets=${2:-1000}; counter="(decode_full_stat|view_body_keeping)"; flags=(--table --targets "$targets" --protocols minecraft-query) ;;
+    gamespy3) targets=${2:-1000}; counter="map::(to_status|status_of)"; flags=(--table --targets "$targets" --protocols gamespy3 --no-reference) ;;
+    minecraft-query) targets=${2:-1000}; counter="(decode_full_stat|view_body_keeping)"; flags=(--table --targets "$targets" --protocols minecraft-query --no-reference) ;;
     *) echo "protocol: a2s, minecraft, gamespy3 or minecraft-query, not $protocol" >&2; exit 2 ;;
 esac
 dir=$(mktemp -d)

@@ -7,6 +7,7 @@
 //! cargo bench --bench load -- --a2s 100000 --interval 15s --seconds 15 --network both
 //! cargo bench --bench load -- --engine exporter --a2s 100000 --interval 15s --seconds 15 --network both
 //! cargo bench --bench load -- --table --targets 10000 --seconds 10   # every protocol (table.rs)
+//! cargo bench --bench load -- --table --targets 1000 --no-reference   # without A2S beside each
 //! ```
 //!
 //! More targets than one responder process can hold sockets for (`--per-child`, 16,000: the
@@ -162,6 +163,9 @@ struct Args {
     protocols: Vec<Protocol>,
     /// Simulators per child process in `--table` mode.
     sims_per_child: usize,
+    /// `--table`: an A2S window right before each other protocol, its yardstick
+    /// (`--no-reference` leaves them out).
+    reference: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -185,6 +189,7 @@ fn parse_args() -> Result<Args, String> {
         targets: 10_000,
         protocols: Vec::new(),
         sims_per_child: 2_000,
+        reference: true,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -252,6 +257,7 @@ fn parse_args() -> Result<Args, String> {
                 a.silent_ppm = (pct * 10_000.0).round() as u32;
             }
             "--table" => a.table = true,
+            "--no-reference" => a.reference = false,
             // Measurement only: sends on the shared UDP sockets go out one send_to each
             // instead of one sendmmsg per batch, to show what coalescing buys.
             "--no-coalesce" => gameserver_exporter::net::udp::set_coalesced_sends(false),

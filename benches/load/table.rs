@@ -16,6 +16,17 @@
 //! and 256 requests in flight (one thread, non-blocking socket, `poll`, thread CPU time), and
 //! TCP with the bytes of a Minecraft status ping (handshake + status request, read the status,
 //! ping, read the pong, close) with 1, 16 and 256 connections in flight on epoll.
+//!
+//! Drift: the same code's CPU per poll moved by 40 % between runs minutes apart on a quiet
+//! machine (A2S 23.6 and 33.5 µs, benches/RESULTS.md, session 9), so a protocol compared with
+//! an A2S row measured minutes earlier carries that drift. Hence the floors are measured at
+//! the start and again at the end, and "x floor" is against the mean of the two (both
+//! printed); and A2S is run again right before each other protocol (an "a2s reference"
+//! window: the same targets, interval and window, on the same A2S simulators, kept alive
+//! across the whole table), so each protocol's "x a2s adj." is against the A2S window that
+//! ran next to it. The A2S row's own figure ("x a2s 1st") and the references' spread are
+//! printed beside it. `--no-reference` leaves the references out (a quick run, or a
+//! callgrind count that must see one protocol only).
 
 use std::fmt::Write as _;
 use std::io::{self, BufRead, BufReader, Read, Write};
@@ -171,15 +182,56 @@ fn reset_hwm() -> bool {
 struct Row {
     protocol: Protocol,
     window: Option<Window>,
+    /// The A2S reference window run right before this protocol's (none for A2S itself, or
+    /// with `--no-reference`).
+    reference: Option<Window>,
     rss_before: f64,
     peak: f64,
     error: Option<String>,
 }
 
+/// One floor: (in flight, CPU per reply, replies).
+type Floor = (usize, Duration, usize);
+
 struct Floors {
-    /// (in flight, CPU per reply, replies).
-    udp: Vec<(usize, Duration, usize)>,
-    tcp: Vec<(usize, Duration, usize)>,
+    udp: Vec<Floor>,
+    tcp: Vec<Floor>,
+}
+
+/// The floors measured at the start of the table and again at its end.
+struct FloorRuns {
+    start: Floors,
+    end: Option<Floors>,
+}
+
+impl FloorRuns {
+    /// The 256-in-flight floor of a transport that "x floor" divides by: the mean of the
+    /// start and end figures (the start alone until the end is measured). The protocols run
+    /// between the two, some near the start and some near the end; the mean takes neither
+    /// end for the truth, and both are printed, so a drift between them shows.
+    fn reference(&self, tcp: bool) -> Option<Duration> {
+        let last = |f: &Floors| if tcp { f.tcp.last() } else { f.udp.last() }.map(|x| x.1);
+        let start = last(&self.start)?;
+        Some(match self.end.as_ref().and_then(last) {
+            Some(end) => (start + end) / 2,
+            None => start,
+        })
+    }
+}
+
+fn print_floors(f: &Floors, when: &str) {
+    for (k, cpu, ok) in &f.udp {
+        println!(
+            "floor UDP (A2S info request/reply), {k} in flight, {when}: {:.2} µs CPU per reply ({ok} replies)",
+            micros(*cpu)
+        );
+    }
+    for (k, cpu, ok) in &f.tcp {
+        println!(
+            "floor TCP (Minecraft status ping, connect to close), {k} in flight, {when}: {:.2} µs CPU per exchange ({ok} exchanges)",
+            micros(*cpu)
+        );
+    }
 }
 
 pub fn run_table(args: &Args) -> io::Result<()> {
@@ -197,28 +249,24 @@ pub fn run_table(args: &Args) -> io::Result<()> {
     println!(
         "# table: {} protocol(s), {} targets each (one simulator per target, at most {} per \
          child process), interval {:?}, window {} s after one interval of warm-up, poll timeout \
-         {:?}; the daemon in-process",
+         {:?}; the daemon in-process; {}; floors at the start and at the end",
         protocols.len(),
         args.targets,
         args.sims_per_child,
         args.interval,
         args.seconds,
-        args.timeout
+        args.timeout,
+        if args.reference {
+            "an A2S reference window right before each other protocol, on A2S simulators kept \
+             for the whole table"
+        } else {
+            "no A2S reference windows (--no-reference)"
+        }
     );
 
-    let floors = measure_floors(args)?;
-    for (k, cpu, ok) in &floors.udp {
-        println!(
-            "floor UDP (A2S info request/reply), {k} in flight: {:.2} µs CPU per reply ({ok} replies)",
-            micros(*cpu)
-        );
-    }
-    for (k, cpu, ok) in &floors.tcp {
-        println!(
-            "floor TCP (Minecraft status ping, connect to close), {k} in flight: {:.2} µs CPU per exchange ({ok} exchanges)",
-            micros(*cpu)
-        );
-    }
+    let start = measure_floors(args)?;
+    print_floors(&start, "start");
+    let mut floors = FloorRuns { start, end: None };
 
     let mut builder = tokio::runtime::Builder::new_multi_thread();
     if args.workers > 0 {
@@ -226,48 +274,99 @@ pub fn run_table(args: &Args) -> io::Result<()> {
     }
     let rt = builder.thread_name("exporter").enable_all().build()?;
     let resettable = reset_hwm();
+    // The A2S simulators of the A2S row and of every reference window, started once: they
+    // sit idle in their children while another protocol runs (a child holds 2,000 sockets
+    // by default, 8,000 at most, of the 20,000 a process may), so each reference costs a
+    // window, not 10,000 simulators started again.
+    let a2s_fleet = if args.reference {
+        match Fleet::start(Protocol::A2s, args.targets, args.sims_per_child) {
+            Ok(f) => Some(f),
+            Err(e) => {
+                println!("a2s reference: simulators did not start ({e}): no reference windows");
+                None
+            }
+        }
+    } else {
+        None
+    };
     let mut rows = Vec::new();
     for p in protocols {
         let name = p.as_str();
-        let fleet = match Fleet::start(p, args.targets, args.sims_per_child) {
-            Ok(f) => f,
-            Err(e) => {
-                println!("{name}: simulators did not start: {e}");
-                rows.push(Row {
-                    protocol: p,
-                    window: None,
-                    rss_before: 0.0,
-                    peak: 0.0,
-                    error: Some(e.to_string()),
-                });
-                continue;
+        // A2S polls the kept fleet when there is one; any other protocol its own, started now.
+        let own = match (&a2s_fleet, p) {
+            (Some(_), Protocol::A2s) => None,
+            _ => match Fleet::start(p, args.targets, args.sims_per_child) {
+                Ok(f) => Some(f),
+                Err(e) => {
+                    println!("{name}: simulators did not start: {e}");
+                    rows.push(Row {
+                        protocol: p,
+                        window: None,
+                        reference: None,
+                        rss_before: 0.0,
+                        peak: 0.0,
+                        error: Some(e.to_string()),
+                    });
+                    continue;
+                }
+            },
+        };
+        let addrs = match (&own, &a2s_fleet) {
+            (Some(f), _) | (None, Some(f)) => &f.addrs[..],
+            (None, None) => &[],
+        };
+        // Right before the protocol's window, its simulators already up: the A2S window it
+        // is compared with.
+        let reference = match &a2s_fleet {
+            Some(f) if p != Protocol::A2s => {
+                let w = rt.block_on(super::daemon_steady_state(
+                    Protocol::A2s,
+                    "a2s-reference",
+                    &f.addrs,
+                    args,
+                ));
+                println!(
+                    "reference: a2s before {name}: {:.2} µs CPU per successful poll, success {:.4}",
+                    micros(w.cpu_per_poll),
+                    w.success
+                );
+                Some(w)
             }
+            _ => None,
         };
         reset_hwm();
         let rss_before = vm_kib("VmRSS:") as f64 / 1024.0;
-        let w = rt.block_on(super::daemon_steady_state(p, name, &fleet.addrs, args));
+        let w = rt.block_on(super::daemon_steady_state(p, name, addrs, args));
         let peak = vm_hwm_kib() as f64 / 1024.0;
-        drop(fleet);
-        let row = Row {
+        drop(own);
+        rows.push(Row {
             protocol: p,
             window: Some(w),
+            reference,
             rss_before,
             peak,
             error: None,
-        };
-        rows.push(row);
+        });
         if let Some(r) = rows.last() {
             println!("row: {}", line(r, &floors, a2s_cost(&rows)));
         }
     }
     drop(rt);
+    drop(a2s_fleet);
+    let end = measure_floors(args)?;
+    print_floors(&end, "end");
+    floors.end = Some(end);
 
     println!();
     println!(
         "Per protocol: {} targets, interval {:?}, {} s window; CPU of the whole exporter process \
-         (getrusage) per successful poll; ratio to the 256-in-flight floor of its transport and to A2S's cost; \
-         peak RSS of this process over the protocol's phase{} (VmRSS before it in brackets); \
-         scrape = median /metrics render, gzip / plain.",
+         (getrusage) per successful poll; x floor = ratio to the 256-in-flight floor of its \
+         transport, the mean of the floors measured at the start and at the end of the table \
+         (both below); a2s ref = CPU per poll of the A2S window run right before this \
+         protocol's (the same targets, interval and window, on the same simulators); x a2s adj. \
+         = ratio to that window, x a2s 1st = ratio to the A2S row (minutes away: it carries the \
+         drift between them); peak RSS of this process over the protocol's phase{} (VmRSS \
+         before it in brackets); scrape = median /metrics render, gzip / plain.",
         args.targets,
         args.interval,
         args.seconds,
@@ -278,28 +377,71 @@ pub fn run_table(args: &Args) -> io::Result<()> {
         }
     );
     println!();
-    println!("| protocol | polls/s | success | CPU µs/poll | x floor | x a2s | allocs/poll | peak RSS MiB | scrape ms gzip / plain | measured |");
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+    println!("| protocol | polls/s | success | CPU µs/poll | x floor | a2s ref µs | x a2s adj. | x a2s 1st | allocs/poll | peak RSS MiB | scrape ms gzip / plain | measured |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
     let a2s = a2s_cost(&rows);
     for r in &rows {
         println!("{}", line(r, &floors, a2s));
     }
     println!();
-    let floor_cells = |f: &[(usize, Duration, usize)]| {
-        f.iter()
-            .map(|(k, cpu, _)| format!("{k}: {:.2}", micros(*cpu)))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    println!(
-        "Floors, µs CPU per reply (in flight: cost): UDP {}; TCP {}",
-        floor_cells(&floors.udp),
-        floor_cells(&floors.tcp)
-    );
+    println!("{}", floor_summary(&floors));
+    if let Some(spread) = reference_spread(&rows, a2s) {
+        println!("{spread}");
+    }
     Ok(())
 }
 
-/// A2S's CPU per poll in this run, the yardstick of the other UDP protocols.
+/// The floors below the table: each in-flight count's start and end figure.
+fn floor_summary(f: &FloorRuns) -> String {
+    let cells = |start: &[Floor], end: Option<&[Floor]>| {
+        start
+            .iter()
+            .enumerate()
+            .map(|(i, (k, cpu, _))| match end.and_then(|e| e.get(i)) {
+                Some((_, e, _)) => format!("{k}: {:.2} / {:.2}", micros(*cpu), micros(*e)),
+                None => format!("{k}: {:.2}", micros(*cpu)),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    format!(
+        "Floors, µs CPU per reply (in flight: start / end of the table): UDP {}; TCP {}. \
+         x floor divides by the mean of the two 256-in-flight figures.",
+        cells(&f.start.udp, f.end.as_ref().map(|e| &e.udp[..])),
+        cells(&f.start.tcp, f.end.as_ref().map(|e| &e.tcp[..]))
+    )
+}
+
+/// The A2S reference windows' spread (min / median / max), beside the A2S row: how far the
+/// same code's cost moved over the table.
+fn reference_spread(rows: &[Row], first: Option<Duration>) -> Option<String> {
+    let mut refs: Vec<Duration> = rows
+        .iter()
+        .filter_map(|r| r.reference.as_ref())
+        .map(|w| w.cpu_per_poll)
+        .collect();
+    refs.sort();
+    let (min, max) = (*refs.first()?, *refs.last()?);
+    let median = refs[refs.len() / 2];
+    let spread = if min.is_zero() {
+        String::new()
+    } else {
+        format!(" (max / min {:.2})", max.as_secs_f64() / min.as_secs_f64())
+    };
+    let first = first
+        .map(|a| format!("; the A2S row {:.2}", micros(a)))
+        .unwrap_or_default();
+    Some(format!(
+        "A2S reference windows: {}, µs CPU per poll min {:.2} / median {:.2} / max {:.2}{spread}{first}.",
+        refs.len(),
+        micros(min),
+        micros(median),
+        micros(max)
+    ))
+}
+
+/// A2S's CPU per poll in this run's A2S row, the yardstick of the other UDP protocols
+/// before the reference windows.
 fn a2s_cost(rows: &[Row]) -> Option<Duration> {
     rows.iter()
         .find(|r| r.protocol == Protocol::A2s)
@@ -307,32 +449,38 @@ fn a2s_cost(rows: &[Row]) -> Option<Duration> {
         .map(|w| w.cpu_per_poll)
 }
 
-fn line(r: &Row, floors: &Floors, a2s: Option<Duration>) -> String {
+/// `cpu` as a multiple of `of`, two decimals; empty without a yardstick.
+fn times(cpu: Duration, of: Option<Duration>) -> String {
+    of.filter(|a| !a.is_zero())
+        .map(|a| format!("{:.2}", cpu.as_secs_f64() / a.as_secs_f64()))
+        .unwrap_or_default()
+}
+
+fn line(r: &Row, floors: &FloorRuns, a2s: Option<Duration>) -> String {
     let name = r.protocol.as_str();
     let Some(w) = &r.window else {
         return format!(
-            "| {name} | | | | | | | | | not measured: {} |",
+            "| {name} | | | | | | | | | | | not measured: {} |",
             r.error.as_deref().unwrap_or("?")
         );
     };
-    let (floor, transport) = if tcp(r.protocol) {
-        (floors.tcp.last(), "TCP")
-    } else {
-        (floors.udp.last(), "UDP")
-    };
-    let ratio = floor
-        .filter(|f| !f.1.is_zero())
+    let transport = if tcp(r.protocol) { "TCP" } else { "UDP" };
+    let ratio = floors
+        .reference(tcp(r.protocol))
+        .filter(|f| !f.is_zero())
         .map(|f| {
             format!(
                 "{:.1} ({transport})",
-                w.cpu_per_poll.as_secs_f64() / f.1.as_secs_f64()
+                w.cpu_per_poll.as_secs_f64() / f.as_secs_f64()
             )
         })
         .unwrap_or_else(|| "-".into());
-    let vs_a2s = a2s
-        .filter(|a| !a.is_zero())
-        .map(|a| format!("{:.2}", w.cpu_per_poll.as_secs_f64() / a.as_secs_f64()))
+    let reference = r.reference.as_ref().map(|x| x.cpu_per_poll);
+    let ref_cell = reference
+        .map(|x| format!("{:.1}", micros(x)))
         .unwrap_or_default();
+    let vs_adjacent = times(w.cpu_per_poll, reference);
+    let vs_first = times(w.cpu_per_poll, a2s);
     let scrape = w
         .scrape_ms
         .map(|(gz, plain)| format!("{gz:.1} / {plain:.1}"))
@@ -344,8 +492,11 @@ fn line(r: &Row, floors: &Floors, a2s: Option<Duration>) -> String {
     for (reason, n) in &w.failures {
         let _ = write!(measured, "; {n} failed {reason}");
     }
+    if let Some(x) = r.reference.as_ref().filter(|x| x.success < 1.0) {
+        let _ = write!(measured, "; a2s ref success {:.4}", x.success);
+    }
     format!(
-        "| {name} | {:.0} | {:.4} | {:.1} | {ratio} | {vs_a2s} | {} | {:.1} ({:.1}) | {scrape} | {measured} |",
+        "| {name} | {:.0} | {:.4} | {:.1} | {ratio} | {ref_cell} | {vs_adjacent} | {vs_first} | {} | {:.1} ({:.1}) | {scrape} | {measured} |",
         w.polls_per_s,
         w.success,
         micros(w.cpu_per_poll),

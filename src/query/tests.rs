@@ -133,6 +133,45 @@ fn full_stat(session: i32) -> Vec<u8> {
     out
 }
 
+/// A Minecraft query memory holding `token` for session id `session`, issued `age` ago
+/// (the paused clock is advanced by `age`: an instant before the clock's start may not
+/// exist), on local port 40000, no token lifetime learned.
+async fn aged_token(session: i32, token: i32, age: Duration) -> Memory {
+    let issued = Instant::now();
+    tokio::time::advance(age).await;
+    Memory {
+        token: Some((session, token)),
+        token_at: Some(issued.into_std()),
+        local_port: Some(40000),
+        stale_after: None,
+    }
+}
+
+/// What one Minecraft query poll left behind.
+struct McPoll {
+    status: crate::status::Status,
+    /// The exchange's memory after the poll (what the session keeps).
+    memory: Memory,
+    /// Every datagram sent, resends included.
+    sent: Vec<Vec<u8>>,
+}
+
+/// One Minecraft query poll from port 40000 with `memory`, against `fake`, driven until
+/// `timeout` from now; it must succeed.
+async fn mcquery_poll(memory: Memory, mut fake: Fake<true>, timeout: Duration) -> McPoll {
+    let req = request(Protocol::MinecraftQuery);
+    let deadline = Instant::now() + timeout;
+    let mut x = McQuery::new(req.params(), memory, Some(40000), deadline.into_std());
+    let status = drive(&mut x, &mut fake, deadline, Pacing::default(), None)
+        .await
+        .unwrap();
+    McPoll {
+        status,
+        memory: x.memory(),
+        sent: fake.sent.into_iter().map(|(_, b)| b).collect(),
+    }
+}
+
 /// A remembered token the server has rotated gets no answer (the stat is dropped): after a
 /// third of the time the exchange asks for a new token once and polls with it; the session
 /// remembers the new token.
@@ -140,14 +179,8 @@ fn full_stat(session: i32) -> Vec<u8> {
 async fn mcquery_token_refresh() {
     const OLD: i32 = 1111;
     const NEW: i32 = 2222;
-    let req = request(Protocol::MinecraftQuery);
-    let memory = Memory {
-        token: Some((0x0101_0101, OLD)),
-        token_at: Some(Instant::now().into_std()),
-        local_port: Some(40000),
-        stale_after: None,
-    };
-    let mut fake = Fake::<true>::new(|_, _, bytes| match mcq::decode_request(bytes) {
+    let memory = aged_token(0x0101_0101, OLD, Duration::ZERO).await;
+    let fake = Fake::<true>::new(|_, _, bytes| match mcq::decode_request(bytes) {
         Ok(mcq::Request::FullStat { token: OLD, .. }) => vec![],
         Ok(mcq::Request::Handshake { session }) => {
             let mut out = Vec::new();
@@ -161,17 +194,14 @@ async fn mcquery_token_refresh() {
         other => panic!("unexpected request {other:?}"),
     });
     let started = Instant::now();
-    let deadline = started + Duration::from_secs(3);
-    let mut x = McQuery::new(req.params(), memory, Some(40000), deadline.into_std());
-    let status = drive(&mut x, &mut fake, deadline, Pacing::default(), None)
-        .await
-        .unwrap();
+    let poll = mcquery_poll(memory, fake, Duration::from_secs(3)).await;
+    let status = poll.status;
     assert_eq!((status.online, status.max), (2, 20));
     assert_eq!(status.name, "A Minecraft Server");
-    let kinds: Vec<_> = fake
+    let kinds: Vec<_> = poll
         .sent
         .iter()
-        .map(|(_, b)| mcq::decode_request(b).unwrap())
+        .map(|b| mcq::decode_request(b).unwrap())
         .collect();
     // The old stat (sent again once its wait allowed), then handshake and the new stat.
     assert!(matches!(
@@ -191,8 +221,8 @@ async fn mcquery_token_refresh() {
     ));
     // The refresh came after the remembered token's share: a third of the time.
     assert!(Instant::now() - started >= Duration::from_secs(1));
-    assert_eq!(x.memory().token.map(|(_, t)| t), Some(NEW));
-    assert_eq!(x.memory().local_port, Some(40000));
+    assert_eq!(poll.memory.token.map(|(_, t)| t), Some(NEW));
+    assert_eq!(poll.memory.local_port, Some(40000));
 }
 
 /// The exact stat request with `token`: `FE FD 00`, the session id as sent, the token
@@ -226,22 +256,9 @@ fn token_server(also: i32) -> Fake<true> {
 /// the remembered session id and token, and no handshake.
 #[tokio::test(start_paused = true)]
 async fn mcquery_old_token_tried_until_ignored() {
-    let req = request(Protocol::MinecraftQuery);
-    let issued = Instant::now();
-    tokio::time::advance(Duration::from_secs(3600)).await;
-    let memory = Memory {
-        token: Some((0x0102_0304, 0x00AB_CDEF)),
-        token_at: Some(issued.into_std()),
-        local_port: Some(40000),
-        stale_after: None,
-    };
-    let mut fake = token_server(0x00AB_CDEF);
-    let deadline = deadline();
-    let mut x = McQuery::new(req.params(), memory, Some(40000), deadline.into_std());
-    drive(&mut x, &mut fake, deadline, Pacing::default(), None)
-        .await
-        .unwrap();
-    let sent: Vec<_> = fake.sent.iter().map(|(_, b)| b.clone()).collect();
+    let memory = aged_token(0x0102_0304, 0x00AB_CDEF, Duration::from_secs(3600)).await;
+    let McPoll { sent, memory, .. } =
+        mcquery_poll(memory, token_server(0x00AB_CDEF), Duration::from_secs(5)).await;
     assert_eq!(
         sent,
         [[
@@ -249,37 +266,24 @@ async fn mcquery_old_token_tried_until_ignored() {
             0x00
         ]]
     );
-    assert_eq!(x.memory().stale_after, None);
+    assert_eq!(memory.stale_after, None);
 }
 
 /// An ignored token teaches its age: the poll falls back to a handshake after its share,
 /// and the session remembers that tokens of that age are stale.
 #[tokio::test(start_paused = true)]
 async fn mcquery_ignored_token_age_learned() {
-    let req = request(Protocol::MinecraftQuery);
-    let issued = Instant::now();
-    tokio::time::advance(Duration::from_secs(40)).await;
-    let memory = Memory {
-        token: Some((0x0101_0101, 1111)),
-        token_at: Some(issued.into_std()),
-        local_port: Some(40000),
-        stale_after: None,
-    };
-    let mut fake = token_server(7);
-    let deadline = deadline();
-    let mut x = McQuery::new(req.params(), memory, Some(40000), deadline.into_std());
-    drive(&mut x, &mut fake, deadline, Pacing::default(), None)
-        .await
-        .unwrap();
-    let sent: Vec<_> = fake.sent.iter().map(|(_, b)| b.clone()).collect();
+    let memory = aged_token(0x0101_0101, 1111, Duration::from_secs(40)).await;
+    let McPoll { sent, memory, .. } =
+        mcquery_poll(memory, token_server(7), Duration::from_secs(5)).await;
     assert_eq!(sent[0], stat_bytes([1, 1, 1, 1], 1111));
     let hs = sent.iter().position(|b| b[2] == 0x09).unwrap();
     let session: [u8; 4] = sent[hs][3..7].try_into().unwrap();
     assert_eq!(sent[hs], [&[0xFE, 0xFD, 0x09][..], &session].concat());
     assert_eq!(sent[hs + 1..], [stat_bytes(session, 7)]);
-    let (age, _) = x.memory().stale_after.unwrap();
+    let (age, _) = memory.stale_after.unwrap();
     assert_eq!(age, Duration::from_secs(40));
-    assert_eq!(x.memory().token.map(|(_, t)| t), Some(7));
+    assert_eq!(memory.token.map(|(_, t)| t), Some(7));
 }
 
 /// A token at least as old as a learned lifetime is not tried: the poll starts with a
@@ -287,45 +291,29 @@ async fn mcquery_ignored_token_age_learned() {
 /// [`RELEARN`] the lifetime is forgotten and an old token is tried again.
 #[tokio::test(start_paused = true)]
 async fn mcquery_token_past_learned_lifetime_refreshed() {
-    let req = request(Protocol::MinecraftQuery);
-    let issued = Instant::now();
-    tokio::time::advance(Duration::from_secs(31)).await;
+    let memory = aged_token(0x0101_0101, 1, Duration::from_secs(31)).await;
     let learned = Some((Duration::from_secs(30), Instant::now().into_std()));
     let memory = Memory {
-        token: Some((0x0101_0101, 1)),
-        token_at: Some(issued.into_std()),
-        local_port: Some(40000),
         stale_after: learned,
+        ..memory
     };
-    let mut fake = token_server(1);
-    let deadline = deadline();
     let started = Instant::now();
-    let mut x = McQuery::new(req.params(), memory, Some(40000), deadline.into_std());
-    drive(&mut x, &mut fake, deadline, Pacing::default(), None)
-        .await
-        .unwrap();
+    let McPoll { sent, memory, .. } =
+        mcquery_poll(memory, token_server(1), Duration::from_secs(5)).await;
     assert_eq!(Instant::now(), started, "no wait");
-    let sent: Vec<_> = fake.sent.iter().map(|(_, b)| b.clone()).collect();
     assert_eq!(sent.len(), 2);
     let session: [u8; 4] = sent[0][3..7].try_into().unwrap();
     assert_eq!(sent[0], [&[0xFE, 0xFD, 0x09][..], &session].concat());
     assert_eq!(sent[1], stat_bytes(session, 7));
-    assert_eq!(x.memory().stale_after, learned);
+    assert_eq!(memory.stale_after, learned);
 
     // Ten minutes on, the same 31 s old token (it is the one the server takes) is tried.
     tokio::time::advance(RELEARN).await;
     let memory = Memory {
-        token: Some((0x0101_0101, 1)),
-        token_at: Some((Instant::now() - Duration::from_secs(31)).into_std()),
-        ..x.memory()
+        stale_after: memory.stale_after,
+        ..aged_token(0x0101_0101, 1, Duration::from_secs(31)).await
     };
-    let mut fake = token_server(1);
-    let deadline = Instant::now() + Duration::from_secs(5);
-    let mut x = McQuery::new(req.params(), memory, Some(40000), deadline.into_std());
-    drive(&mut x, &mut fake, deadline, Pacing::default(), None)
-        .await
-        .unwrap();
-    let sent: Vec<_> = fake.sent.iter().map(|(_, b)| b.clone()).collect();
+    let McPoll { sent, .. } = mcquery_poll(memory, token_server(1), Duration::from_secs(5)).await;
     assert_eq!(sent, [stat_bytes([1, 1, 1, 1], 1)]);
 }
 

@@ -42,7 +42,7 @@ pub const NEXT_STATE_STATUS: i32 = 1;
 pub const PACKET_STATUS: i32 = 0x00;
 pub const PACKET_PING: i32 = 0x01;
 
-pub use super::status_json::MAX_SAMPLE;
+pub use super::status_json::{ServerStatus, MAX_SAMPLE};
 
 /// The handshake as the server sees it (the simulator decodes it; tests compare it).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -181,28 +181,6 @@ pub fn decode_pong(frame: &Frame, sent: i64) -> Result<(), DecodeError> {
     }
 }
 
-/// What a status response says, in the shape the exporter uses. Every part is optional
-/// because servers (and mods, and proxies) leave out whatever they like.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct ServerStatus {
-    pub version_name: Option<String>,
-    pub version_protocol: Option<i64>,
-    pub online: Option<u32>,
-    pub max: Option<u32>,
-    /// Player names (and ids) from `players.sample`, at most [`MAX_SAMPLE`].
-    pub sample: Vec<(String, Option<String>)>,
-    /// The raw `description` (string, chat component or array); see [`super::motd`].
-    pub description: Option<Value>,
-    /// Bytes of the favicon data URL, when there is one. The image itself is not kept.
-    pub favicon_bytes: Option<usize>,
-    /// Forge: mods listed in `modinfo.modList` (1.7-1.12) or `forgeData.mods` (1.13+).
-    pub forge_mods: Option<usize>,
-    /// Forge 1.13+: network channels in `forgeData.channels`.
-    pub forge_channels: Option<usize>,
-    /// The whole JSON object, favicon removed.
-    pub raw: Value,
-}
-
 /// Parses the status JSON. Only the first JSON value counts: some mods append data after it.
 /// serde_json stops at 128 levels of nesting, so hostile depth is an error, not a stack
 /// overflow. With `raw`, the whole document is kept in [`ServerStatus::raw`] (favicon
@@ -278,26 +256,12 @@ pub fn parse_status_json(bytes: &[u8], raw: bool) -> Result<ServerStatus, Decode
 /// The status JSON read for the fields alone, without building the document.
 fn parse_fields(bytes: &[u8]) -> Result<ServerStatus, DecodeError> {
     let mut stream = serde_json::Deserializer::from_slice(bytes).into_iter::<Top>();
-    let f = match stream.next() {
-        Some(Ok(Top::Object(f))) => *f,
-        Some(Ok(Top::NotObject)) => {
-            return Err(DecodeError::Invalid("status JSON is not an object"))
-        }
-        Some(Err(_)) => return Err(DecodeError::Invalid("status JSON")),
-        None => return Err(DecodeError::Invalid("status JSON is empty")),
-    };
-    Ok(ServerStatus {
-        version_name: f.version_name,
-        version_protocol: f.version_protocol,
-        online: f.online,
-        max: f.max,
-        sample: f.sample,
-        description: f.description,
-        favicon_bytes: f.favicon_bytes,
-        forge_mods: f.forge_mods,
-        forge_channels: f.forge_channels,
-        raw: Value::Null,
-    })
+    match stream.next() {
+        Some(Ok(Top(Some(status)))) => Ok(status),
+        Some(Ok(Top(None))) => Err(DecodeError::Invalid("status JSON is not an object")),
+        Some(Err(_)) => Err(DecodeError::Invalid("status JSON")),
+        None => Err(DecodeError::Invalid("status JSON is empty")),
+    }
 }
 
 /// A player count: a non-negative number (some servers send it as a string), capped to u32.

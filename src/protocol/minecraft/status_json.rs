@@ -9,6 +9,10 @@
 //! ([`super::slp::parse_status_json`] with `raw`) does, and gives the same fields: a
 //! property test there compares the two. Only `description` is kept as a `Value` (the MOTD
 //! renderer reads it). Duplicate keys: the last one wins, as in a `Value` map.
+//!
+//! The fields are read straight into [`ServerStatus`] (its `raw` left `Null`), which lives
+//! here rather than in `slp` so that both reads build it without `slp` and this file using
+//! each other.
 
 use std::fmt;
 
@@ -18,27 +22,32 @@ use serde_json::Value;
 /// Sample entries kept from `players.sample`; vanilla sends at most 12.
 pub const MAX_SAMPLE: usize = 256;
 
-/// What the first JSON value of a status response holds, read for the exporter's fields.
-#[derive(Debug, Default)]
-pub struct Fields {
+/// What a status response says, in the shape the exporter uses. Every part is optional
+/// because servers (and mods, and proxies) leave out whatever they like.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ServerStatus {
     pub version_name: Option<String>,
     pub version_protocol: Option<i64>,
     pub online: Option<u32>,
     pub max: Option<u32>,
+    /// Player names (and ids) from `players.sample`, at most [`MAX_SAMPLE`].
     pub sample: Vec<(String, Option<String>)>,
+    /// The raw `description` (string, chat component or array); see [`super::motd`].
     pub description: Option<Value>,
+    /// Bytes of the favicon data URL, when there is one. The image itself is not kept.
     pub favicon_bytes: Option<usize>,
+    /// Forge: mods listed in `modinfo.modList` (1.7-1.12) or `forgeData.mods` (1.13+).
     pub forge_mods: Option<usize>,
+    /// Forge 1.13+: network channels in `forgeData.channels`.
     pub forge_channels: Option<usize>,
+    /// The whole JSON object, favicon removed; `Null` when the fields alone were read.
+    pub raw: Value,
 }
 
-/// The first JSON value: an object's fields, or `None` when it is valid JSON but no object.
+/// The first JSON value: an object's fields (`raw` left `Null`), or `None` when it is valid
+/// JSON but no object.
 #[derive(Default)]
-pub enum Top {
-    Object(Box<Fields>),
-    #[default]
-    NotObject,
-}
+pub struct Top(pub Option<ServerStatus>);
 
 /// Reads the first value of `de` (the caller's stream deserializer gives the rest its
 /// meaning: trailing data is ignored).
@@ -89,7 +98,7 @@ impl<'de> Visitor<'de> for TopVisitor {
     not_an_object!();
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Top, A::Error> {
-        let mut f = Fields::default();
+        let mut f = ServerStatus::default();
         // `modinfo.modList` wins over `forgeData.mods` whenever it is present, array or not.
         let mut mod_list: Option<Option<usize>> = None;
         let mut forge_mods: Option<Option<usize>> = None;
@@ -121,7 +130,7 @@ impl<'de> Visitor<'de> for TopVisitor {
             Some(len) => len,
             None => forge_mods.flatten(),
         };
-        Ok(Top::Object(Box::new(f)))
+        Ok(Top(Some(f)))
     }
 }
 
