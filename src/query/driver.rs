@@ -113,6 +113,9 @@ pub async fn drive<X: Exchange, T: Transport>(
     mut observer: Option<&mut dyn Observer>,
 ) -> Result<Status, Error> {
     let mut out = Vec::with_capacity(64);
+    // A request pipelined ahead of the next one ([`Step::SendAhead`]): held until that one
+    // is written, so both leave together.
+    let mut ahead: Option<(&'static str, Vec<u8>)> = None;
     let mut last = Last::default();
     // Events without a time of their own read the clock only when someone observes.
     let mut seen = |at: Option<Instant>, e: Event<'_>| {
@@ -144,7 +147,33 @@ pub async fn drive<X: Exchange, T: Transport>(
         } else {
             exchange.poll(now.into_std(), &mut out)
         };
+        // A request sent ahead goes out with the next request; if none follows, alone.
+        if let Some((what, bytes)) = ahead.take_if(|_| {
+            !matches!(
+                step,
+                Step::Send(_) | Step::SendSecret(_) | Step::SendAhead(_)
+            )
+        }) {
+            match transport.send(&bytes, deadline).await {
+                Ok(()) => {
+                    let bytes = &transport.shown(&bytes);
+                    seen(None, Event::Sent { bytes, what });
+                }
+                Err(e) => {
+                    fail(exchange, e, &mut seen);
+                    continue;
+                }
+            }
+        }
         match step {
+            Step::SendAhead(what) => {
+                // The last one written wins: only one request goes ahead of the next.
+                let mut bytes = ahead.take().map(|(_, b)| b).unwrap_or_default();
+                bytes.clear();
+                bytes.extend_from_slice(&out);
+                ahead = Some((what, bytes));
+                fresh = Some(now);
+            }
             Step::Connect(until) => match transport
                 .connect(Instant::from_std(until).min(deadline))
                 .await
@@ -160,7 +189,12 @@ pub async fn drive<X: Exchange, T: Transport>(
                 if let Some(at) = last.sent_at.filter(|_| !pacing.min_gap.is_zero()) {
                     tokio::time::sleep_until((at + pacing.min_gap).min(deadline)).await;
                 }
-                match transport.send(&out, deadline).await {
+                let first = ahead.take();
+                let sent = match &first {
+                    Some((_, first)) => transport.send_pair(first, &out, deadline).await,
+                    None => transport.send(&out, deadline).await,
+                };
+                match sent {
                     Ok(()) => {
                         let at = Instant::now();
                         // A secret is never resent: a copy the observer could not be shown
@@ -175,6 +209,10 @@ pub async fn drive<X: Exchange, T: Transport>(
                             resends_left: resends,
                         };
                         if let Some((what, bytes)) = transport.sent_preamble() {
+                            seen(Some(at), Event::Sent { bytes, what });
+                        }
+                        if let Some((what, bytes)) = &first {
+                            let bytes = &transport.shown(bytes);
                             seen(Some(at), Event::Sent { bytes, what });
                         }
                         if secret {
