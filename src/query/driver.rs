@@ -497,6 +497,86 @@ mod tests {
         );
     }
 
+    /// Sends "first" ahead of "req" (then, with `alone`, "late" ahead of nothing) and waits.
+    struct Ahead {
+        step: u8,
+        alone: bool,
+        deadline: std::time::Instant,
+    }
+
+    impl Exchange for Ahead {
+        fn poll(&mut self, now: std::time::Instant, out: &mut Vec<u8>) -> Step {
+            self.step += 1;
+            out.clear();
+            match self.step {
+                1 => {
+                    out.extend_from_slice(b"first");
+                    Step::SendAhead("ahead")
+                }
+                2 => {
+                    out.extend_from_slice(b"req");
+                    Step::Send("request")
+                }
+                3 if self.alone => {
+                    out.extend_from_slice(b"late");
+                    Step::SendAhead("late")
+                }
+                _ if now < self.deadline => {
+                    // `out` must keep the request the driver resends.
+                    out.extend_from_slice(b"req");
+                    Step::Wait(self.deadline)
+                }
+                _ => Step::Done(Status::default()),
+            }
+        }
+
+        fn handle(&mut self, _now: std::time::Instant, _input: Input<'_>) {}
+    }
+
+    /// A request sent ahead goes out once, just before the next request, and is shown to the
+    /// observer; only the next request is resent. One with no request after it goes out
+    /// alone before the wait.
+    #[tokio::test(start_paused = true)]
+    async fn sent_ahead_once_before_the_request() {
+        for alone in [false, true] {
+            let mut fake = Fake::<true>::new(|_, _, _| vec![]);
+            let deadline = Instant::now() + Duration::from_secs(3);
+            let mut x = Ahead {
+                step: 0,
+                alone,
+                deadline: deadline.into_std(),
+            };
+            let mut t = Transcript::default();
+            drive(&mut x, &mut fake, deadline, Pacing::default(), Some(&mut t))
+                .await
+                .unwrap();
+            let sent: Vec<&[u8]> = fake.sent.iter().map(|(_, b)| b.as_slice()).collect();
+            let lines: Vec<&str> = t.0.iter().map(|(_, l)| l.as_str()).collect();
+            let (late_sent, late_line): (&[&[u8]], &[&str]) = if alone {
+                (&[b"late"], &["sent late [108, 97, 116, 101]"])
+            } else {
+                (&[], &[])
+            };
+            let want_sent = [&[&b"first"[..], b"req"], late_sent, &[b"req", b"req"]].concat();
+            assert_eq!(sent, want_sent, "alone {alone}");
+            let want_lines = [
+                &[
+                    "sent ahead [102, 105, 114, 115, 116]",
+                    "sent request [114, 101, 113]",
+                ][..],
+                late_line,
+                &[
+                    "resent [114, 101, 113]",
+                    "resent [114, 101, 113]",
+                    "timed out",
+                    "done 0",
+                ],
+            ]
+            .concat();
+            assert_eq!(lines, want_lines, "alone {alone}");
+        }
+    }
+
     async fn server() -> (UdpSocket, SocketAddr) {
         let s = UdpSocket::bind("127.0.0.1:0").await.unwrap();
         let a = s.local_addr().unwrap();
