@@ -521,3 +521,50 @@ async fn daemon_polls_build_no_extras() {
     assert_source_status_core(&s);
     assert!(s.extras.is_empty(), "{:?}", s.extras);
 }
+
+/// Steady polls with players pipeline A2S_PLAYER with A2S_INFO: after the first poll (which
+/// learns the challenge), each poll sends exactly one request of each and gets both replies,
+/// on the shared socket, with a decoy from another port ignored. Both for a server that
+/// challenges info (the list takes the same challenge) and one that challenges only lists
+/// (whose list challenge is remembered: without that, two list requests per poll). The
+/// order on the wire is pinned by the sans-IO tests (`query::tests::a2s_players_*`).
+#[tokio::test]
+async fn players_pipelined_in_steady_state() {
+    for challenge in [Challenge::Fixed([1, 2, 3, 4]), Challenge::None] {
+        let counters = Arc::new(Counters::default());
+        let sim = server(A2sConfig {
+            challenge,
+            decoy: true,
+            counters: counters.clone(),
+            ..A2sConfig::default()
+        })
+        .await;
+        let mux = Arc::new(UdpMux::new());
+        let mut req = request(&sim, 2000);
+        req.players = true;
+        req.mux = Some(mux.clone());
+        let mut session = Session::default();
+        let names = |s: &Status| -> Vec<String> {
+            let list = s.players.as_deref().unwrap_or_default();
+            list.iter().map(|p| p.name.clone()).collect()
+        };
+        let first = names(&poll_with(&req, &mut session).await.unwrap());
+        assert!(
+            first.len() >= 2 && first[..2] == ["alice", "bob"],
+            "{first:?}"
+        );
+        let (info, players) = (counters.info(), counters.players());
+        for n in 1..=3 {
+            let s = poll_with(&req, &mut session).await.unwrap();
+            assert_eq!(s.name, "Test Server");
+            assert_eq!(names(&s), first, "{challenge:?}");
+            assert!(!s.extras.contains_key("players_error"));
+            assert_eq!(
+                (counters.info(), counters.players()),
+                (info + n, players + n),
+                "{challenge:?}: one request of each per poll"
+            );
+        }
+        assert_eq!(mux.shared_polls(), 3);
+    }
+}

@@ -11,8 +11,9 @@
 //! A sender waits until its datagram has been handed to the kernel and gets that send's
 //! error, as with `send_to`: the instant the driver reads afterwards (round trip, resend
 //! timing) is the real send's, a few microseconds late at most, and a failed send fails its
-//! own poll. The queue holds at most one datagram per poll in flight (a sender waits for its
-//! own), so it is bounded by `max_concurrent_polls`.
+//! own poll. The queue holds at most two datagrams per poll in flight (a sender waits for its
+//! own; two when a request is pipelined ahead of another, `send_all`), so it is bounded by
+//! twice `max_concurrent_polls`.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -77,35 +78,54 @@ impl Outbox {
     /// Queues `datagram` for `to` and waits until the flusher has sent it; its error if the
     /// kernel refused it.
     pub(super) async fn send(&self, datagram: &[u8], to: SocketAddr) -> std::io::Result<()> {
+        self.send_all(&[datagram], to).await
+    }
+
+    /// Queues `datagrams` for `to` back to back (so they leave in the same `sendmmsg`) and
+    /// waits until the flusher has sent them all; the first error the kernel gave, if any.
+    /// A pipelined request and the request it goes ahead of cost one wait, not two.
+    pub(super) async fn send_all(
+        &self,
+        datagrams: &[&[u8]],
+        to: SocketAddr,
+    ) -> std::io::Result<()> {
         // Created before queuing: a flush finishing any time after this wakes it.
         let sent = self.sent.notified();
         tokio::pin!(sent);
-        let ticket = {
+        let (first, end) = {
             let mut q = lock(&self.queue);
             if self.closed.load(Ordering::Acquire) {
                 return Err(closed());
             }
-            let ticket = q.next_ticket;
-            q.next_ticket += 1;
-            q.bytes.extend_from_slice(datagram);
-            let end = q.bytes.len();
-            q.items.push(Item { end, to });
-            if q.items.len() == 1 {
+            let first = q.next_ticket;
+            let was_empty = q.items.is_empty();
+            for datagram in datagrams {
+                q.next_ticket += 1;
+                q.bytes.extend_from_slice(datagram);
+                let end = q.bytes.len();
+                q.items.push(Item { end, to });
+            }
+            if was_empty && !q.items.is_empty() {
                 self.wake.notify_one();
             }
-            ticket
+            (first, q.next_ticket)
         };
         loop {
             {
                 let mut q = lock(&self.queue);
-                if ticket < q.done {
-                    return match q.failed.iter().position(|(t, _)| *t == ticket) {
-                        Some(i) => Err(q
+                if end <= q.done {
+                    let mut result = Ok(());
+                    while let Some(i) = q.failed.iter().position(|(t, _)| (first..end).contains(t))
+                    {
+                        let e = q
                             .failed
                             .remove(i)
-                            .map_or_else(|| std::io::ErrorKind::Other.into(), |(_, e)| e)),
-                        None => Ok(()),
-                    };
+                            .map_or_else(|| std::io::ErrorKind::Other.into(), |(_, e)| e);
+                        if result.is_ok() {
+                            result = Err(e);
+                        }
+                    }
+                    return result;
                 }
                 if self.closed.load(Ordering::Acquire) {
                     return Err(closed());
@@ -282,6 +302,26 @@ mod tests {
         let q = lock(&outbox.0.queue);
         assert_eq!((q.done, q.next_ticket), (N as u64, N as u64));
         assert!(q.items.is_empty() && q.failed.is_empty());
+        drop(q);
+        flusher.abort();
+    }
+
+    /// Datagrams queued together leave in order, in one flush, and their sender returns
+    /// once both are out.
+    #[tokio::test]
+    async fn send_all_sends_in_order() {
+        let (shared, shared_addr) = bound().await;
+        let (peer, peer_addr) = bound().await;
+        let (outbox, flusher) = start(shared);
+        outbox
+            .0
+            .send_all(&[b"ahead", b"request"], peer_addr)
+            .await
+            .unwrap();
+        assert_eq!(recv(&peer).await, (b"ahead".to_vec(), shared_addr));
+        assert_eq!(recv(&peer).await, (b"request".to_vec(), shared_addr));
+        let q = lock(&outbox.0.queue);
+        assert_eq!((q.done, q.next_ticket), (2, 2));
         drop(q);
         flusher.abort();
     }

@@ -121,6 +121,21 @@ impl UdpChannel {
         Ok(())
     }
 
+    /// Sends two datagrams to the peer back to back: on the shared socket they are queued
+    /// together and leave in the same `sendmmsg` (one wait for the flusher, not two).
+    pub async fn send_pair(&self, first: &[u8], then: &[u8]) -> Result<(), NetError> {
+        match &self.inner {
+            Inner::Shared(r) if COALESCE.load(Ordering::Relaxed) => {
+                r.family.outbox.send_all(&[first, then], self.peer).await?
+            }
+            _ => {
+                self.send(first).await?;
+                self.send(then).await?;
+            }
+        }
+        Ok(())
+    }
+
     /// Waits for the next datagram from the peer until `deadline`; returns it at its exact
     /// size.
     ///
@@ -565,6 +580,31 @@ mod tests {
         answer(&a, b"from a").await;
         assert_eq!(cb.recv(soon(1000)).await.unwrap(), b"from b");
         assert_eq!(ca.recv(soon(1000)).await.unwrap(), b"from a");
+    }
+
+    /// A pipelined pair: both requests reach the server in order, and both replies, sent
+    /// back to back (so usually read in one `recvmmsg` batch), reach the poll; neither
+    /// overwrites the other. On the shared socket and on one of its own.
+    #[tokio::test]
+    async fn pair_out_both_replies_in() {
+        let mux = UdpMux::new();
+        for shared in [true, false] {
+            let (peer, peer_addr) = server().await;
+            let chan = UdpChannel::open(peer_addr, shared.then_some(&mux))
+                .await
+                .unwrap();
+            assert_eq!(chan.is_shared(), shared);
+            chan.send_pair(b"players", b"info").await.unwrap();
+            let mut buf = [0u8; 64];
+            let (n, from) = peer.recv_from(&mut buf).await.unwrap();
+            assert_eq!(&buf[..n], b"players");
+            let (n, _) = peer.recv_from(&mut buf).await.unwrap();
+            assert_eq!(&buf[..n], b"info");
+            peer.send_to(b"player list", from).await.unwrap();
+            peer.send_to(b"info reply", from).await.unwrap();
+            assert_eq!(chan.recv(soon(1000)).await.unwrap(), b"player list");
+            assert_eq!(chan.recv(soon(1000)).await.unwrap(), b"info reply");
+        }
     }
 
     /// A datagram from a source nobody registered (here: the right host, another port) is

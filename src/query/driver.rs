@@ -113,6 +113,9 @@ pub async fn drive<X: Exchange, T: Transport>(
     mut observer: Option<&mut dyn Observer>,
 ) -> Result<Status, Error> {
     let mut out = Vec::with_capacity(64);
+    // A request pipelined ahead of the next one ([`Step::SendAhead`]): held until that one
+    // is written, so both leave together.
+    let mut ahead: Option<(&'static str, Vec<u8>)> = None;
     let mut last = Last::default();
     // Events without a time of their own read the clock only when someone observes.
     let mut seen = |at: Option<Instant>, e: Event<'_>| {
@@ -144,7 +147,33 @@ pub async fn drive<X: Exchange, T: Transport>(
         } else {
             exchange.poll(now.into_std(), &mut out)
         };
+        // A request sent ahead goes out with the next request; if none follows, alone.
+        if let Some((what, bytes)) = ahead.take_if(|_| {
+            !matches!(
+                step,
+                Step::Send(_) | Step::SendSecret(_) | Step::SendAhead(_)
+            )
+        }) {
+            match transport.send(&bytes, deadline).await {
+                Ok(()) => {
+                    let bytes = &transport.shown(&bytes);
+                    seen(None, Event::Sent { bytes, what });
+                }
+                Err(e) => {
+                    fail(exchange, e, &mut seen);
+                    continue;
+                }
+            }
+        }
         match step {
+            Step::SendAhead(what) => {
+                // The last one written wins: only one request goes ahead of the next.
+                let mut bytes = ahead.take().map(|(_, b)| b).unwrap_or_default();
+                bytes.clear();
+                bytes.extend_from_slice(&out);
+                ahead = Some((what, bytes));
+                fresh = Some(now);
+            }
             Step::Connect(until) => match transport
                 .connect(Instant::from_std(until).min(deadline))
                 .await
@@ -160,7 +189,12 @@ pub async fn drive<X: Exchange, T: Transport>(
                 if let Some(at) = last.sent_at.filter(|_| !pacing.min_gap.is_zero()) {
                     tokio::time::sleep_until((at + pacing.min_gap).min(deadline)).await;
                 }
-                match transport.send(&out, deadline).await {
+                let first = ahead.take();
+                let sent = match &first {
+                    Some((_, first)) => transport.send_pair(first, &out, deadline).await,
+                    None => transport.send(&out, deadline).await,
+                };
+                match sent {
                     Ok(()) => {
                         let at = Instant::now();
                         // A secret is never resent: a copy the observer could not be shown
@@ -175,6 +209,10 @@ pub async fn drive<X: Exchange, T: Transport>(
                             resends_left: resends,
                         };
                         if let Some((what, bytes)) = transport.sent_preamble() {
+                            seen(Some(at), Event::Sent { bytes, what });
+                        }
+                        if let Some((what, bytes)) = &first {
+                            let bytes = &transport.shown(bytes);
                             seen(Some(at), Event::Sent { bytes, what });
                         }
                         if secret {
@@ -457,6 +495,86 @@ mod tests {
             lines.iter().all(|l| !l.contains("104, 117, 110")),
             "{lines:?}"
         );
+    }
+
+    /// Sends "first" ahead of "req" (then, with `alone`, "late" ahead of nothing) and waits.
+    struct Ahead {
+        step: u8,
+        alone: bool,
+        deadline: std::time::Instant,
+    }
+
+    impl Exchange for Ahead {
+        fn poll(&mut self, now: std::time::Instant, out: &mut Vec<u8>) -> Step {
+            self.step += 1;
+            out.clear();
+            match self.step {
+                1 => {
+                    out.extend_from_slice(b"first");
+                    Step::SendAhead("ahead")
+                }
+                2 => {
+                    out.extend_from_slice(b"req");
+                    Step::Send("request")
+                }
+                3 if self.alone => {
+                    out.extend_from_slice(b"late");
+                    Step::SendAhead("late")
+                }
+                _ if now < self.deadline => {
+                    // `out` must keep the request the driver resends.
+                    out.extend_from_slice(b"req");
+                    Step::Wait(self.deadline)
+                }
+                _ => Step::Done(Status::default()),
+            }
+        }
+
+        fn handle(&mut self, _now: std::time::Instant, _input: Input<'_>) {}
+    }
+
+    /// A request sent ahead goes out once, just before the next request, and is shown to the
+    /// observer; only the next request is resent. One with no request after it goes out
+    /// alone before the wait.
+    #[tokio::test(start_paused = true)]
+    async fn sent_ahead_once_before_the_request() {
+        for alone in [false, true] {
+            let mut fake = Fake::<true>::new(|_, _, _| vec![]);
+            let deadline = Instant::now() + Duration::from_secs(3);
+            let mut x = Ahead {
+                step: 0,
+                alone,
+                deadline: deadline.into_std(),
+            };
+            let mut t = Transcript::default();
+            drive(&mut x, &mut fake, deadline, Pacing::default(), Some(&mut t))
+                .await
+                .unwrap();
+            let sent: Vec<&[u8]> = fake.sent.iter().map(|(_, b)| b.as_slice()).collect();
+            let lines: Vec<&str> = t.0.iter().map(|(_, l)| l.as_str()).collect();
+            let (late_sent, late_line): (&[&[u8]], &[&str]) = if alone {
+                (&[b"late"], &["sent late [108, 97, 116, 101]"])
+            } else {
+                (&[], &[])
+            };
+            let want_sent = [&[&b"first"[..], b"req"], late_sent, &[b"req", b"req"]].concat();
+            assert_eq!(sent, want_sent, "alone {alone}");
+            let want_lines = [
+                &[
+                    "sent ahead [102, 105, 114, 115, 116]",
+                    "sent request [114, 101, 113]",
+                ][..],
+                late_line,
+                &[
+                    "resent [114, 101, 113]",
+                    "resent [114, 101, 113]",
+                    "timed out",
+                    "done 0",
+                ],
+            ]
+            .concat();
+            assert_eq!(lines, want_lines, "alone {alone}");
+        }
     }
 
     async fn server() -> (UdpSocket, SocketAddr) {

@@ -408,11 +408,13 @@ impl Build for A2s {
     fn build(start: &Start<'_>, session: &Session) -> Self {
         let memory = recalled::<a2s_exchange::Memory>(session);
         A2s::new(start.params, memory.challenge, start.deadline)
+            .with_list_challenge(memory.list_challenge)
     }
 
     fn remember(&self, session: &mut Session) {
         session.memory.set(a2s_exchange::Memory {
             challenge: self.challenge(),
+            list_challenge: self.list_challenge(),
         });
     }
 }

@@ -693,3 +693,350 @@ proptest! {
         });
     }
 }
+
+/// A2S_PLAYER with challenge `c`, byte for byte: header, 'U', the challenge.
+fn player_request(c: [u8; 4]) -> Vec<u8> {
+    let mut want = vec![0xFF, 0xFF, 0xFF, 0xFF, 0x55];
+    want.extend_from_slice(&c);
+    want
+}
+
+/// A2S_INFO with challenge `c`, byte for byte: header, 'T', the payload and its NUL, the
+/// challenge.
+fn info_request(c: Option<[u8; 4]>) -> Vec<u8> {
+    let mut want = vec![0xFF, 0xFF, 0xFF, 0xFF, 0x54];
+    want.extend_from_slice(b"Source Engine Query\0");
+    want.extend_from_slice(c.as_ref().map_or(&[][..], |c| &c[..]));
+    want
+}
+
+/// Two players, as the server encodes them.
+fn player_list() -> Vec<u8> {
+    let players = [("ann", 7, 61.5), ("bo", -1, 2.0)].map(|(name, score, duration)| a2s::Player {
+        index: 0,
+        name: name.into(),
+        score,
+        duration,
+    });
+    let mut out = Vec::new();
+    a2s::encode_players(&players, &mut out);
+    out
+}
+
+/// Labels of what the driver sent, in order.
+#[derive(Default)]
+struct Sends(Vec<&'static str>);
+
+impl super::driver::Observer for Sends {
+    fn event(&mut self, _at: Instant, event: super::driver::Event<'_>) {
+        use super::driver::Event;
+        match event {
+            Event::Sent { what, .. } => self.0.push(what),
+            Event::Resent { .. } => self.0.push("resent"),
+            _ => {}
+        }
+    }
+}
+
+/// One A2S poll with players, from `memory`, over `fake`: the status or error, the memory to
+/// keep and the labels of what went out.
+async fn a2s_players_poll(
+    fake: &mut Fake<true>,
+    memory: A2sMemory,
+    max_challenges: u8,
+) -> (
+    Result<crate::status::Status, Error>,
+    A2sMemory,
+    Vec<&'static str>,
+) {
+    let mut req = request(Protocol::A2s);
+    req.players = true;
+    req.limits.max_challenges = max_challenges;
+    let deadline = deadline();
+    let mut x = A2s::new(req.params(), memory.challenge, deadline.into_std())
+        .with_list_challenge(memory.list_challenge);
+    let mut sends = Sends::default();
+    let result = drive(&mut x, fake, deadline, Pacing::default(), Some(&mut sends)).await;
+    let memory = A2sMemory {
+        challenge: x.challenge(),
+        list_challenge: x.list_challenge(),
+    };
+    (result, memory, sends.0)
+}
+
+fn names(s: &crate::status::Status) -> Vec<&str> {
+    s.players
+        .as_deref()
+        .unwrap_or_default()
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect()
+}
+
+const KNOWN: A2sMemory = A2sMemory {
+    challenge: Some([1, 2, 3, 4]),
+    list_challenge: None,
+};
+
+/// Steady state with the challenge known: A2S_PLAYER goes out ahead of A2S_INFO (one batch),
+/// the list comes first, and the info reply ends the poll: two datagrams out, none again, the
+/// latency the info round trip.
+#[tokio::test(start_paused = true)]
+async fn a2s_players_pipelined_list_first() {
+    let mut fake = Fake::<true>::new(|_, n, bytes| match n {
+        0 => {
+            assert_eq!(bytes, player_request([1, 2, 3, 4]));
+            vec![Answer::Bytes(player_list())]
+        }
+        1 => {
+            assert_eq!(bytes, info_request(Some([1, 2, 3, 4])));
+            vec![Answer::Bytes(info())]
+        }
+        _ => panic!("a third request"),
+    });
+    let (result, memory, sends) = a2s_players_poll(&mut fake, KNOWN, 3).await;
+    let s = result.unwrap();
+    assert_eq!(sends, ["A2S_PLAYER (pipelined)", "A2S_INFO"]);
+    assert_eq!((s.name.as_str(), s.online), ("in memory", 3));
+    assert_eq!(names(&s), ["ann", "bo"]);
+    assert_eq!(s.players.as_ref().unwrap()[0].score, Some(7));
+    assert!(!s.extras.contains_key("players_error"));
+    assert_eq!(memory, KNOWN);
+}
+
+/// Info first, the list right behind it: the list is taken in the players step (which asks
+/// once more, as the sequential dialogue does, before it reads the queued list).
+#[tokio::test(start_paused = true)]
+async fn a2s_players_pipelined_info_first() {
+    let mut fake = Fake::<true>::new(|_, n, bytes| match n {
+        0 => vec![],
+        1 => vec![Answer::Bytes(info()), Answer::Bytes(player_list())],
+        2 => {
+            assert_eq!(bytes, player_request([1, 2, 3, 4]));
+            vec![]
+        }
+        _ => panic!("a fourth request"),
+    });
+    let (result, _, sends) = a2s_players_poll(&mut fake, KNOWN, 3).await;
+    let s = result.unwrap();
+    assert_eq!(sends, ["A2S_PLAYER (pipelined)", "A2S_INFO", "A2S_PLAYER"]);
+    assert_eq!(names(&s), ["ann", "bo"]);
+}
+
+/// The pipelined list is lost: info alone answers, then players are asked the sequential way
+/// and their reply is used.
+#[tokio::test(start_paused = true)]
+async fn a2s_players_pipelined_list_lost() {
+    let mut fake = Fake::<true>::new(|_, n, bytes| match n {
+        0 => vec![],
+        1 => vec![Answer::Bytes(info())],
+        2 => {
+            assert_eq!(bytes, player_request([1, 2, 3, 4]));
+            vec![Answer::Bytes(player_list())]
+        }
+        _ => panic!("a fourth request"),
+    });
+    let (result, _, sends) = a2s_players_poll(&mut fake, KNOWN, 3).await;
+    let s = result.unwrap();
+    assert_eq!(sends, ["A2S_PLAYER (pipelined)", "A2S_INFO", "A2S_PLAYER"]);
+    assert_eq!(names(&s), ["ann", "bo"]);
+    assert!(!s.extras.contains_key("players_error"));
+}
+
+/// A server that never lists players: the pipelined request and the players step's own go
+/// unanswered, and the poll succeeds with `players_error`, as before pipelining.
+#[tokio::test(start_paused = true)]
+async fn a2s_players_pipelined_never_answered() {
+    let mut fake = Fake::<true>::new(|_, _, bytes| match a2s::decode_request(bytes) {
+        Ok(Query::Info { .. }) => vec![Answer::Bytes(info())],
+        _ => vec![],
+    });
+    let (result, _, sends) = a2s_players_poll(&mut fake, KNOWN, 3).await;
+    let s = result.unwrap();
+    assert_eq!(s.players, None);
+    assert_eq!(s.extras["players_error"], "timeout");
+    assert_eq!(
+        sends[..3],
+        ["A2S_PLAYER (pipelined)", "A2S_INFO", "A2S_PLAYER"]
+    );
+    // Only the players step's own request is resent, never the pipelined one.
+    assert!(sends[3..].iter().all(|s| *s == "resent"), "{sends:?}");
+}
+
+/// A stale challenge: both pipelined requests are answered with the server's new one. The
+/// first is taken as info's, its repeat (the other request's answer) is not a second round
+/// (one challenge allowed here), and players follow the sequential way with it.
+#[tokio::test(start_paused = true)]
+async fn a2s_players_pipelined_stale_challenge() {
+    let new = [9, 9, 9, 9];
+    let mut fake = Fake::<true>::new(move |_, n, bytes| match n {
+        0 => {
+            assert_eq!(bytes, player_request([1, 2, 3, 4]));
+            vec![challenge(new)]
+        }
+        1 => {
+            assert_eq!(bytes, info_request(Some([1, 2, 3, 4])));
+            vec![challenge(new)]
+        }
+        2 => {
+            assert_eq!(bytes, info_request(Some(new)));
+            vec![Answer::Bytes(info())]
+        }
+        3 => {
+            assert_eq!(bytes, player_request(new));
+            vec![Answer::Bytes(player_list())]
+        }
+        _ => panic!("a fifth request"),
+    });
+    let (result, memory, sends) = a2s_players_poll(&mut fake, KNOWN, 1).await;
+    let s = result.unwrap();
+    assert_eq!(
+        sends,
+        [
+            "A2S_PLAYER (pipelined)",
+            "A2S_INFO",
+            "A2S_INFO with the new challenge",
+            "A2S_PLAYER"
+        ]
+    );
+    assert_eq!(names(&s), ["ann", "bo"]);
+    assert_eq!(memory.challenge, Some(new));
+}
+
+/// A server that challenges only the lists: the first poll learns the list challenge, the
+/// next pipelines with it; when it has gone stale, the challenge answering the pipelined
+/// request is the list's (info went without one), and players follow with it.
+#[tokio::test(start_paused = true)]
+async fn a2s_players_list_challenge_remembered() {
+    let current = std::sync::Arc::new(std::sync::Mutex::new([5, 5, 5, 5]));
+    let server = current.clone();
+    let mut fake = Fake::<true>::new(move |_, _, bytes| {
+        let current = *server.lock().unwrap();
+        match a2s::decode_request(bytes) {
+            Ok(Query::Info { challenge: None }) => vec![Answer::Bytes(info())],
+            Ok(Query::Players { challenge: c }) if c == current => {
+                vec![Answer::Bytes(player_list())]
+            }
+            Ok(Query::Players { .. }) => vec![challenge(current)],
+            other => panic!("unexpected request {other:?}"),
+        }
+    });
+    // First poll: info, then the list's challenge round (sequential).
+    let (result, memory, sends) = a2s_players_poll(&mut fake, A2sMemory::default(), 3).await;
+    assert_eq!(names(&result.unwrap()), ["ann", "bo"]);
+    assert_eq!(
+        sends,
+        [
+            "A2S_INFO",
+            "A2S_PLAYER",
+            "A2S_PLAYER with the new challenge"
+        ]
+    );
+    let want = A2sMemory {
+        challenge: None,
+        list_challenge: Some([5, 5, 5, 5]),
+    };
+    assert_eq!(memory, want);
+    // Second poll: pipelined, one batch.
+    fake.sent.clear();
+    let (result, memory, sends) = a2s_players_poll(&mut fake, memory, 3).await;
+    assert_eq!(names(&result.unwrap()), ["ann", "bo"]);
+    assert_eq!(sends, ["A2S_PLAYER (pipelined)", "A2S_INFO"]);
+    assert_eq!(fake.sent[0].1, player_request([5, 5, 5, 5]));
+    assert_eq!(fake.sent[1].1, info_request(None));
+    assert_eq!(memory, want);
+    // The list challenge changes: the pipelined request is rechallenged, info still
+    // answers at once, and players follow with the new challenge (one allowed is enough).
+    *current.lock().unwrap() = [6, 6, 6, 6];
+    fake.sent.clear();
+    let (result, memory, sends) = a2s_players_poll(&mut fake, memory, 1).await;
+    assert_eq!(names(&result.unwrap()), ["ann", "bo"]);
+    assert_eq!(sends, ["A2S_PLAYER (pipelined)", "A2S_INFO", "A2S_PLAYER"]);
+    assert_eq!(fake.sent[2].1, player_request([6, 6, 6, 6]));
+    assert_eq!(memory.list_challenge, Some([6, 6, 6, 6]));
+}
+
+/// A split list interleaved with the info reply (fragment, info, fragment): reassembly
+/// keys by id, so the info reply in between neither breaks the list nor is lost.
+#[tokio::test(start_paused = true)]
+async fn a2s_players_pipelined_split_list() {
+    let fragments = a2s::split::encode_split(
+        &player_list(),
+        77,
+        a2s::split::SplitOptions {
+            format: a2s::split::Format::Source { size_field: true },
+            fragment_size: 16,
+            compress: false,
+        },
+    );
+    assert!(fragments.len() >= 2);
+    let mut fake = Fake::<true>::new(move |_, n, _| match n {
+        0 => vec![],
+        1 => {
+            // The last fragment, info, then the others: info is done while the list is
+            // still missing fragments.
+            let mut answers: Vec<Answer> = fragments.iter().cloned().map(Answer::Bytes).collect();
+            let last = answers.pop().unwrap();
+            answers.insert(0, Answer::Bytes(info()));
+            answers.insert(0, last);
+            answers
+        }
+        2 => vec![],
+        _ => panic!("a fourth request"),
+    });
+    let (result, _, sends) = a2s_players_poll(&mut fake, KNOWN, 3).await;
+    let s = result.unwrap();
+    assert_eq!(names(&s), ["ann", "bo"]);
+    assert_eq!(s.name, "in memory");
+    // Info came before the list was whole: the players step asks again, then the queued
+    // fragments complete the pipelined list (kept across the step).
+    assert_eq!(sends, ["A2S_PLAYER (pipelined)", "A2S_INFO", "A2S_PLAYER"]);
+}
+
+/// A pipelined list above the reply cap is the players' failure (`too_large` in extras);
+/// info still answers and the poll succeeds, without a players step.
+#[tokio::test(start_paused = true)]
+async fn a2s_players_pipelined_list_too_large() {
+    let mut fake = Fake::<true>::new(|_, n, _| match n {
+        // Packet 0 of a list announcing more fragments than the 2 allowed.
+        0 => vec![Answer::Bytes(
+            a2s::split::encode_split(
+                &player_list(),
+                5,
+                a2s::split::SplitOptions {
+                    format: a2s::split::Format::Source { size_field: true },
+                    fragment_size: 8,
+                    compress: false,
+                },
+            )
+            .swap_remove(0),
+        )],
+        1 => vec![Answer::Bytes(info())],
+        _ => panic!("a third request"),
+    });
+    let mut req = request(Protocol::A2s);
+    req.players = true;
+    req.limits.max_split_packets = 2;
+    let deadline = deadline();
+    let mut x = A2s::new(req.params(), KNOWN.challenge, deadline.into_std());
+    let s = drive(&mut x, &mut fake, deadline, Pacing::default(), None)
+        .await
+        .unwrap();
+    assert_eq!(s.players, None);
+    assert_eq!(s.extras["players_error"], "too_large");
+    assert_eq!(fake.sent.len(), 2);
+}
+
+/// Without players asked for, or without a known challenge, nothing is pipelined.
+#[tokio::test(start_paused = true)]
+async fn a2s_pipelines_only_with_players_and_a_challenge() {
+    let mut fake = Fake::<true>::new(|_, _, _| vec![Answer::Bytes(info())]);
+    let req = request(Protocol::A2s);
+    let deadline = deadline();
+    let mut x = A2s::new(req.params(), KNOWN.challenge, deadline.into_std());
+    drive(&mut x, &mut fake, deadline, Pacing::default(), None)
+        .await
+        .unwrap();
+    assert_eq!(fake.sent.len(), 1);
+    assert_eq!(fake.sent[0].1, info_request(KNOWN.challenge));
+}

@@ -42,6 +42,21 @@ pub trait Transport {
     /// Sends one request (a datagram, or bytes on the stream), giving up at `until`.
     async fn send(&mut self, bytes: &[u8], until: Instant) -> Result<(), NetError>;
 
+    /// Sends a request pipelined ahead of another ([`Step::SendAhead`]), then the other,
+    /// back to back. A transport that can batch sends them together (the shared UDP socket:
+    /// one `sendmmsg`, one wait for the flusher).
+    ///
+    /// [`Step::SendAhead`]: crate::protocol::exchange::Step::SendAhead
+    async fn send_pair(
+        &mut self,
+        first: &[u8],
+        then: &[u8],
+        until: Instant,
+    ) -> Result<(), NetError> {
+        self.send(first, until).await?;
+        self.send(then, until).await
+    }
+
     /// Receives until `until`. Holds no buffer while it waits (see [`Recv::Bytes`]).
     async fn recv(&mut self, until: Instant) -> Result<Recv, NetError>;
 
@@ -85,6 +100,15 @@ impl Transport for UdpChannel {
 
     async fn send(&mut self, bytes: &[u8], _until: Instant) -> Result<(), NetError> {
         UdpChannel::send(self, bytes).await
+    }
+
+    async fn send_pair(
+        &mut self,
+        first: &[u8],
+        then: &[u8],
+        _until: Instant,
+    ) -> Result<(), NetError> {
+        UdpChannel::send_pair(self, first, then).await
     }
 
     async fn recv(&mut self, until: Instant) -> Result<Recv, NetError> {

@@ -7,7 +7,19 @@
 //!   exact address and port reach the decoders, so a decoy from a wrong port is ignored.
 //! - Steady state is one round trip: the challenge the server last issued is remembered
 //!   between polls ([`A2s::challenge`], kept by the caller) and appended to the first
-//!   A2S_INFO.
+//!   A2S_INFO. With players asked for, the list's challenge is known too (the info one, or
+//!   [`A2s::list_challenge`] remembered from the last list for servers that challenge only
+//!   the lists), so A2S_PLAYER is pipelined: sent ahead of A2S_INFO in the same batch
+//!   ([`Step::SendAhead`]), its reply accepted whenever it comes while info is awaited.
+//!   Both replies then usually arrive in one receive batch: one wake-up per poll instead of
+//!   two round trips. If the list has not come when info has, the players step runs as
+//!   before (asks again, with its share of the time). A challenge while both are out: when
+//!   A2S_INFO carried none it answers the list request (players are then asked the
+//!   sequential way with it); else it is info's new challenge, and one repeat of it is the
+//!   other request's answer to the same stale challenge, not a challenge round. Caveats of
+//!   not knowing which request a datagram answers: a reply above a cap while both are out
+//!   is taken for the list (`players_error` `too_large`; info is still awaited), and an
+//!   info timeout while a split list is under way reads `incomplete`.
 //! - `latency` is the round trip of the final A2S_INFO (the one the info reply answered,
 //!   reassembly included), counted from its last copy when the channel had to resend it;
 //!   DNS and challenge rounds are not counted.
@@ -45,6 +57,20 @@ enum Phase {
     Finished,
 }
 
+/// The A2S_PLAYER pipelined ahead of A2S_INFO, and what became of it.
+#[derive(Debug, Default)]
+enum Ahead {
+    /// Not sent this poll (no players asked for, no list challenge known).
+    #[default]
+    NotSent,
+    /// Sent; no list yet.
+    Out,
+    /// Answered before info was: the list, or why it could not be read.
+    Got(Result<Vec<a2s::Player>, Error>),
+    /// Answered with a new challenge: players are asked the sequential way, with it.
+    Rechallenged,
+}
+
 /// The A2S dialogue as a state machine.
 #[derive(Debug)]
 pub struct A2s {
@@ -59,6 +85,13 @@ pub struct A2s {
     challenges: Challenges,
     /// The challenge A2S_PLAYER and A2S_RULES send (the info one when there is one).
     list_challenge: [u8; 4],
+    /// The challenge the last list needed, for servers that challenge only the lists: given
+    /// by the caller, kept up to date here, read back after the poll.
+    known_list: Option<[u8; 4]>,
+    ahead: Ahead,
+    /// A challenge taken as info's arrived while both requests were out: one repeat of it
+    /// answers the other request (the same stale challenge), and is not a challenge round.
+    echo: bool,
     reassembler: split::Reassembler,
     status: Status,
     latency: Duration,
@@ -77,6 +110,9 @@ impl A2s {
             ask: None,
             challenges: Challenges::new(limits.max_challenges),
             list_challenge: NO_CHALLENGE,
+            known_list: None,
+            ahead: Ahead::NotSent,
+            echo: false,
             reassembler: split::Reassembler::new(split::Limits {
                 max_packets: limits.max_split_packets,
                 max_bytes: limits.reply_cap(),
@@ -92,8 +128,45 @@ impl A2s {
         self.challenge
     }
 
+    /// Starts with the list challenge remembered from the last poll ([`Memory::list_challenge`]).
+    pub fn with_list_challenge(mut self, list: Option<[u8; 4]>) -> A2s {
+        self.known_list = list;
+        self
+    }
+
+    /// The list challenge to remember for the next poll (kept in [`Memory`]).
+    pub fn list_challenge(&self) -> Option<[u8; 4]> {
+        self.known_list
+    }
+
+    /// The challenge a list request sends: the info one, else the last list's.
+    fn list_guess(&self) -> Option<[u8; 4]> {
+        self.challenge.or(self.known_list)
+    }
+
+    /// Whether the next send of A2S_INFO takes A2S_PLAYER along: only the first one of a
+    /// poll, before any challenge, with players asked for and their challenge known.
+    fn pipelines(&self) -> bool {
+        self.phase == Phase::Info
+            && self.params.players
+            && matches!(self.ahead, Ahead::NotSent)
+            && self.challenges.seen() == 0
+            && self.list_guess().is_some()
+    }
+
     /// Starts the current phase at `now`, or moves past it when it is not wanted.
     fn start(&mut self, now: Instant) {
+        if self.phase == Phase::Players && self.params.players {
+            match std::mem::take(&mut self.ahead) {
+                // The pipelined list came with (or before) info: no players step.
+                Ahead::Got(result) => {
+                    let result = result.map(|ps| self.got_players(ps));
+                    return self.end(result);
+                }
+                Ahead::Out => self.ahead = Ahead::Out,
+                Ahead::NotSent | Ahead::Rechallenged => {}
+            }
+        }
         let until = match self.phase {
             Phase::Info => self.deadline,
             Phase::Players if !self.params.players => return self.phase = Phase::Rules,
@@ -109,10 +182,14 @@ impl A2s {
             Phase::Finished => return,
         };
         if self.phase != Phase::Info {
-            // A new exchange: what went wrong in the previous one is not this one's failure.
-            self.reassembler.discard_pending();
+            // A new exchange: what went wrong in the previous one is not this one's failure,
+            // except fragments of a pipelined list still under way: the same list.
+            if !matches!(self.ahead, Ahead::Out) {
+                self.reassembler.discard_pending();
+            }
+            self.ahead = Ahead::NotSent;
             self.challenges = Challenges::new(self.params.limits.max_challenges);
-            self.list_challenge = self.challenge.unwrap_or(NO_CHALLENGE);
+            self.list_challenge = self.list_guess().unwrap_or(NO_CHALLENGE);
         }
         self.ask = Some(Ask::new(until));
     }
@@ -180,22 +257,53 @@ impl A2s {
             self.challenge = Some(c);
         } else {
             self.list_challenge = c;
+            if self.challenge.is_none() {
+                self.known_list = Some(c);
+            }
         }
         if let Some(ask) = &mut self.ask {
             ask.send_again();
         }
     }
 
+    /// A challenge while the pipelined A2S_PLAYER and A2S_INFO are both out: whose is it?
+    fn challenged_ahead(&mut self, c: [u8; 4]) {
+        if std::mem::take(&mut self.echo) && self.challenge == Some(c) {
+            return;
+        }
+        if self.challenge.is_none() && self.known_list.is_some_and(|k| k != c) {
+            // A2S_INFO went without one: this answers the list request. Players are asked
+            // the sequential way, with it, once info is in.
+            self.known_list = Some(c);
+            self.ahead = Ahead::Rechallenged;
+            return;
+        }
+        self.echo = true;
+        self.challenged(c);
+    }
+
+    /// A player list arrived: into the status.
+    fn got_players(&mut self, ps: Vec<a2s::Player>) {
+        self.status.online = true_count(self.status.online, ps.len());
+        self.status.players = Some(ps.into_iter().map(to_player).collect());
+    }
+
     fn reply(&mut self, reply: Reply, rtt: Duration) {
+        let ahead = matches!(self.ahead, Ahead::Out);
         match (self.phase, reply) {
+            (Phase::Info, Reply::Players(ps)) if ahead => self.ahead = Ahead::Got(Ok(ps)),
+            (Phase::Info, Reply::Challenge(c)) if ahead => self.challenged_ahead(c),
             (Phase::Info, Reply::Info(info)) => {
                 self.latency = rtt;
                 self.status = to_status(info, rtt, self.params.detail);
                 self.end(Ok(()));
             }
             (Phase::Players, Reply::Players(ps)) => {
-                self.status.online = true_count(self.status.online, ps.len());
-                self.status.players = Some(ps.into_iter().map(to_player).collect());
+                if self.challenge.is_none() {
+                    // What this server's lists take (even no challenge): pipelined next time.
+                    self.known_list = Some(self.list_challenge);
+                }
+                self.got_players(ps);
                 self.end(Ok(()));
             }
             (Phase::Rules, Reply::Rules(rules)) => {
@@ -237,11 +345,21 @@ impl Exchange for A2s {
             if self.phase == Phase::Finished {
                 return Step::Done(std::mem::take(&mut self.status));
             }
+            let pipelines = self.pipelines();
             let Some(ask) = &mut self.ask else {
                 self.start(now);
                 continue;
             };
             match ask.next(now) {
+                Next::Send if pipelines => {
+                    // A2S_PLAYER first: servers answer in order, so the list is usually in
+                    // before info, and the poll ends with info's reply.
+                    ask.send_again();
+                    self.ahead = Ahead::Out;
+                    out.clear();
+                    a2s::encode_player_request(self.list_guess().unwrap_or(NO_CHALLENGE), out);
+                    return Step::SendAhead("A2S_PLAYER (pipelined)");
+                }
                 Next::Send => return Step::Send(self.encode(out)),
                 Next::Wait(step) => return step,
                 Next::Expired(e) => {
@@ -268,6 +386,11 @@ impl Exchange for A2s {
                     Err(e) => self.garbage(e),
                 },
                 Ok(None) => {}
+                // While the pipelined list is out, it is taken for the list (the bigger reply);
+                // info is still awaited.
+                Err(e @ DecodeError::TooLarge { .. }) if matches!(self.ahead, Ahead::Out) => {
+                    self.ahead = Ahead::Got(Err(e.into()))
+                }
                 // A reply above a cap ends the step at once: waiting cannot make it smaller.
                 Err(e @ DecodeError::TooLarge { .. }) => self.end(Err(e.into())),
                 Err(e) => self.garbage(e),
@@ -474,4 +597,7 @@ mod tests {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Memory {
     pub challenge: Option<[u8; 4]>,
+    /// The challenge the last player list needed, for servers that challenge only the
+    /// lists: with it A2S_PLAYER can be pipelined with A2S_INFO.
+    pub list_challenge: Option<[u8; 4]>,
 }

@@ -16,6 +16,13 @@
 //!    - [`Step::Send`]: send the bytes it wrote into `out`; over UDP the driver sends them
 //!      again while no reply comes (its pacing); [`Step::SendSecret`] for bytes that carry
 //!      a secret, which no observer sees;
+//!    - [`Step::SendAhead`]: pipelining. The bytes in `out` go out once, ahead of the
+//!      request of the next [`Step::Send`] and together with it (on the shared UDP socket
+//!      in the same `sendmmsg`); they are never resent and no round trip is timed from
+//!      them. Poll again at once. For a request whose answer the exchange accepts whenever
+//!      it comes (A2S_PLAYER with a known challenge, ahead of A2S_INFO): the two replies
+//!      then usually arrive in one receive batch and cost the poll one wake-up, not two
+//!      round trips. If its reply is lost, the exchange asks again the ordinary way;
 //!    - [`Step::Wait`]: feed whatever arrives until the instant, then poll again;
 //!    - [`Step::Done`] / [`Step::Failed`]: the poll's result.
 //! 2. [`Exchange::handle`] with each [`Input`]: a datagram or stream chunk, the stream's
@@ -40,6 +47,10 @@ pub enum Step {
     /// line, an Authorization header): the observer (the `debug=true` transcript) sees only
     /// its label and length, `<redacted N bytes>`, and the driver never resends it.
     SendSecret(&'static str),
+    /// Send the request the exchange just wrote into `out` once, ahead of (and together
+    /// with) the next [`Step::Send`]'s; never resent, never timed. The label names it for
+    /// the observer, which sees it as sent. See the module documentation.
+    SendAhead(&'static str),
     /// Wait for input until the instant, then poll again.
     Wait(Instant),
     /// The poll succeeded.
@@ -63,8 +74,8 @@ pub enum Input<'a> {
 /// A dialogue as a state machine; see the module documentation for how it is driven.
 pub trait Exchange {
     /// What to do next at `now`. `out` is the request buffer: write the request into it
-    /// (cleared first) before answering [`Step::Send`]; leave it alone otherwise, since the
-    /// driver resends what it holds.
+    /// (cleared first) before answering [`Step::Send`] or [`Step::SendAhead`]; leave it alone
+    /// otherwise, since the driver resends what it holds.
     fn poll(&mut self, now: Instant, out: &mut Vec<u8>) -> Step;
 
     /// Something happened on the transport at `now`.

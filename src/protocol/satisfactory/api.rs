@@ -303,7 +303,7 @@ mod tests {
         let mut api = api;
         loop {
             match x.poll(start, &mut out) {
-                Step::Send(_) | Step::SendSecret(_) => {
+                Step::Send(_) | Step::SendSecret(_) | Step::SendAhead(_) => {
                     sent.push(out.clone());
                     let answer = if sent.len() == 1 {
                         let cookie = u64::from_le_bytes(out[4..12].try_into().unwrap());
