@@ -18,6 +18,9 @@ pub struct Packet {
     pub is_final: bool,
 }
 
+/// The most pairs [`decode_packet`] makes room for up front; more grow the list.
+const ROOM: usize = 256;
+
 /// How a server lays out a datagram: the servers differ, the decoder reads them all.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Style {
@@ -52,7 +55,13 @@ pub fn decode_packet(datagram: &[u8]) -> Result<Packet, DecodeError> {
         return Err(DecodeError::Invalid("empty GameSpy 1 datagram"));
     }
     let mut tokens = body.split(|&b| b == b'\\');
-    let mut packet = Packet::default();
+    // Room for every pair the separators allow, so a usual datagram's list never regrows
+    // on the way (capped: a hostile run of separators reserves no more than this).
+    let separators = body.iter().filter(|&&b| b == b'\\').count();
+    let mut packet = Packet {
+        pairs: Vec::with_capacity((separators / 2 + 1).min(ROOM)),
+        ..Packet::default()
+    };
     while let Some(key) = tokens.next() {
         let key = trim_end(key);
         let value = trim_end(tokens.next().unwrap_or_default());
