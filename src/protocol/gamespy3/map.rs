@@ -22,47 +22,6 @@ fn number(s: &str) -> Option<i64> {
     s.trim().parse().ok()
 }
 
-/// The first value of each key a status reads, found in one pass over the key/values (a
-/// search per key walked them nine times a poll).
-#[derive(Default)]
-struct Keys<'a> {
-    numplayers: Option<&'a [u8]>,
-    maxplayers: Option<&'a [u8]>,
-    hostname: Option<&'a [u8]>,
-    /// Unreal Tournament 3's map (its `mapname` is not the map).
-    ut3_map: Option<&'a [u8]>,
-    mapname: Option<&'a [u8]>,
-    map: Option<&'a [u8]>,
-    gamename: Option<&'a [u8]>,
-    game_id: Option<&'a [u8]>,
-    gamever: Option<&'a [u8]>,
-    password: Option<&'a [u8]>,
-}
-
-impl<'a> Keys<'a> {
-    fn of(reply: &View<'a>) -> Keys<'a> {
-        let mut keys = Keys::default();
-        for &(k, v) in &reply.info {
-            let slot = match k {
-                b"numplayers" => &mut keys.numplayers,
-                b"maxplayers" => &mut keys.maxplayers,
-                b"hostname" => &mut keys.hostname,
-                b"p1073741825" => &mut keys.ut3_map,
-                b"mapname" => &mut keys.mapname,
-                b"map" => &mut keys.map,
-                b"gamename" => &mut keys.gamename,
-                b"game_id" => &mut keys.game_id,
-                b"gamever" => &mut keys.gamever,
-                b"password" => &mut keys.password,
-                _ => continue,
-            };
-            // The first occurrence wins, as `View::get` reads it.
-            slot.get_or_insert(v);
-        }
-        keys
-    }
-}
-
 /// Maps a reply onto [`Status`]; strings stay as the server sent them (GameSpy 3 games use
 /// no colour codes). See [`status_of`].
 pub fn to_status(reply: &Reply, want: Want, latency: Duration) -> Status {
@@ -83,30 +42,29 @@ pub fn to_status(reply: &Reply, want: Want, latency: Duration) -> Status {
 /// `latency` is the caller's round trip of the request.
 pub fn status_of(reply: &View<'_>, want: Want, latency: Duration) -> Status {
     let text = Flavor::GAMESPY3.text;
-    let keys = Keys::of(reply);
-    // The first of `found` the reply has, unless empty.
-    let get = |found: &[Option<&[u8]>]| {
-        found
-            .iter()
-            .find_map(|v| *v)
+    let get = |keys: &[&str]| {
+        keys.iter()
+            .find_map(|k| reply.get(k))
             .filter(|v| !v.is_empty())
             .map(|v| text.decode(v))
     };
     let num = |v: &[u8]| number(&text.decode_cow(v));
-    let count = |v: Option<&[u8]>| {
-        v.and_then(num)
+    let count = |key: &str| {
+        reply
+            .get(key)
+            .and_then(num)
             .map(|n| u32::try_from(n.max(0)).unwrap_or(u32::MAX))
     };
     let rows = &reply.players;
     let listed = rows.rows();
     let mut status = Status {
-        online: count(keys.numplayers).unwrap_or(u32::try_from(listed).unwrap_or(u32::MAX)),
-        max: count(keys.maxplayers).unwrap_or(0),
-        name: get(&[keys.hostname]).unwrap_or_default(),
-        map: get(&[keys.ut3_map, keys.mapname, keys.map]),
-        game: get(&[keys.gamename, keys.game_id]),
-        version: get(&[keys.gamever]),
-        password: keys.password.and_then(num).map(|n| n != 0),
+        online: count("numplayers").unwrap_or(u32::try_from(listed).unwrap_or(u32::MAX)),
+        max: count("maxplayers").unwrap_or(0),
+        name: get(&["hostname"]).unwrap_or_default(),
+        map: get(&["p1073741825", "mapname", "map"]),
+        game: get(&["gamename", "game_id"]),
+        version: get(&["gamever"]),
+        password: reply.get("password").and_then(num).map(|n| n != 0),
         latency,
         ..Status::default()
     };
@@ -139,7 +97,7 @@ pub fn status_of(reply: &View<'_>, want: Want, latency: Duration) -> Status {
     }
     if want.detail {
         let mut extras = Map::new();
-        if let Some(t) = get(&[reply.get("gametype")]) {
+        if let Some(t) = get(&["gametype"]) {
             extras.insert("gametype".into(), json!(t));
         }
         if let Some(p) = reply.get("hostport").and_then(num) {

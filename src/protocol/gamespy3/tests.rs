@@ -381,22 +381,6 @@ fn ut3_map_key() {
     assert_eq!(s.map.as_deref(), Some("DM-Deck"));
 }
 
-/// A key sent twice reads its first value; the first preferred key present wins even when
-/// empty (no field then), as a search per key read them; `game_id` stands in for `gamename`.
-#[test]
-fn first_value_and_preference() {
-    let mut reply = sample();
-    reply.info.retain(|(k, _)| k != "gamename");
-    reply.info.push(("hostname".into(), "second".into()));
-    reply.info.push(("game_id".into(), "bf2".into()));
-    reply.info.insert(0, ("p1073741825".into(), String::new()));
-    let s = to_status(&reply, Want::default(), Duration::ZERO);
-    assert_eq!(s.name, "Sim BF2");
-    assert_eq!(s.map, None);
-    assert_eq!(s.game.as_deref(), Some("bf2"));
-    assert_eq!((s.online, s.max), (2, 64));
-}
-
 // --- the state machine ---
 
 use crate::protocol::exchange::{Error, Exchange as _, Input, LinkError, Params, Step};
