@@ -6,32 +6,37 @@
 #
 # protocol: a2s (default; 1,000 targets by default), minecraft (200 targets by default:
 # TCP connects under callgrind are slow, and a poll that misses its timeout is not counted),
-# gamespy3 or minecraft-query (1,000 targets by default).
-# Runs the load bench's daemon phase (`--a2s N`, or `--a2s 0 --minecraft N`; for gamespy3 and
-# minecraft-query the one-table mode, `--table --targets N --protocols P --no-reference` (no A2S
-# reference windows on the poller thread beside P's polls), whose simulators
-# and floors are not on the poller thread; 5 s interval, 10 s window) under callgrind with
-# one output file per thread; the responder and simulator children are not traced. The
-# poller thread is the busiest thread besides the main one; polls are counted as calls of
-# the protocol's decoder, one per successful poll, warm-up included: decode_info (A2S),
-# parse_status_json (Minecraft 1.7+ status; in the pre-template build too),
-# gamespy3's map::status_of (GameSpy 3; to_status before h-udp2), the body walk
-# view_body_keeping (Minecraft query; decode_full_stat before). "without
+# or any other protocol id of the load bench's one-table mode (gamespy3, minecraft-query,
+# mumble, samp, ...; 1,000 targets by default).
+# Runs the load bench's daemon phase (`--a2s N`, or `--a2s 0 --minecraft N`; for every other
+# protocol the one-table mode, `--table --targets N --protocols P`, whose simulators and
+# floors are not on the poller thread, and `--no-reference`: the A2S reference windows would
+# run on the same thread and be counted; 5 s interval, 10 s window) under callgrind with one
+# output file per thread; the responder and simulator children are not traced. The poller
+# thread is the busiest thread besides the main one.
+# Polls are counted as calls of a function every poll passes through once, warm-up included:
+# in the one-table mode the target's record, `state::Entry::record` (every protocol alike;
+# a failed poll is counted too, so read the bench's success ratio beside it: 1.00000 in every
+# run on loopback); in the `--a2s`/`--minecraft` modes the protocol's decoder, as before:
+# decode_info (A2S), parse_status_json (Minecraft 1.7+ status; in the pre-template build too).
+# COUNTER=<regex> counts another function (a decoder: `map::status_of` for gamespy3,
+# `view_body_keeping` for minecraft-query, what earlier sessions counted). "without
 # memset" leaves out zeroing fresh 64 KiB receive buffers, which happens only when the buffer
 # pool runs dry and varies run to run. MARGINAL=1 adds a 30 s run and prints the instructions
 # per poll of the difference (see below); KEEP=path/prefix keeps the 10 s profile.
 set -euo pipefail
 bin=$(realpath "$1")
 protocol=${3:-a2s}
+record="state::Entry::record"
 case "$protocol" in
     a2s) targets=${2:-1000}; counter=decode_info; flags=(--a2s "$targets")
-        # TABLE=1: A2S in the one-table mode too, the yardstick beside gamespy3/minecraft-query.
-        if [ -n "${TABLE:-}" ]; then flags=(--table --targets "$targets" --protocols a2s --no-reference); fi ;;
+        # TABLE=1: A2S in the one-table mode too, the yardstick beside the other protocols.
+        if [ -n "${TABLE:-}" ]; then counter=$record; flags=(--table --targets "$targets" --protocols a2s --no-reference); fi ;;
     minecraft) targets=${2:-200}; counter=parse_status_json; flags=(--a2s 0 --minecraft "$targets") ;;
-    gamespy3) targets=${2:-1000}; counter="map::(to_status|status_of)"; flags=(--table --targets "$targets" --protocols gamespy3 --no-reference) ;;
-    minecraft-query) targets=${2:-1000}; counter="(decode_full_stat|view_body_keeping)"; flags=(--table --targets "$targets" --protocols minecraft-query --no-reference) ;;
-    *) echo "protocol: a2s, minecraft, gamespy3 or minecraft-query, not $protocol" >&2; exit 2 ;;
+    *[!a-z0-9-]*) echo "protocol: a protocol id (a2s, minecraft, gamespy3, ...), not $protocol" >&2; exit 2 ;;
+    *) targets=${2:-1000}; counter=$record; flags=(--table --targets "$targets" --protocols "$protocol" --no-reference) ;;
 esac
+counter=${COUNTER:-$counter}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cd "$dir"
@@ -76,5 +81,5 @@ if [ -n "${MARGINAL:-}" ]; then
 fi
 measure 10
 echo "poller thread: $ir instructions, $polls polls: $((ir / polls)) per poll, $(((ir - memset) / polls)) without memset"
-grep -E 'allocations per poll' run.txt || true
+grep -E 'allocations per poll|^row:' run.txt || true
 if [ -n "${KEEP:-}" ]; then cp best.cg "$KEEP.cg"; cp ann.txt "$KEEP.ann"; cp run.txt "$KEEP.run"; fi

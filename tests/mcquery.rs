@@ -98,9 +98,9 @@ fn daemon_request(server: &SimServer) -> Request {
     req
 }
 
-/// The token is remembered on the shared socket, whose port stays: the first poll (a socket
-/// of its own, before the target has answered) and the second (the first on the shared
-/// socket, another port) each shake hands; the next polls are one stat each.
+/// The token is remembered on the shared socket, whose port stays: the first poll already
+/// runs there (the exchange reads its local port, so it does not start on a socket of its
+/// own, another port), shakes hands once, and every later poll is one stat.
 #[tokio::test]
 async fn token_remembered_across_polls() {
     let config = McQueryConfig::default();
@@ -112,9 +112,32 @@ async fn token_remembered_across_polls() {
         let s = poll_with(&req, &mut session).await.unwrap();
         assert_eq!(s.online, 2);
     }
-    assert_eq!((control.handshakes(), control.stats()), (2, 4));
+    assert_eq!((control.handshakes(), control.stats()), (1, 4));
     assert!(session.memory.get::<McqMemory>().token.is_some());
-    assert_eq!(req.mux.as_ref().map(|m| m.shared_polls()), Some(3));
+    assert_eq!(req.mux.as_ref().map(|m| m.shared_polls()), Some(4));
+}
+
+/// A server down from the start: the first poll, on the shared socket (no ICMP errors),
+/// reads `timeout`; the next, on a connected socket of its own, `refused`.
+#[tokio::test]
+async fn down_from_the_start_times_out_then_refused() {
+    let port = {
+        let s = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        s.local_addr().unwrap().port()
+    };
+    let mut req = Request::new(
+        Protocol::MinecraftQuery,
+        Address::parse(&format!("127.0.0.1:{port}")).unwrap(),
+    );
+    req.timeout = Duration::from_millis(300);
+    req.mux = Some(Arc::new(UdpMux::new()));
+    let mut session = Session::default();
+    let f = poll_with(&req, &mut session).await.unwrap_err();
+    assert_eq!(f.reason, Reason::Timeout);
+    assert_eq!(req.mux.as_ref().map(|m| m.shared_polls()), Some(1));
+    let f = poll_with(&req, &mut session).await.unwrap_err();
+    assert_eq!(f.reason, Reason::Refused);
+    assert_eq!(req.mux.as_ref().map(|m| m.shared_polls()), Some(1));
 }
 
 /// After the server rotates its tokens, the old one is ignored: one refresh, then success.
@@ -128,14 +151,14 @@ async fn token_rotation_refreshes() {
     for _ in 0..2 {
         poll_with(&req, &mut session).await.unwrap();
     }
-    assert_eq!((control.handshakes(), control.stats()), (2, 2));
+    assert_eq!((control.handshakes(), control.stats()), (1, 2));
     let first = session.memory.get::<McqMemory>().token;
     control.rotate();
     let s = poll_with(&req, &mut session).await.unwrap();
     assert_eq!(s.name, "A Minecraft Server");
     // The stale token's stat went unanswered (the simulator counts answered stats), then a
     // handshake and a stat.
-    assert_eq!((control.handshakes(), control.stats()), (3, 3));
+    assert_eq!((control.handshakes(), control.stats()), (2, 3));
     assert_ne!(session.memory.get::<McqMemory>().token, first);
 }
 

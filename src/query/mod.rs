@@ -68,6 +68,7 @@ pub async fn poll_until(
 ) -> Result<Status, Failure> {
     let result = registry::poll(req, session, deadline, observer).await;
     session.udp_shared_ok = result.is_ok();
+    session.polled = true;
     result.map_err(Failure::from)
 }
 
@@ -82,5 +83,6 @@ pub async fn poll_until_as<X: registry::Build>(
 ) -> Result<Status, Failure> {
     let result = registry::run::<X>(entry, req, session, deadline, None).await;
     session.udp_shared_ok = result.is_ok();
+    session.polled = true;
     result.map_err(Failure::from)
 }

@@ -68,7 +68,8 @@ pub enum Resolve {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Link {
     /// UDP, on the daemon's shared socket once the target has answered (see
-    /// [`Session::udp_shared_ok`]), else a connected socket of its own. The exchange is told
+    /// [`Session::udp_shared_ok`]; from the first poll for exchanges that read their local
+    /// port, [`Session::polled`]), else a connected socket of its own. The exchange is told
     /// its local port ([`Start::local_port`]): the shared socket's stays the same for the
     /// process's life, so a token the server ties to the client's address and port
     /// (Minecraft Query) stays good from poll to poll.
@@ -721,7 +722,8 @@ async fn poll_link<X: Build>(
     let start = &mut *start;
     match entry.link {
         Link::UdpShared => {
-            let mut chan = UdpChannel::open(peer, req.shared_udp(session)).await?;
+            let mux = req.shared_udp_for(session, X::LOCAL_PORT);
+            let mut chan = UdpChannel::open(peer, mux).await?;
             // Asked of the kernel only on a socket of its own (first polls, after a failure):
             // the mux knows its port.
             if X::LOCAL_PORT {

@@ -55,6 +55,12 @@ pub struct Session {
     /// socket gets no ICMP errors: after a failure the next poll uses a connected socket of its
     /// own, so a server going down reads `timeout` for one poll, then `refused`.
     pub udp_shared_ok: bool,
+    /// A poll has finished on this session. Exchanges that read their local port
+    /// ([`crate::query::registry::Build::LOCAL_PORT`]: Minecraft Query's token is tied to it)
+    /// take the shared socket on the first poll too, so the token they get is for the port
+    /// every later poll uses (a first poll on a socket of its own made the second shake hands
+    /// again). The cost: a server down from the start reads `timeout` once, then `refused`.
+    pub polled: bool,
     /// When the last poll's exchange ended (on the driver's clock): its last request went
     /// out no later. A protocol with a minimum gap waits that long after it before the next
     /// poll's first request, so polls at a short interval keep the gap too.
@@ -76,6 +82,15 @@ impl Request {
     /// The shared UDP sockets this poll may use: only for a target that answered last time.
     pub(super) fn shared_udp(&self, session: &Session) -> Option<&UdpMux> {
         self.mux.as_deref().filter(|_| session.udp_shared_ok)
+    }
+
+    /// [`Request::shared_udp`], and on a target's first poll the shared socket too for an
+    /// exchange that ties what it remembers to its local port (see [`Session::polled`]).
+    pub(super) fn shared_udp_for(&self, session: &Session, local_port: bool) -> Option<&UdpMux> {
+        let first = local_port && !session.polled;
+        self.mux
+            .as_deref()
+            .filter(|_| session.udp_shared_ok || first)
     }
 
     pub fn new(protocol: Protocol, address: Address) -> Request {

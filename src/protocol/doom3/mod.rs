@@ -67,6 +67,10 @@ pub fn decode_request(datagram: &[u8]) -> Result<u32, DecodeError> {
 /// `text` without colour codes: `^` + a letter or digit (all id Tech 4 games), Quake 4's
 /// `^c` + three digits (RGB, 0-9 each) and `^i` + three characters (icons).
 pub fn strip_colors(text: &str) -> String {
+    // No caret, no Quake 4 code: the common case skips the character walk below.
+    if !text.as_bytes().contains(&b'^') {
+        return strip_caret_colours(text);
+    }
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {

@@ -226,6 +226,14 @@ impl Parts {
         if !self.complete() {
             return Ok(Taken::More);
         }
+        // The usual reply is one datagram: its pairs are the reply, not copied first.
+        if self.numbered.len() + self.loose.len() == 1 {
+            let only = match self.numbered.pop_first() {
+                Some((_, p)) => p,
+                None => self.loose.pop().unwrap_or_default(),
+            };
+            return Ok(Taken::Whole(decode_reply(only)));
+        }
         let mut merged = Vec::with_capacity(self.pairs);
         for (_, p) in std::mem::take(&mut self.numbered) {
             merged.extend(p);

@@ -18,6 +18,9 @@ pub struct Packet {
     pub is_final: bool,
 }
 
+/// The most pairs [`decode_packet`] makes room for up front; more grow the list.
+const ROOM: usize = 256;
+
 /// How a server lays out a datagram: the servers differ, the decoder reads them all.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Style {
@@ -52,7 +55,13 @@ pub fn decode_packet(datagram: &[u8]) -> Result<Packet, DecodeError> {
         return Err(DecodeError::Invalid("empty GameSpy 1 datagram"));
     }
     let mut tokens = body.split(|&b| b == b'\\');
-    let mut packet = Packet::default();
+    // Room for the pairs a datagram of this size usually holds (a key, a value and two
+    // separators average more than 12 bytes), so the list rarely regrows on the way; capped,
+    // and guessed from the length: counting the separators first cost more than regrowing.
+    let mut packet = Packet {
+        pairs: Vec::with_capacity((body.len() / 12 + 1).min(ROOM)),
+        ..Packet::default()
+    };
     while let Some(key) = tokens.next() {
         let key = trim_end(key);
         let value = trim_end(tokens.next().unwrap_or_default());

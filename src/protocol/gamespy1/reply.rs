@@ -77,11 +77,18 @@ pub(super) fn int(s: &str) -> Option<i64> {
 
 /// Splits `key_N` into the key and `N`.
 fn indexed(key: &str) -> Option<(&str, u32)> {
-    let (name, n) = key.rsplit_once('_')?;
-    if name.is_empty() || n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+    // Bytes, not `rsplit_once`'s string search: this runs twice for every pair of every poll.
+    let bytes = key.as_bytes();
+    let underscore = bytes.iter().rposition(|&b| b == b'_')?;
+    let digits = &bytes[underscore + 1..];
+    if underscore == 0 || digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
         return None;
     }
-    Some((name, n.parse().ok()?))
+    let mut n: u32 = 0;
+    for &d in digits {
+        n = n.checked_mul(10)?.checked_add(u32::from(d - b'0'))?;
+    }
+    Some((&key[..underscore], n))
 }
 
 fn is_name_key(name: &str) -> bool {
@@ -114,7 +121,7 @@ pub fn decode_reply(pairs: Vec<(String, String)>) -> Reply {
             );
         }
     }
-    let mut vars = Vec::new();
+    let mut vars = Vec::with_capacity(pairs.len());
     for (k, v) in pairs {
         match indexed(&k) {
             Some((name, n)) if is_name_key(name) && players.contains_key(&n) => {}
@@ -179,6 +186,22 @@ mod tests {
             ("bob", Some(-2))
         );
         assert_eq!(r.players[1].ping(), None);
+    }
+
+    /// `key_N` splits at the last underscore into the key and a decimal `N` that fits a u32;
+    /// anything else is no index.
+    #[test]
+    fn indexed_keys() {
+        assert_eq!(indexed("player_0"), Some(("player", 0)));
+        assert_eq!(indexed("team_score_12"), Some(("team_score", 12)));
+        assert_eq!(indexed("frags_4294967295"), Some(("frags", u32::MAX)));
+        assert_eq!(indexed("frags_4294967296"), None);
+        assert_eq!(indexed("_3"), None);
+        assert_eq!(indexed("player_"), None);
+        assert_eq!(indexed("player_1a"), None);
+        assert_eq!(indexed("player_+1"), None);
+        assert_eq!(indexed("hostname"), None);
+        assert_eq!(indexed("ping_\u{e9}"), None);
     }
 
     /// Battlefield 1942 names its players `playername_N` and scores them `score_N`.

@@ -51,6 +51,38 @@ impl Version {
     }
 }
 
+impl Version {
+    /// `major.minor.patch`, written digit by digit: the status takes it on every poll, and
+    /// `to_string` through the formatter cost Mumble's poll more than its decoder.
+    pub fn text(self) -> String {
+        let mut out = String::with_capacity(11);
+        push_decimal(&mut out, u32::from(self.major));
+        out.push('.');
+        push_decimal(&mut out, u32::from(self.minor));
+        out.push('.');
+        push_decimal(&mut out, u32::from(self.patch));
+        out
+    }
+}
+
+/// Appends `n` in decimal.
+fn push_decimal(out: &mut String, n: u32) {
+    let mut digits = [0u8; 10];
+    let mut i = digits.len();
+    let mut n = n;
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[i..] {
+        out.push(char::from(d));
+    }
+}
+
 impl std::fmt::Display for Version {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}.{}.{}", self.major, self.minor, self.patch)
@@ -133,7 +165,7 @@ pub fn to_status(pong: &Pong, latency: Duration, detail: bool) -> Status {
     Status {
         online: pong.users,
         max: pong.max_users,
-        version: Some(pong.version.to_string()),
+        version: Some(pong.version.text()),
         latency,
         extras,
         ..Status::default()
@@ -237,6 +269,23 @@ mod tests {
         let mut longer = MURMUR_1_3_4.to_vec();
         longer.extend_from_slice(&[0xff; 8]);
         assert_eq!(decode_pong(&longer, IDENT).unwrap().max_users, 42);
+    }
+
+    /// The version's text is the formatter's, digit for digit.
+    #[test]
+    fn version_text() {
+        for v in [
+            0,
+            0x0001_0304,
+            0x0102_0304,
+            0x000a_0b0c,
+            u32::MAX,
+            0x0001_0500,
+        ] {
+            let v = Version::from_u32(v);
+            assert_eq!(v.text(), v.to_string());
+        }
+        assert_eq!(Version::from_u32(u32::MAX).text(), "65535.255.255");
     }
 
     /// A 16-bit major and the largest minor and patch survive the packing.

@@ -17,38 +17,32 @@
 pub fn strip_colors(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
+    // Runs of plain text are copied whole (a character at a time cost every poll more than
+    // the decoder). Every byte we match or skip is ASCII, so `start` and `i` sit on
+    // character boundaries whenever a run is cut: a continuation byte of a non-ASCII
+    // character is never `^` nor a control character.
+    let mut start = 0;
     let mut i = 0;
-    // Walking bytes is safe for UTF-8: every byte we match or skip is ASCII, and the
-    // non-ASCII sequences are copied whole through `char` boundaries below.
     while i < bytes.len() {
         let b = bytes[i];
-        if b == b'^' {
-            match bytes.get(i + 1) {
-                Some(b'^') => {
-                    out.push('^');
-                    i += 2;
-                    continue;
-                }
-                Some(b'x') if is_hex3(bytes.get(i + 2..i + 5)) => {
-                    i += 5;
-                    continue;
-                }
-                Some(c) if c.is_ascii_alphanumeric() => {
-                    i += 2;
-                    continue;
-                }
-                _ => {}
+        let (skip, keep_caret) = match (b, bytes.get(i + 1)) {
+            (b'^', Some(b'^')) => (2, true),
+            (b'^', Some(b'x')) if is_hex3(bytes.get(i + 2..i + 5)) => (5, false),
+            (b'^', Some(c)) if c.is_ascii_alphanumeric() => (2, false),
+            _ if b.is_ascii_control() => (1, false),
+            _ => {
+                i += 1;
+                continue;
             }
+        };
+        out.push_str(&text[start..i]);
+        if keep_caret {
+            out.push('^');
         }
-        if b.is_ascii_control() {
-            i += 1;
-            continue;
-        }
-        // Copy one whole character (1 to 4 bytes).
-        let ch = text[i..].chars().next().unwrap_or('\u{fffd}');
-        out.push(ch);
-        i += ch.len_utf8();
+        i += skip;
+        start = i;
     }
+    out.push_str(&text[start..]);
     out
 }
 
@@ -91,6 +85,42 @@ mod tests {
         assert_eq!(strip_colors("a\tb\r\nc\0d\x1b[31m"), "abcd[31m");
     }
 
+    /// The walk before runs were copied whole: one character at a time.
+    fn by_characters(text: &str) -> String {
+        let bytes = text.as_bytes();
+        let mut out = String::new();
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            if b == b'^' {
+                match bytes.get(i + 1) {
+                    Some(b'^') => {
+                        out.push('^');
+                        i += 2;
+                        continue;
+                    }
+                    Some(b'x') if is_hex3(bytes.get(i + 2..i + 5)) => {
+                        i += 5;
+                        continue;
+                    }
+                    Some(c) if c.is_ascii_alphanumeric() => {
+                        i += 2;
+                        continue;
+                    }
+                    _ => {}
+                }
+            }
+            if b.is_ascii_control() {
+                i += 1;
+                continue;
+            }
+            let ch = text[i..].chars().next().unwrap_or('\u{fffd}');
+            out.push(ch);
+            i += ch.len_utf8();
+        }
+        out
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(512))]
 
@@ -101,6 +131,14 @@ mod tests {
                 let out = strip_colors(input);
                 prop_assert!(out.len() <= input.len());
                 prop_assert!(!out.chars().any(|c| c.is_ascii_control()));
+            }
+        }
+
+        /// The run-copying walk gives what the character-at-a-time walk it replaced gave.
+        #[test]
+        fn same_as_the_character_walk(s in "[\\^x0-9a-fA-F\\x00-\\x1f é日]{0,64}", t in any::<String>()) {
+            for input in [&s, &t] {
+                prop_assert_eq!(strip_colors(input), by_characters(input));
             }
         }
 
