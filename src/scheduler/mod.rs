@@ -62,14 +62,6 @@ pub trait Prober: Send + Sync + 'static {
         self.poll(req, session)
     }
 
-    /// Whether this is the real prober ([`QueryProber`]), whose scheduled polls the scheduler
-    /// then runs itself: each poll task holds its protocol's dialogue inline, one allocation
-    /// per poll (the task) instead of the task and the box [`Prober::poll_target`] returns.
-    /// A prober saying `true` is never asked for [`Prober::poll_target`] by the scheduler.
-    fn is_query_prober(&self) -> bool {
-        false
-    }
-
     /// One scheduled poll of a configured target, as its poll task runs it: the request
     /// built from `target` (steady-state UDP on `mux`), under the global cap, cut off past its
     /// deadline. The default builds on [`Prober::poll`]; [`QueryProber`] puts the whole poll
@@ -106,10 +98,6 @@ pub struct Polled {
 pub struct QueryProber;
 
 impl Prober for QueryProber {
-    fn is_query_prober(&self) -> bool {
-        true
-    }
-
     fn poll<'a>(&'a self, req: &'a Request, session: &'a mut Session) -> PollFuture<'a> {
         Box::pin(crate::query::poll_with(req, session))
     }
@@ -490,8 +478,6 @@ fn next_on_grid(first: Instant, interval: Duration, now: Instant) -> Instant {
 /// What every poll uses, behind one pointer per poll task.
 struct Shared {
     prober: Arc<dyn Prober>,
-    /// [`Prober::is_query_prober`], asked once.
-    direct: bool,
     /// The global cap on polls in flight.
     permits: Permits,
     /// Shared UDP sockets for every target's steady-state polls; bound on first use, stopped
@@ -514,10 +500,9 @@ impl Shared {
                         return;
                     };
                     for record in due.drain(..) {
-                        spawn_poll(record, at, shared.clone());
+                        tokio::spawn(poll_due(record, at, shared.clone()));
                     }
                 }),
-                direct: prober.is_query_prober(),
                 prober,
                 permits,
                 mux: Arc::new(UdpMux::new()),
@@ -572,107 +557,28 @@ impl Record {
     }
 }
 
-/// Spawns the poll task of a record due at `due`. With the real prober the task is
-/// monomorphized for the target's protocol ([`dispatch`]) and holds the whole poll inline:
-/// one allocation per poll, where the task and the prober's box made two (and the dialogue's
-/// future was copied into the box on every poll; benches/RESULTS.md, "h-a2s3").
-fn spawn_poll(record: Record, due: Instant, shared: Arc<Shared>) {
-    if !shared.direct {
-        tokio::spawn(poll_due(record, due, shared, ViaProber));
-        return;
-    }
-    struct Spawn {
-        record: Record,
-        due: Instant,
-        shared: Arc<Shared>,
-    }
-    impl Visit for Spawn {
-        type Output = ();
-        fn visit<X: Build>(self, entry: &'static Entry) {
-            let direct = Direct::<X> {
-                entry,
-                exchange: std::marker::PhantomData,
-            };
-            tokio::spawn(poll_due(self.record, self.due, self.shared, direct));
-        }
-    }
-    let protocol = record.meta.target.protocol;
-    dispatch(
-        protocol,
-        Spawn {
-            record,
-            due,
-            shared,
-        },
-    );
-}
-
-/// How a poll task runs one poll of its target.
-trait PollStep: Send + Sync + 'static {
-    fn poll<'a>(
-        &'a self,
-        shared: &'a Shared,
-        target: &'a Target,
-        session: &'a mut Session,
-    ) -> impl Future<Output = Polled> + Send + 'a;
-}
-
-/// Through the prober (fakes in tests): its boxed [`Prober::poll_target`].
-struct ViaProber;
-
-impl PollStep for ViaProber {
-    fn poll<'a>(
-        &'a self,
-        shared: &'a Shared,
-        target: &'a Target,
-        session: &'a mut Session,
-    ) -> impl Future<Output = Polled> + Send + 'a {
-        shared
-            .prober
-            .poll_target(target, &shared.mux, &shared.permits, session)
-    }
-}
-
-/// The real poll of protocol `X` (whose entry is `entry`), inline in the task: what
-/// [`QueryProber::poll_target`] boxes.
-struct Direct<X> {
-    entry: &'static Entry,
-    exchange: std::marker::PhantomData<fn() -> X>,
-}
-
-impl<X: Build> PollStep for Direct<X> {
-    fn poll<'a>(
-        &'a self,
-        shared: &'a Shared,
-        target: &'a Target,
-        session: &'a mut Session,
-    ) -> impl Future<Output = Polled> + Send + 'a {
-        async move {
-            let req = request_for(target, &shared.mux);
-            under_cap(&shared.permits, req.timeout, |deadline| {
-                crate::query::poll_until_as::<X>(self.entry, &req, session, deadline)
-            })
-            .await
-        }
-    }
-}
-
 /// The poll of a target due at `due`, then its record parked for its next grid point (or,
 /// when that has passed already, the next poll at once, in this task).
-async fn poll_due<S: PollStep>(mut record: Record, mut due: Instant, shared: Arc<Shared>, step: S) {
+async fn poll_due(mut record: Record, mut due: Instant, shared: Arc<Shared>) {
     loop {
         // Removed or replaced by a reload after the metronome fired it.
         if !record.recorder.is_published() {
             return;
         }
-        // The poll's state (request, permit wait, deadline timer, dialogue) lives in this
-        // task (the real prober) or in the one box the prober returns (fakes).
+        // The poll's state (request, permit wait, deadline timer, dialogue) lives in the one
+        // box the prober returns.
         let Polled {
             result,
             took,
             ended,
-        } = step
-            .poll(&shared, &record.meta.target, &mut record.session)
+        } = shared
+            .prober
+            .poll_target(
+                &record.meta.target,
+                &shared.mux,
+                &shared.permits,
+                &mut record.session,
+            )
             .await;
         // Removed or replaced while in flight, or the scheduler stopped: the result belongs
         // to nobody, and the target is not polled again.
