@@ -50,10 +50,7 @@ impl Demo {
         c.exporter.interval = DEMO_INTERVAL;
         c.exporter.timeout = Duration::from_secs(2);
         for (p, _, server) in &self.servers {
-            let address = Address {
-                host: server.addr.ip().to_string().into(),
-                port: Some(server.addr.port()),
-            };
+            let address = Address::new(server.addr.ip().to_string(), Some(server.addr.port()));
             // Every opt-in series on, so the dashboard's player and rule panels have data.
             let sim = simulate::simulator(*p);
             let rules = sim.demo_rules;

@@ -261,10 +261,7 @@ async fn ad_hoc(
             &format!("resolved {a:?} to {ip}, inside allowed network {network}"),
         );
     }
-    target.address = Address {
-        host: ip.ip().to_string().into(),
-        port: Some(ip.port()),
-    };
+    target.address = Address::new(ip.ip().to_string(), Some(ip.port()));
     Ok(AdHoc::Poll(Arc::new(TargetMeta::new(target))))
 }
 

@@ -170,10 +170,7 @@ pub async fn resolve_minecraft_with(
         }),
         // Resolved with A/AAAA only (`resolve`), never SRV again: an SRV chain cannot loop.
         SrvChoice::Target { host, port } => {
-            let target = Address {
-                host: host.into(),
-                port: Some(port),
-            };
+            let target = Address::new(host, Some(port));
             resolve(&target, default_port, deadline).await
         }
     }

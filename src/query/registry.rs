@@ -703,7 +703,12 @@ pub async fn run<X: Build>(
     match X::health_over_rcon(&start) {
         Some((port, password)) => {
             let addr = SocketAddr::new(peer.ip(), port);
-            Ok(health::add(status, addr, password, start.params, deadline, observer).await)
+            // Boxed: the RCON health query's future is nearly the size of the poll's, and
+            // inline it would size every protocol's poll future, which the scheduler moves
+            // into a box on every poll; few targets ask for it (benches/RESULTS.md, "A2S
+            // poll future").
+            let health = health::add(status, addr, password, start.params, deadline, observer);
+            Ok(Box::pin(health).await)
         }
         None => Ok(status),
     }
@@ -877,5 +882,61 @@ mod tests {
         for p in Protocol::ALL {
             assert_eq!(p.over_tcp(), entry(p).link == Link::Tcp, "{p}");
         }
+    }
+}
+
+#[cfg(test)]
+mod future_size {
+    use super::*;
+    use crate::target::{Address, Target};
+
+    /// An A2S poll's future is moved into the scheduler's box on every poll, so what it holds
+    /// is paid per poll (benches/RESULTS.md, "A2S poll future"). Sizes in the test profile
+    /// (`--nocapture` prints them): the RCON health query, boxed, no longer sizes every poll,
+    /// and the A2S exchange keeps no split bookkeeping inline.
+    #[tokio::test]
+    async fn a2s_poll_future() {
+        let target = Target::new("t", Protocol::A2s, Address::new("127.0.0.1", Some(27015)));
+        let req = Request::from(&target);
+        let mut session = Session::default();
+        let deadline = Instant::now();
+        let run = run::<A2s>(&A2S, &req, &mut session, deadline, None);
+        let run_size = std::mem::size_of_val(&run);
+        drop(run);
+        let peer = SocketAddr::from(([127, 0, 0, 1], 27015));
+        let mut start = Start {
+            params: req.params(),
+            host: &req.address.host,
+            peer,
+            local_port: None,
+            min_gap: A2S.min_gap,
+            deadline: deadline.into_std(),
+            voice_port: None,
+            credentials: None,
+        };
+        let link = poll_link::<A2s>(&A2S, &req, &mut start, &mut session, deadline, None);
+        let link_size = std::mem::size_of_val(&link);
+        drop(link);
+        let secret = Secret::new(String::new());
+        let health = health::add(
+            Status::default(),
+            peer,
+            secret,
+            req.params(),
+            deadline,
+            None,
+        );
+        let health_size = std::mem::size_of_val(&health);
+        drop(health);
+        let exchange = std::mem::size_of::<A2s>();
+        eprintln!(
+            "run {run_size}, poll_link {link_size}, health::add {health_size}, A2s {exchange}"
+        );
+        // `run` holds the link's future and the few values it keeps across it, no more.
+        assert!(
+            run_size <= link_size + 512,
+            "run {run_size}, poll_link {link_size}"
+        );
+        assert!(exchange <= 440, "A2s is {exchange} bytes");
     }
 }

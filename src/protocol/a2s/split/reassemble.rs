@@ -33,8 +33,64 @@ struct Partial {
 }
 
 /// Reassembles split replies; see the module documentation for how to drive it.
+///
+/// The fragments' bookkeeping is boxed and made at the first split datagram: every A2S poll
+/// holds a reassembler, inline in its future (which the scheduler moves into a box on every
+/// poll), and nearly every reply comes in one datagram (benches/RESULTS.md, "A2S poll
+/// future").
 #[derive(Debug)]
 pub struct Reassembler {
+    limits: Limits,
+    split: Option<Box<Split>>,
+}
+
+impl Reassembler {
+    pub fn new(limits: Limits) -> Reassembler {
+        Reassembler {
+            limits,
+            split: None,
+        }
+    }
+
+    /// The fragment layout, once a packet 0 has shown it.
+    pub fn format(&self) -> Option<Format> {
+        self.split.as_ref().and_then(|s| s.format)
+    }
+
+    /// Whether fragments of an unfinished reply are held.
+    pub fn is_pending(&self) -> bool {
+        self.split.as_ref().is_some_and(|s| s.is_pending())
+    }
+
+    /// Forgets unfinished replies (kept: the layout and the completed ids), so that leftovers
+    /// of one exchange do not make the next one look `incomplete`.
+    pub fn discard_pending(&mut self) {
+        if let Some(s) = self.split.as_mut() {
+            s.discard_pending();
+        }
+    }
+
+    /// Feeds one datagram. See the module documentation for what the results mean.
+    ///
+    /// An unsplit datagram (every steady-state A2S reply) is its own message and is lent back
+    /// as it is: copying it cost one allocation per reply.
+    pub fn handle_datagram<'d>(
+        &mut self,
+        datagram: &'d [u8],
+    ) -> Result<Option<Cow<'d, [u8]>>, DecodeError> {
+        if datagram.starts_with(&SINGLE_HEADER) {
+            return Ok(Some(Cow::Borrowed(datagram)));
+        }
+        let limits = self.limits;
+        self.split
+            .get_or_insert_with(|| Box::new(Split::new(limits)))
+            .handle_datagram(datagram)
+    }
+}
+
+/// What a [`Reassembler`] keeps once split datagrams arrive.
+#[derive(Debug)]
+struct Split {
     limits: Limits,
     format: Option<Format>,
     /// Fragments seen before the layout was known.
@@ -43,9 +99,9 @@ pub struct Reassembler {
     done: VecDeque<u32>,
 }
 
-impl Reassembler {
-    pub fn new(limits: Limits) -> Reassembler {
-        Reassembler {
+impl Split {
+    fn new(limits: Limits) -> Split {
+        Split {
             limits,
             format: None,
             unparsed: VecDeque::new(),
@@ -54,28 +110,17 @@ impl Reassembler {
         }
     }
 
-    /// The fragment layout, once a packet 0 has shown it.
-    pub fn format(&self) -> Option<Format> {
-        self.format
-    }
-
-    /// Whether fragments of an unfinished reply are held.
-    pub fn is_pending(&self) -> bool {
+    fn is_pending(&self) -> bool {
         !self.partials.is_empty() || !self.unparsed.is_empty()
     }
 
-    /// Forgets unfinished replies (kept: the layout and the completed ids), so that leftovers
-    /// of one exchange do not make the next one look `incomplete`.
-    pub fn discard_pending(&mut self) {
+    fn discard_pending(&mut self) {
         self.unparsed.clear();
         self.partials.clear();
     }
 
-    /// Feeds one datagram. See the module documentation for what the results mean.
-    ///
-    /// An unsplit datagram (every steady-state A2S reply) is its own message and is lent back
-    /// as it is: copying it cost one allocation per reply.
-    pub fn handle_datagram<'d>(
+    /// [`Reassembler::handle_datagram`] of a datagram that may be a fragment.
+    fn handle_datagram<'d>(
         &mut self,
         datagram: &'d [u8],
     ) -> Result<Option<Cow<'d, [u8]>>, DecodeError> {
@@ -515,7 +560,8 @@ mod tests {
             assert_eq!(owned(&mut r, &f), Ok(None));
             assert!(r.is_pending());
         }
-        assert_eq!(r.partials.len(), MAX_IN_FLIGHT);
+        let held = r.split.as_ref().map_or(0, |s| s.partials.len());
+        assert_eq!(held, MAX_IN_FLIGHT);
     }
 
     /// A total above max_packets is refused as too large.
