@@ -11,7 +11,7 @@
 #
 # Usage: benches/table.sh [load bench flags]
 #   default: --targets 10000 --interval 5s --seconds 10 (14 minutes measured: 20 protocols and
-#            19 A2S references of ~16 s each; about 7 with --no-reference)
+#            19 A2S references of ~16 s each; about 5 with --no-reference)
 #   quick:   benches/table.sh --targets 1000 --no-reference
 #   subset:  benches/table.sh --protocols a2s,minecraft,teamspeak3
 #   check:   benches/table.sh --targets 500 --seconds 3 --protocols a2s,mumble,minecraft (~1 minute)
