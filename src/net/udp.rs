@@ -22,7 +22,7 @@ use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use nix::sys::socket::{recvmmsg, MsgFlags, MultiHeaders, SockaddrStorage};
+use nix::sys::socket::{recvmmsg, setsockopt, sockopt, MsgFlags, MultiHeaders, SockaddrStorage};
 use tokio::io::Interest;
 use tokio::net::UdpSocket;
 use tokio::sync::Notify;
@@ -401,13 +401,22 @@ impl Drop for UdpMux {
 fn bind_shared(peer: SocketAddr) -> std::io::Result<UdpSocket> {
     let socket = std::net::UdpSocket::bind(unspecified(peer, 0))?;
     socket.set_nonblocking(true)?;
+    // Best effort: the kernel caps the request at net.core.rmem_max and only a privileged
+    // process could go past it, which this one should not need to be.
+    let _ = setsockopt(&socket, sockopt::RcvBuf, &SHARED_RECV_BUFFER);
     UdpSocket::from_std(socket)
 }
+
+/// Receive buffer asked for on a shared socket: one start slot's polls (about 128, more on
+/// very busy configs) send together, and servers on one LAN reply together while the poller
+/// may still be busy with the slot. The default 208 KiB holds about 90 full-size datagrams;
+/// the kernel grants this only up to `net.core.rmem_max` (docs/operations.md).
+const SHARED_RECV_BUFFER: usize = 4 << 20;
 
 /// Datagrams one dispatcher pass takes before waking their polls and looking again.
 const BATCH: usize = 256;
 
-/// Datagrams one `recvmmsg` call takes at most (one load-bench slot holds ~32 polls). Each
+/// Datagrams one `recvmmsg` call takes at most (a start slot holds ~128 polls: a few calls). Each
 /// gets a [`MAX_DATAGRAM`] buffer: 2 MiB of address space per family, of which the kernel
 /// only touches (and so the OS only maps) the pages the datagrams fill.
 const RECV_BATCH: usize = 32;
@@ -561,6 +570,23 @@ mod tests {
         let (_, from) = s.recv_from(&mut buf).await.unwrap();
         s.send_to(reply, from).await.unwrap();
         from
+    }
+
+    /// A shared socket asks for a receive buffer beyond the kernel's default, as far as
+    /// `net.core.rmem_max` allows (the kernel reports twice what it grants); where rmem_max is
+    /// the default 208 KiB this still doubles the default buffer.
+    #[tokio::test]
+    async fn shared_socket_widens_its_receive_buffer() {
+        let max: usize = std::fs::read_to_string("/proc/sys/net/core/rmem_max")
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or(212_992);
+        let s = bind_shared("127.0.0.1:9".parse().unwrap()).unwrap();
+        let got = nix::sys::socket::getsockopt(&s, sockopt::RcvBuf).unwrap();
+        assert!(
+            got >= 2 * SHARED_RECV_BUFFER.min(max),
+            "{got} with rmem_max {max}"
+        );
     }
 
     /// Two polls in flight at once to different peers on one shared socket each get their own
