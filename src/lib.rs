@@ -23,7 +23,8 @@
 //!    value from a password, itself a secret) and `demo` (its Satisfactory target's
 //!    API token).
 //!    [`games`] (game presets: which protocol and default port a game id means) sits on
-//!    the vocabulary and is used by `config` and `query`.
+//!    the vocabulary and is used by `config` and `query`. [`decimal`] (integers written as
+//!    digits without the formatter) uses nothing and serves `protocol` and `metrics`.
 //! 2. [`protocol`]: one folder per protocol with its sans-IO codec and its exchange (the
 //!    dialogue as a state machine: challenges, splits, tokens, fallbacks), and the parts
 //!    every exchange shares (`protocol::exchange`). Only the vocabulary; no tokio, no
@@ -69,6 +70,7 @@ pub mod cidr;
 pub mod config;
 #[cfg(feature = "daemon")]
 pub mod daemon;
+pub mod decimal;
 #[cfg(feature = "daemon")]
 pub mod demo;
 pub mod games;

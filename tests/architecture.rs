@@ -24,10 +24,12 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("sync", &[]),
     // What server-supplied text may show (controls, direction overrides hidden).
     ("text", &[]),
+    // Integers as decimal digits without the formatter (metrics encoding, protocol texts).
+    ("decimal", &[]),
     // Game presets (protocol and default port per game id): data over the vocabulary.
     ("games", &["target"]),
     // Sans-IO codecs.
-    ("protocol", &["secret", "status", "target"]),
+    ("protocol", &["decimal", "secret", "status", "target"]),
     // The async I/O layer.
     ("net", &["protocol", "status", "sync", "target"]),
     // Each protocol's dialogue.
@@ -52,7 +54,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ),
     (
         "metrics",
-        &["roster", "shard", "state", "status", "target", "text"],
+        &[
+            "decimal", "roster", "shard", "state", "status", "target", "text",
+        ],
     ),
     (
         "handles",

@@ -11,6 +11,7 @@ use std::fmt::Write;
 use super::families::Family;
 // Kind lives in the table (families.rs); still reachable here, where it used to be.
 pub use super::families::Kind;
+use crate::decimal::push_u64;
 use crate::text::hidden;
 
 /// Characters a server-supplied string keeps in a label value; longer ones are cut at a char
@@ -270,21 +271,6 @@ impl<'w> Encoder<'w> {
 
 /// `v` in decimal, as `Display` writes it, without the formatting machinery (a render writes
 /// several of these per target).
-fn push_u64(out: &mut String, mut v: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    // Only ASCII digits were written.
-    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or("0"));
-}
-
 fn push_f64(out: &mut String, v: f64) {
     if v.is_nan() {
         out.push_str("NaN");
@@ -330,16 +316,6 @@ mod tests {
         );
         assert_eq!(Format::from_accept(Some("*/*")), Format::Text);
         assert_eq!(Format::from_accept(None), Format::Text);
-    }
-
-    /// Integers print as `Display` does, at both ends of the range.
-    #[test]
-    fn integers() {
-        for v in [0, 7, 10, 99, 1_000_000, u64::MAX - 1, u64::MAX] {
-            let mut s = String::new();
-            push_u64(&mut s, v);
-            assert_eq!(s, v.to_string());
-        }
     }
 
     /// The fast path for clean ASCII and the per-char path agree: a string just over the cap,

@@ -22,6 +22,7 @@ pub mod exchange;
 use serde_json::{json, Map};
 
 use super::{DecodeError, Reader};
+use crate::decimal::push_u64;
 use crate::status::Status;
 
 /// Length of a ping request; servers ignore any other length.
@@ -56,30 +57,12 @@ impl Version {
     /// `to_string` through the formatter cost Mumble's poll more than its decoder.
     pub fn text(self) -> String {
         let mut out = String::with_capacity(11);
-        push_decimal(&mut out, u32::from(self.major));
+        push_u64(&mut out, u64::from(self.major));
         out.push('.');
-        push_decimal(&mut out, u32::from(self.minor));
+        push_u64(&mut out, u64::from(self.minor));
         out.push('.');
-        push_decimal(&mut out, u32::from(self.patch));
+        push_u64(&mut out, u64::from(self.patch));
         out
-    }
-}
-
-/// Appends `n` in decimal.
-fn push_decimal(out: &mut String, n: u32) {
-    let mut digits = [0u8; 10];
-    let mut i = digits.len();
-    let mut n = n;
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    for &d in &digits[i..] {
-        out.push(char::from(d));
     }
 }
 
