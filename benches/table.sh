@@ -10,7 +10,7 @@
 # Run it on an otherwise idle machine.
 #
 # Usage: benches/table.sh [load bench flags]
-#   default: --targets 10000 --interval 5s --seconds 10 (14 minutes measured: 20 protocols and
+#   default: --targets 10000 --interval 5s --seconds 10 (11-14 minutes measured: 20 protocols and
 #            19 A2S references of ~16 s each; about 5 with --no-reference)
 #   quick:   benches/table.sh --targets 1000 --no-reference
 #   subset:  benches/table.sh --protocols a2s,minecraft,teamspeak3
