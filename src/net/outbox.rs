@@ -9,9 +9,9 @@
 //! queued too.
 //!
 //! A sender waits until its datagram has been handed to the kernel and gets that send's
-//! error, as with `send_to`: the instant the driver reads afterwards (round trip, resend
-//! timing) is the real send's, a few microseconds late at most, and a failed send fails its
-//! own poll. The queue holds at most two datagrams per poll in flight (a sender waits for its
+//! error, as with `send_to`, or the instant the flush ended: the driver times the round trip
+//! and resends from it rather than from when the sender ran again (a slot's ~128 senders
+//! resume one after another), and a failed send fails its own poll. The queue holds at most two datagrams per poll in flight (a sender waits for its
 //! own; two when a request is pipelined ahead of another, `send_all`), so it is bounded by
 //! twice `max_concurrent_polls`.
 
@@ -27,6 +27,7 @@ use nix::sys::socket::{sendmmsg, ControlMessage, MsgFlags, MultiHeaders, Sockadd
 use tokio::io::Interest;
 use tokio::net::UdpSocket;
 use tokio::sync::Notify;
+use tokio::time::Instant;
 
 use crate::sync::lock;
 
@@ -66,6 +67,8 @@ struct Queue {
     done: u64,
     /// Tickets whose send failed, with the error, until their sender picks it up.
     failed: VecDeque<(u64, std::io::Error)>,
+    /// When the latest flush ended (what its senders report as their send's instant).
+    flushed_at: Option<Instant>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -75,20 +78,25 @@ struct Item {
 }
 
 impl Outbox {
-    /// Queues `datagram` for `to` and waits until the flusher has sent it; its error if the
-    /// kernel refused it.
-    pub(super) async fn send(&self, datagram: &[u8], to: SocketAddr) -> std::io::Result<()> {
+    /// Queues `datagram` for `to` and waits until the flusher has sent it: when that flush
+    /// ended, or its error if the kernel refused it.
+    pub(super) async fn send(&self, datagram: &[u8], to: SocketAddr) -> std::io::Result<Instant> {
         self.send_all(&[datagram], to).await
     }
 
     /// Queues `datagrams` for `to` back to back (so they leave in the same `sendmmsg`) and
-    /// waits until the flusher has sent them all; the first error the kernel gave, if any.
-    /// A pipelined request and the request it goes ahead of cost one wait, not two.
+    /// waits until the flusher has sent them all; when that flush ended, or the first error
+    /// the kernel gave. A pipelined request and the request it goes ahead of cost one wait,
+    /// not two.
+    ///
+    /// The instant is the flush's, not the sender's wake-up: a slot's senders are woken one
+    /// after another once their batch is out, and a round trip timed from each one's own
+    /// wake-up would come out short by its place in that line.
     pub(super) async fn send_all(
         &self,
         datagrams: &[&[u8]],
         to: SocketAddr,
-    ) -> std::io::Result<()> {
+    ) -> std::io::Result<Instant> {
         // Created before queuing: a flush finishing any time after this wakes it.
         let sent = self.sent.notified();
         tokio::pin!(sent);
@@ -114,7 +122,7 @@ impl Outbox {
             {
                 let mut q = lock(&self.queue);
                 if end <= q.done {
-                    let mut result = Ok(());
+                    let mut result = Ok(q.flushed_at.unwrap_or_else(Instant::now));
                     while let Some(i) = q.failed.iter().position(|(t, _)| (first..end).contains(t))
                     {
                         let e = q
@@ -179,6 +187,7 @@ impl Outbox {
             {
                 let mut q = lock(&self.queue);
                 q.done = first + items.len() as u64;
+                q.flushed_at = Some(Instant::now());
                 q.failed.extend(failed.drain(..));
                 while q.failed.len() > KEPT_ERRORS {
                     q.failed.pop_front();
@@ -275,7 +284,7 @@ mod tests {
 
     /// Sends from many tasks in one pass of the run queue go out together, each to its own
     /// peer with its own bytes, more of them than one sendmmsg takes; every sender returns
-    /// only once its datagram is out.
+    /// only once its datagram is out, with the instant the flush ended.
     #[tokio::test]
     async fn batch_reaches_every_peer() {
         const N: usize = SEND_BATCH * 2 + 3;
@@ -293,9 +302,14 @@ mod tests {
                 tokio::spawn(async move { outbox.0.send(&[i as u8; 3], addr).await })
             })
             .collect();
+        let mut flushed = Vec::new();
         for s in senders {
-            s.await.unwrap().unwrap();
+            flushed.push(s.await.unwrap().unwrap());
         }
+        // One flush, so one instant for every sender: the flush's, not each one's own clock
+        // read when it ran again (what a round trip would otherwise count from).
+        assert!(flushed.windows(2).all(|w| w[0] == w[1]), "{flushed:?}");
+        assert!(flushed[0] <= Instant::now());
         for (i, (peer, _)) in peers.iter().enumerate() {
             assert_eq!(recv(peer).await.0, vec![i as u8; 3], "peer {i}");
         }

@@ -107,33 +107,39 @@ impl UdpChannel {
 
     /// Sends one datagram to the peer.
     pub async fn send(&self, datagram: &[u8]) -> Result<(), NetError> {
+        self.send_at(datagram).await.map(drop)
+    }
+
+    /// Sends one datagram to the peer; when it went: on the shared socket the end of the
+    /// `sendmmsg` that carried it (see [`super::outbox::Outbox::send_all`]).
+    pub async fn send_at(&self, datagram: &[u8]) -> Result<Instant, NetError> {
         match &self.inner {
             Inner::Own(s) => {
                 s.send(datagram).await?;
             }
             Inner::Shared(r) if COALESCE.load(Ordering::Relaxed) => {
-                r.family.outbox.send(datagram, self.peer).await?
+                return Ok(r.family.outbox.send(datagram, self.peer).await?);
             }
             Inner::Shared(r) => {
                 r.family.socket.send_to(datagram, self.peer).await?;
             }
         }
-        Ok(())
+        Ok(Instant::now())
     }
 
     /// Sends two datagrams to the peer back to back: on the shared socket they are queued
-    /// together and leave in the same `sendmmsg` (one wait for the flusher, not two).
-    pub async fn send_pair(&self, first: &[u8], then: &[u8]) -> Result<(), NetError> {
+    /// together and leave in the same `sendmmsg` (one wait for the flusher, not two). When
+    /// the second went, as [`UdpChannel::send_at`].
+    pub async fn send_pair(&self, first: &[u8], then: &[u8]) -> Result<Instant, NetError> {
         match &self.inner {
             Inner::Shared(r) if COALESCE.load(Ordering::Relaxed) => {
-                r.family.outbox.send_all(&[first, then], self.peer).await?
+                Ok(r.family.outbox.send_all(&[first, then], self.peer).await?)
             }
             _ => {
-                self.send(first).await?;
-                self.send(then).await?;
+                self.send_at(first).await?;
+                self.send_at(then).await
             }
         }
-        Ok(())
     }
 
     /// Waits for the next datagram from the peer until `deadline`; returns it at its exact
@@ -145,8 +151,18 @@ impl UdpChannel {
     /// pin 64 KiB for its whole dialogue: hundreds of polls on a slow network, thousands
     /// waiting on silent servers.)
     pub async fn recv(&self, deadline: Instant) -> Result<Vec<u8>, NetError> {
+        self.recv_at(deadline).await.map(|(d, _)| d)
+    }
+
+    /// [`UdpChannel::recv`], with when the datagram was taken from the socket: on the shared
+    /// socket, when the dispatcher read it, which can be well before this poll runs again (a
+    /// slot's replies are read together, then their polls run one after another), so a round
+    /// trip timed to it leaves out the time spent on the polls ahead in that line.
+    pub async fn recv_at(&self, deadline: Instant) -> Result<(Vec<u8>, Instant), NetError> {
         let result = match &self.inner {
-            Inner::Own(s) => tokio::time::timeout_at(deadline, recv_own(s)).await,
+            Inner::Own(s) => tokio::time::timeout_at(deadline, recv_own(s))
+                .await
+                .map(|r| r.map(|d| (d, Instant::now()))),
             Inner::Shared(r) => tokio::time::timeout_at(deadline, r.slot.recv())
                 .await
                 .map(Ok),
@@ -240,11 +256,12 @@ struct Slot {
 }
 
 /// Almost every poll receives exactly one datagram: it waits in `first`, and the deque (which
-/// allocates on first use) only holds what comes while it is unread.
+/// allocates on first use) only holds what comes while it is unread. Each with when the
+/// dispatcher read it.
 #[derive(Debug, Default)]
 struct Queue {
-    first: Option<Vec<u8>>,
-    rest: VecDeque<Vec<u8>>,
+    first: Option<(Vec<u8>, Instant)>,
+    rest: VecDeque<(Vec<u8>, Instant)>,
 }
 
 impl Queue {
@@ -252,7 +269,7 @@ impl Queue {
         usize::from(self.first.is_some()) + self.rest.len()
     }
 
-    fn push(&mut self, datagram: Vec<u8>) {
+    fn push(&mut self, datagram: (Vec<u8>, Instant)) {
         if self.first.is_none() && self.rest.is_empty() {
             self.first = Some(datagram);
         } else {
@@ -260,25 +277,26 @@ impl Queue {
         }
     }
 
-    fn pop(&mut self) -> Option<Vec<u8>> {
+    fn pop(&mut self) -> Option<(Vec<u8>, Instant)> {
         self.first.take().or_else(|| self.rest.pop_front())
     }
 }
 
 impl Slot {
-    /// Queues a copy of `datagram` unless the queue is full; true when it was queued (the
-    /// caller then wakes the poll).
-    fn queue(&self, datagram: &[u8]) -> bool {
+    /// Queues a copy of `datagram`, read `at`, unless the queue is full; true when it was
+    /// queued (the caller then wakes the poll).
+    fn queue(&self, datagram: &[u8], at: Instant) -> bool {
         let mut q = lock(&self.queue);
         if q.len() >= MUX_QUEUE {
             return false;
         }
-        q.push(datagram.to_vec());
+        q.push((datagram.to_vec(), at));
         true
     }
 
-    /// The next datagram, as the dispatcher queued it (already exact-size: no copy).
-    async fn recv(&self) -> Vec<u8> {
+    /// The next datagram, as the dispatcher queued it (already exact-size: no copy), and
+    /// when it was read.
+    async fn recv(&self) -> (Vec<u8>, Instant) {
         loop {
             let next = lock(&self.queue).pop();
             if let Some(d) = next {
@@ -498,6 +516,8 @@ fn receive_batch(
                 None,
             )?;
             let mut n = 0;
+            // One clock read per system call: the datagrams of one call arrived before it.
+            let at = Instant::now();
             let waiters = lock(&family.waiters);
             for msg in received {
                 n += 1;
@@ -507,7 +527,7 @@ fn receive_batch(
                 let datagram = msg.iovs().next().unwrap_or_default();
                 match waiters.get(&key(from)) {
                     Some(slot) => {
-                        if slot.queue(datagram) {
+                        if slot.queue(datagram, at) {
                             woken.push(slot.clone());
                         }
                     }
@@ -700,20 +720,56 @@ mod tests {
         assert_eq!(recv_vec(&chan, soon(1000)).await.unwrap(), b"");
     }
 
-    /// Datagrams come out in arrival order, whether the first is still unread or not.
+    /// On the shared socket a datagram carries the instant the dispatcher read it, not the
+    /// later one when its poll gets to it (a slot's polls run one after another once their
+    /// replies are read); on a socket of its own, the read is the poll's own.
+    #[tokio::test]
+    async fn read_instant_is_the_dispatchers() {
+        let mux = UdpMux::new();
+        let (peer, peer_addr) = server().await;
+        let chan = UdpChannel::open(peer_addr, Some(&mux)).await.unwrap();
+        assert!(chan.is_shared());
+        let sent = chan.send_at(b"x").await.unwrap();
+        answer(&peer, b"reply").await;
+        // The dispatcher reads it while this poll is busy elsewhere.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let asked = Instant::now();
+        let (d, read) = chan.recv_at(soon(1000)).await.unwrap();
+        assert_eq!(d, b"reply");
+        assert!(sent <= read, "{sent:?} {read:?}");
+        assert!(
+            read + Duration::from_millis(150) <= asked,
+            "{read:?} {asked:?}"
+        );
+
+        let own = UdpChannel::open(peer_addr, None).await.unwrap();
+        assert!(!own.is_shared());
+        own.send_at(b"y").await.unwrap();
+        answer(&peer, b"own").await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let asked = Instant::now();
+        let (d, read) = own.recv_at(soon(1000)).await.unwrap();
+        assert_eq!(d, b"own");
+        assert!(read >= asked);
+    }
+
+    /// Datagrams come out in arrival order, with the instant each was read, whether the
+    /// first is still unread or not.
     #[test]
     fn queue_keeps_order() {
+        let t = Instant::now();
+        let at = |n: u8| (vec![n], t + Duration::from_millis(u64::from(n)));
         let mut q = Queue::default();
-        q.push(vec![1]);
-        q.push(vec![2]);
+        q.push(at(1));
+        q.push(at(2));
         assert_eq!(q.len(), 2);
-        assert_eq!(q.pop(), Some(vec![1]));
-        q.push(vec![3]);
-        assert_eq!(q.pop(), Some(vec![2]));
-        assert_eq!(q.pop(), Some(vec![3]));
+        assert_eq!(q.pop(), Some(at(1)));
+        q.push(at(3));
+        assert_eq!(q.pop(), Some(at(2)));
+        assert_eq!(q.pop(), Some(at(3)));
         assert_eq!(q.pop(), None);
-        q.push(vec![4]);
-        assert_eq!(q.pop(), Some(vec![4]));
+        q.push(at(4));
+        assert_eq!(q.pop(), Some(at(4)));
         assert_eq!(q.len(), 0);
     }
 

@@ -155,7 +155,7 @@ pub async fn drive<X: Exchange, T: Transport>(
             )
         }) {
             match transport.send(&bytes, deadline).await {
-                Ok(()) => {
+                Ok(_) => {
                     let bytes = &transport.shown(&bytes);
                     seen(None, Event::Sent { bytes, what });
                 }
@@ -195,8 +195,9 @@ pub async fn drive<X: Exchange, T: Transport>(
                     None => transport.send(&out, deadline).await,
                 };
                 match sent {
-                    Ok(()) => {
-                        let at = Instant::now();
+                    // When it left, where the transport knows (see `transport::Sent`).
+                    Ok(sent) => {
+                        let at = sent.unwrap_or_else(Instant::now);
                         // A secret is never resent: a copy the observer could not be shown
                         // is one more copy on the wire for nothing.
                         let resends = if transport.resends() && !secret {
@@ -234,8 +235,9 @@ pub async fn drive<X: Exchange, T: Transport>(
                 // No receive buffer is held across this wait: the transport hands over what
                 // arrived at its size, and it is dropped once the exchange has seen it.
                 match transport.recv(resend_at.unwrap_or(until)).await {
-                    Ok(Recv::Bytes(bytes)) => {
-                        let at = Instant::now();
+                    // When it was read, where the transport knows (see `transport::Sent`).
+                    Ok(Recv::Bytes(bytes, read)) => {
+                        let at = read.unwrap_or_else(Instant::now);
                         let bytes = bytes.as_slice();
                         seen(Some(at), Event::Received { bytes });
                         let rtt = last
@@ -253,8 +255,8 @@ pub async fn drive<X: Exchange, T: Transport>(
                         last.resends_left = last.resends_left.saturating_sub(1);
                         tracing::trace!("no answer yet, sending the request again");
                         match transport.send(&out, deadline).await {
-                            Ok(()) => {
-                                let at = Instant::now();
+                            Ok(sent) => {
+                                let at = sent.unwrap_or_else(Instant::now);
                                 last.sent_at = Some(at);
                                 let bytes = &transport.shown(&out);
                                 seen(Some(at), Event::Resent { bytes });
@@ -300,6 +302,7 @@ mod tests {
     use crate::protocol::exchange::oneshot::{Codec, OneShot};
     use crate::protocol::DecodeError;
     use crate::query::fake::{Answer, Fake};
+    use crate::query::transport::Sent;
 
     /// A toy one-shot protocol: the request is "req", the reply anything starting with "re";
     /// "xx" answers something else.
@@ -387,6 +390,52 @@ mod tests {
         assert_eq!(t.0[1].0 - start, Duration::from_secs(1));
         // The round trip counts from the copy that was answered.
         assert_eq!(s.latency, Duration::ZERO);
+    }
+
+    /// A transport that knows when its request left and its reply was read (the shared UDP
+    /// socket: the flush, the dispatcher's read) times the round trip by those instants, not
+    /// by when the poll ran again: here the clock never moves, and the latency is still the
+    /// 5 ms between them.
+    #[tokio::test(start_paused = true)]
+    async fn round_trip_from_the_transports_instants() {
+        struct Stamped {
+            sent: Instant,
+            read: Instant,
+            replied: bool,
+        }
+        impl Transport for Stamped {
+            const DATAGRAMS: bool = true;
+            async fn connect(&mut self, _until: Instant) -> Result<(), NetError> {
+                Ok(())
+            }
+            async fn send(&mut self, _bytes: &[u8], _until: Instant) -> Result<Sent, NetError> {
+                Ok(Some(self.sent))
+            }
+            async fn recv(&mut self, _until: Instant) -> Result<Recv, NetError> {
+                if std::mem::replace(&mut self.replied, true) {
+                    return Ok(Recv::Timeout);
+                }
+                Ok(Recv::Bytes(b"reply".to_vec(), Some(self.read)))
+            }
+        }
+        let start = Instant::now();
+        let mut link = Stamped {
+            sent: start + Duration::from_millis(2),
+            read: start + Duration::from_millis(7),
+            replied: false,
+        };
+        let deadline = start + Duration::from_secs(3);
+        let mut x = OneShot::new(Echo, deadline.into_std());
+        let mut t = Transcript::default();
+        let s = drive(&mut x, &mut link, deadline, Pacing::default(), Some(&mut t))
+            .await
+            .unwrap();
+        assert_eq!(s.online, 5);
+        assert_eq!(s.latency, Duration::from_millis(5));
+        assert_eq!(Instant::now(), start, "the clock did not move");
+        // The transcript shows the same instants.
+        assert_eq!(t.0[0].0, start + Duration::from_millis(2));
+        assert_eq!(t.0[1].0, start + Duration::from_millis(7));
     }
 
     /// A silent server: the wait ends, and the failure is the last event.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use tokio::time::Instant;
 
-use super::transport::{Recv, Transport};
+use super::transport::{Recv, Sent, Transport};
 use crate::net::NetError;
 
 /// What the scripted server does in answer to a request.
@@ -61,18 +61,18 @@ impl<const DATAGRAMS: bool> Transport for Fake<DATAGRAMS> {
         Ok(())
     }
 
-    async fn send(&mut self, bytes: &[u8], _until: Instant) -> Result<(), NetError> {
+    async fn send(&mut self, bytes: &[u8], _until: Instant) -> Result<Sent, NetError> {
         self.sent.push((self.connections, bytes.to_vec()));
         let n = self.requests_on_connection;
         self.requests_on_connection += 1;
         let answers = (self.script)(self.connections, n, bytes);
         self.inbox.extend(answers);
-        Ok(())
+        Ok(None)
     }
 
     async fn recv(&mut self, until: Instant) -> Result<Recv, NetError> {
         match self.inbox.pop_front() {
-            Some(Answer::Bytes(b)) => Ok(Recv::Bytes(b)),
+            Some(Answer::Bytes(b)) => Ok(Recv::Bytes(b, None)),
             Some(Answer::Close) => Ok(Recv::Closed),
             Some(Answer::Reset) => Err(NetError::Io(Arc::new(std::io::Error::from(
                 std::io::ErrorKind::ConnectionReset,

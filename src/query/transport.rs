@@ -21,12 +21,21 @@ use crate::target::ProxyProtocol;
 pub enum Recv {
     /// One datagram, or the next chunk of a stream, at its exact size: the transport owns no
     /// receive buffer while a poll waits, so a poll in flight costs only what has arrived.
-    Bytes(Vec<u8>),
+    /// With when it was read where the transport knows better than a clock read once this
+    /// poll runs again ([`Sent`] says why); `None`: read the clock.
+    Bytes(Vec<u8>, Option<Instant>),
     /// The peer closed the stream.
     Closed,
     /// The instant passed with nothing received.
     Timeout,
 }
+
+/// What a send returns: when the request left, where the transport knows better than a clock
+/// read after the send returns (`None`: read the clock). On the shared UDP socket a slot's
+/// polls send in one `sendmmsg` and then run one after another, as they do again when their
+/// replies have been read together; round trips timed from each poll's own turn would carry
+/// its place in those lines, up to a millisecond at 128 polls a slot.
+pub type Sent = Option<Instant>;
 
 /// A way of talking to one server, as the driver sees it.
 #[allow(async_fn_in_trait)] // used only by the generic driver, never as a trait object
@@ -40,7 +49,7 @@ pub trait Transport {
     async fn connect(&mut self, until: Instant) -> Result<(), NetError>;
 
     /// Sends one request (a datagram, or bytes on the stream), giving up at `until`.
-    async fn send(&mut self, bytes: &[u8], until: Instant) -> Result<(), NetError>;
+    async fn send(&mut self, bytes: &[u8], until: Instant) -> Result<Sent, NetError>;
 
     /// Sends a request pipelined ahead of another ([`Step::SendAhead`]), then the other,
     /// back to back. A transport that can batch sends them together (the shared UDP socket:
@@ -52,7 +61,7 @@ pub trait Transport {
         first: &[u8],
         then: &[u8],
         until: Instant,
-    ) -> Result<(), NetError> {
+    ) -> Result<Sent, NetError> {
         self.send(first, until).await?;
         self.send(then, until).await
     }
@@ -98,8 +107,8 @@ impl Transport for UdpChannel {
         Ok(())
     }
 
-    async fn send(&mut self, bytes: &[u8], _until: Instant) -> Result<(), NetError> {
-        UdpChannel::send(self, bytes).await
+    async fn send(&mut self, bytes: &[u8], _until: Instant) -> Result<Sent, NetError> {
+        UdpChannel::send_at(self, bytes).await.map(Some)
     }
 
     async fn send_pair(
@@ -107,13 +116,13 @@ impl Transport for UdpChannel {
         first: &[u8],
         then: &[u8],
         _until: Instant,
-    ) -> Result<(), NetError> {
-        UdpChannel::send_pair(self, first, then).await
+    ) -> Result<Sent, NetError> {
+        UdpChannel::send_pair(self, first, then).await.map(Some)
     }
 
     async fn recv(&mut self, until: Instant) -> Result<Recv, NetError> {
-        match UdpChannel::recv(self, until).await {
-            Ok(d) => Ok(Recv::Bytes(d)),
+        match UdpChannel::recv_at(self, until).await {
+            Ok((d, at)) => Ok(Recv::Bytes(d, Some(at))),
             Err(NetError::Timeout) => Ok(Recv::Timeout),
             Err(e) => Err(e),
         }
@@ -187,9 +196,10 @@ impl Transport for TcpLink {
         Ok(())
     }
 
-    async fn send(&mut self, bytes: &[u8], until: Instant) -> Result<(), NetError> {
+    async fn send(&mut self, bytes: &[u8], until: Instant) -> Result<Sent, NetError> {
         if self.header_state != HeaderState::Due {
-            return tcp::write_all(self.stream()?, bytes, until).await;
+            tcp::write_all(self.stream()?, bytes, until).await?;
+            return Ok(None);
         }
         // One write, header and request together: the spec asks that the header be sent at
         // once, and one segment gives the receiver the whole header in its first read.
@@ -198,7 +208,7 @@ impl Transport for TcpLink {
         first.extend_from_slice(bytes);
         tcp::write_all(self.stream()?, &first, until).await?;
         self.header_state = HeaderState::Sent;
-        Ok(())
+        Ok(None)
     }
 
     fn sent_preamble(&mut self) -> Option<(&'static str, &[u8])> {
@@ -216,7 +226,7 @@ impl Transport for TcpLink {
     async fn recv(&mut self, until: Instant) -> Result<Recv, NetError> {
         match tcp::read_chunk(self.stream()?, until).await {
             Ok(chunk) if chunk.is_empty() => Ok(Recv::Closed),
-            Ok(chunk) => Ok(Recv::Bytes(chunk)),
+            Ok(chunk) => Ok(Recv::Bytes(chunk, None)),
             Err(NetError::Timeout) => Ok(Recv::Timeout),
             Err(e) => Err(e),
         }
@@ -236,13 +246,13 @@ impl Transport for HttpLink {
         HttpLink::connect(self, until).await
     }
 
-    async fn send(&mut self, bytes: &[u8], until: Instant) -> Result<(), NetError> {
-        HttpLink::send(self, bytes, until).await
+    async fn send(&mut self, bytes: &[u8], until: Instant) -> Result<Sent, NetError> {
+        HttpLink::send(self, bytes, until).await.map(|()| None)
     }
 
     async fn recv(&mut self, until: Instant) -> Result<Recv, NetError> {
         match HttpLink::recv(self, until).await? {
-            Received::Response(bytes) => Ok(Recv::Bytes(bytes)),
+            Received::Response(bytes) => Ok(Recv::Bytes(bytes, None)),
             Received::Nothing => Ok(Recv::Closed),
             Received::Timeout => Ok(Recv::Timeout),
         }
@@ -285,7 +295,7 @@ impl Transport for UdpThenHttp {
         Transport::connect(&mut self.http, until).await
     }
 
-    async fn send(&mut self, bytes: &[u8], until: Instant) -> Result<(), NetError> {
+    async fn send(&mut self, bytes: &[u8], until: Instant) -> Result<Sent, NetError> {
         if self.on_http {
             Transport::send(&mut self.http, bytes, until).await
         } else {
