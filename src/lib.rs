@@ -14,30 +14,30 @@
 //! only what `tests/architecture.rs` lists (its `ALLOWED` table is the edge-by-edge version
 //! of this list, checked against every `crate::` path in `src/` on each test run):
 //!
-//! 1. The shared vocabulary, used by everyone and using nobody: [`target`] (what a poll aims
-//!    at: protocol, address, limits, the configured target and every default) and [`status`]
-//!    (what a poll found: the normalized status, the failure and its closed set of reasons).
-//!    [`secret`] (passwords and tokens read from files, redacted in every `Debug`) sits
-//!    beside them, used by `target` (a target's credentials), `protocol` (the one place
-//!    a secret goes on the wire), `query` (the registry derives an HTTP basic-auth
-//!    value from a password, itself a secret) and `demo` (its Satisfactory target's
-//!    API token).
-//!    [`games`] (game presets: which protocol and default port a game id means) sits on
-//!    the vocabulary and is used by `config` and `query`. [`decimal`] (integers written as
-//!    digits without the formatter) uses nothing and serves `protocol` and `metrics`.
-//! 2. [`protocol`]: one folder per protocol with its sans-IO codec and its exchange (the
-//!    dialogue as a state machine: challenges, splits, tokens, fallbacks), and the parts
-//!    every exchange shares (`protocol::exchange`). Only the vocabulary; no tokio, no
-//!    sockets, no clock of its own: an exchange is told `now` (it builds without the
-//!    `daemon` feature, and the fuzz targets drive exchanges through input sequences). A
+//! 1. The shared vocabulary, used by everyone and using nobody: [`status`] (what a poll
+//!    found: the normalized status, the failure and its closed set of reasons),
+//!    [`secret`] (passwords and tokens read from files, redacted in every `Debug`) and
+//!    [`decimal`] (integers written as digits without the formatter).
+//! 2. [`protocol`]: one folder per protocol with its sans-IO codec, its exchange (the
+//!    dialogue as a state machine: challenges, splits, tokens, fallbacks) and its spec
+//!    (`spec.rs`: the protocol's facts stated once: id, default port, resolution, link,
+//!    pacing, credential keys and what they mean, how its exchange is built); the parts
+//!    every exchange shares (`protocol::exchange`) and the vocabulary a spec and an exchange
+//!    need (`protocol::spec`, `limits`, `credentials`, `memory`). Uses only layer 1; no
+//!    tokio, no sockets, no clock of its own: an exchange is told `now` (it builds without
+//!    the `daemon` feature, and the fuzz targets drive exchanges through input sequences). A
 //!    bad input is a structured `DecodeError`, a failed exchange an `exchange::Error`,
 //!    never a label.
+//!    [`target`] sits on it: what a poll aims at (the `Protocol` list, one line per spec,
+//!    which every layer above names; address, limits, the configured target and every
+//!    default). [`games`] (game presets: which protocol and default port a game id means)
+//!    sits on `target` and is used by `config` and `query`.
 //! 3. [`net`]: the transports: the shared UDP socket (mux), connected UDP, TCP, name and SRV
 //!    resolution, every wait with a deadline. Errors are `NetError` (the runtime-free
 //!    `protocol::exchange::LinkError`, wrapping `DecodeError`).
-//! 4. [`query`]: the registry (one entry per protocol: how its address resolves, which link,
-//!    the minimum gap, its exchange's constructor) and the one generic poll and driver that
-//!    run any exchange over any transport with resends and pacing, on tokio's clock. It
+//! 4. [`query`]: the registry (the one generic poll that runs any protocol's spec: resolve
+//!    as it says, open its link, build its exchange) and the driver that runs any exchange
+//!    over any transport with resends and pacing, on tokio's clock. It
 //!    produces one normalized [`status::Status`] or a [`status::Failure`]: the one place
 //!    where errors become a closed [`status::Reason`] is `query::Error::reason` (the
 //!    exchanges' error). `docs/adding-a-protocol.md` shows what a new protocol fills in.

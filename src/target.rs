@@ -5,7 +5,7 @@
 //! below every other module, so that config, scheduler, http, metrics, query and simulate can
 //! all name a target without reaching into each other. Each default is stated once, here:
 //! [`DEFAULT_INTERVAL`], [`DEFAULT_TIMEOUT`], [`DEFAULT_ENCODING`], [`Limits::default`],
-//! [`Protocol::default_port`].
+//! each protocol's default port in its spec (`protocol/<p>/spec.rs`).
 //!
 //! Built without the `daemon` feature: no tokio, no sockets.
 
@@ -18,306 +18,182 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::secret::Secret;
+pub use crate::protocol::credentials::{CredentialKey, Credentials, Rcon};
+pub use crate::protocol::limits::{Limits, DEFAULT_ENCODING};
+pub use crate::protocol::proxy_header::ProxyProtocol;
+pub use crate::protocol::spec::HttpScheme;
+use crate::protocol::spec::{Spec, Visit};
 
 /// How often a target is polled unless the config says otherwise (`exporter.interval`).
 pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(15);
 /// Deadline for one whole poll unless the config says otherwise (`exporter.timeout`).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
-/// Code page for protocols that send legacy text (SA:MP) unless a target names another:
-/// what Western servers use, and a superset of Latin-1, so nothing fails to decode.
-pub const DEFAULT_ENCODING: &encoding_rs::Encoding = encoding_rs::WINDOWS_1252;
 
 /// The largest UDP payload: unsplit replies can be far larger than 1400 bytes (Rust sends up
 /// to 64 KiB), so every receive buffer is this big.
 pub const MAX_DATAGRAM: usize = 65_536;
 
-/// The query protocols, by the ids used in the config and on the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum Protocol {
+/// Lists the protocols, one line each: the variant, its doc, and the module under
+/// `protocol/` whose `SPEC` and `Exchange` it is. Generates the enum, its `ALL` (in the
+/// listed order, the one `--help` and every "for each protocol" test use), `spec` and
+/// `dispatch`.
+macro_rules! protocols {
+    ($($(#[$doc:meta])* $variant:ident => $($module:ident)::+;)+) => {
+        /// The query protocols, by their specs' ids (config, command line, `module=`, the
+        /// `protocol` label).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Protocol {
+            $($(#[$doc])* $variant,)+
+        }
+
+        impl Protocol {
+            /// Every protocol, in the listed order.
+            pub const ALL: [Protocol; [$(stringify!($variant)),+].len()] = [$(Self::$variant),+];
+
+            /// The protocol's facts, from its own folder (`protocol/<p>/spec.rs`).
+            pub const fn spec(self) -> &'static Spec {
+                match self {
+                    $(Self::$variant => &crate::protocol::$($module)::+::SPEC,)+
+                }
+            }
+
+            /// Calls `v` with the protocol's exchange type and spec: the one table from a
+            /// protocol to its exchange, monomorphized per protocol (no box, no vtable).
+            pub fn dispatch<V: Visit>(self, v: V) -> V::Output {
+                match self {
+                    $(Self::$variant => v.visit::<crate::protocol::$($module)::+::Exchange>(
+                        &crate::protocol::$($module)::+::SPEC,
+                    ),)+
+                }
+            }
+        }
+    };
+}
+
+protocols! {
     /// Valve A2S (Source and GoldSrc), UDP.
-    #[serde(rename = "a2s")]
-    A2s,
+    A2s => a2s::spec;
     /// Minecraft Java server list ping (1.7+ with legacy fallbacks), TCP.
-    #[serde(rename = "minecraft")]
-    Minecraft,
+    Minecraft => minecraft::slp_spec;
     /// Minecraft Query (GameSpy4), UDP.
-    #[serde(rename = "minecraft-query")]
-    MinecraftQuery,
+    MinecraftQuery => minecraft::query_spec;
     /// Minecraft Bedrock Edition (RakNet unconnected ping), UDP.
-    #[serde(rename = "minecraft-bedrock")]
-    MinecraftBedrock,
+    MinecraftBedrock => bedrock::spec;
     /// SA:MP and open.mp query, UDP.
-    #[serde(rename = "samp")]
-    Samp,
+    Samp => samp::spec;
     /// Mumble voice server ping, UDP.
-    #[serde(rename = "mumble")]
-    Mumble,
+    Mumble => mumble::spec;
     /// Quake 3-engine `getstatus` (ioquake3, OpenArena, Urban Terror, ET, Call of Duty,
     /// DarkPlaces games...), UDP.
-    #[serde(rename = "quake3")]
-    Quake3,
+    Quake3 => quake3::spec;
     /// Teeworlds 0.6/0.7 and DDNet server info, UDP.
-    #[serde(rename = "teeworlds")]
-    Teeworlds,
-    /// GameSpy 3 query (Battlefield 2 and 2142, Unreal Tournament 3, Crysis, ArmA...), UDP.
-    #[serde(rename = "gamespy3")]
-    Gamespy3,
-    /// All-Seeing Eye (Multi Theft Auto, Far Cry, Chrome...), UDP.
-    #[serde(rename = "ase")]
-    Ase,
-    /// Unreal Engine 2 query (UT2003, UT2004, Killing Floor, Red Orchestra...), UDP.
-    #[serde(rename = "unreal2")]
-    Unreal2,
-    /// id Tech 4 `getInfo` (Doom 3, Quake 4, Prey, ETQW, Wolfenstein 2009), UDP.
-    #[serde(rename = "doom3")]
-    Doom3,
+    Teeworlds => teeworlds::spec;
     /// GameSpy 1 `\status\` (Unreal Tournament, Battlefield 1942, Halo, netPanzer...), UDP.
-    #[serde(rename = "gamespy1")]
-    Gamespy1,
+    Gamespy1 => gamespy1::spec;
     /// GameSpy 2 `FE FD 00` (Battlefield Vietnam and 2, Halo, America's Army, SWAT 4...), UDP.
-    #[serde(rename = "gamespy2")]
-    Gamespy2,
+    Gamespy2 => gamespy2::spec;
+    /// GameSpy 3 query (Battlefield 2 and 2142, Unreal Tournament 3, Crysis, ArmA...), UDP.
+    Gamespy3 => gamespy3::spec;
+    /// All-Seeing Eye (Multi Theft Auto, Far Cry, Chrome...), UDP.
+    Ase => ase::spec;
+    /// Unreal Engine 2 query (UT2003, UT2004, Killing Floor, Red Orchestra...), UDP.
+    Unreal2 => unreal2::spec;
+    /// id Tech 4 `getInfo` (Doom 3, Quake 4, Prey, ETQW, Wolfenstein 2009), UDP.
+    Doom3 => doom3::spec;
     /// Terraria with TShock: its REST API (`/v2/server/status`), HTTP or HTTPS.
-    #[serde(rename = "terraria")]
-    Terraria,
+    Terraria => terraria::spec;
     /// Palworld's REST API (`/v1/api/info`, `metrics`, `players`), HTTP basic auth.
-    #[serde(rename = "palworld")]
-    Palworld,
+    Palworld => palworld::spec;
     /// FiveM and RedM (Cfx.re) `getinfo` on the game port, UDP.
-    #[serde(rename = "fivem")]
-    Fivem,
+    Fivem => fivem::spec;
     /// Satisfactory's Lightweight Query on the game port, UDP.
-    #[serde(rename = "satisfactory")]
-    Satisfactory,
+    Satisfactory => satisfactory::spec;
     /// TeamSpeak 3 ServerQuery, TCP.
-    #[serde(rename = "teamspeak3")]
-    Teamspeak3,
+    Teamspeak3 => teamspeak3::spec;
     /// Factorio over Source RCON (`/players online count`), TCP: the game has no query.
-    #[serde(rename = "factorio")]
-    Factorio,
+    Factorio => factorio::spec;
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 20] = [
-        Protocol::A2s,
-        Protocol::Minecraft,
-        Protocol::MinecraftQuery,
-        Protocol::MinecraftBedrock,
-        Protocol::Samp,
-        Protocol::Mumble,
-        Protocol::Quake3,
-        Protocol::Teeworlds,
-        Protocol::Gamespy1,
-        Protocol::Gamespy2,
-        Protocol::Gamespy3,
-        Protocol::Ase,
-        Protocol::Unreal2,
-        Protocol::Doom3,
-        Protocol::Terraria,
-        Protocol::Palworld,
-        Protocol::Fivem,
-        Protocol::Satisfactory,
-        Protocol::Teamspeak3,
-        Protocol::Factorio,
-    ];
+    /// Every protocol's id, for serde's "expected one of" (the config's error for an unknown
+    /// protocol).
+    const IDS: [&'static str; Self::ALL.len()] = {
+        let mut ids = [""; Self::ALL.len()];
+        let mut i = 0;
+        while i < ids.len() {
+            ids[i] = Self::ALL[i].spec().id;
+            i += 1;
+        }
+        ids
+    };
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            Protocol::A2s => "a2s",
-            Protocol::Minecraft => "minecraft",
-            Protocol::MinecraftQuery => "minecraft-query",
-            Protocol::MinecraftBedrock => "minecraft-bedrock",
-            Protocol::Samp => "samp",
-            Protocol::Mumble => "mumble",
-            Protocol::Quake3 => "quake3",
-            Protocol::Teeworlds => "teeworlds",
-            Protocol::Gamespy3 => "gamespy3",
-            Protocol::Ase => "ase",
-            Protocol::Unreal2 => "unreal2",
-            Protocol::Doom3 => "doom3",
-            Protocol::Gamespy1 => "gamespy1",
-            Protocol::Gamespy2 => "gamespy2",
-            Protocol::Terraria => "terraria",
-            Protocol::Palworld => "palworld",
-            Protocol::Fivem => "fivem",
-            Protocol::Satisfactory => "satisfactory",
-            Protocol::Teamspeak3 => "teamspeak3",
-            Protocol::Factorio => "factorio",
-        }
+        self.spec().id
     }
 
     /// The port used when an address names none (Minecraft tries SRV first).
     pub fn default_port(self) -> u16 {
-        match self {
-            Protocol::A2s => 27015,
-            Protocol::Minecraft | Protocol::MinecraftQuery => 25565,
-            Protocol::MinecraftBedrock => 19132,
-            Protocol::Samp => 7777,
-            Protocol::Mumble => 64738,
-            Protocol::Quake3 => 27960,
-            Protocol::Teeworlds => 8303,
-            // Battlefield 2's query port; most GameSpy 3 games use their own.
-            Protocol::Gamespy3 => 29900,
-            // Multi Theft Auto's: its game port 22003 + 123.
-            Protocol::Ase => 22126,
-            // UT2004's query port: its game port 7777 + 1.
-            Protocol::Unreal2 => 7778,
-            Protocol::Doom3 => 27666,
-            // Unreal Tournament's query port (its game port 7777 + 1), the family's most
-            // common server; the other games' ports are their presets' (src/games).
-            Protocol::Gamespy1 => 7778,
-            // Battlefield 2's query port, the family's most common; presets carry the rest.
-            Protocol::Gamespy2 => 29900,
-            Protocol::Terraria => 7878,
-            Protocol::Palworld => 8212,
-            Protocol::Fivem => 30120,
-            Protocol::Satisfactory => 7777,
-            Protocol::Teamspeak3 => 10011,
-            // Factorio has no default RCON port (`--rcon-port` is required to turn RCON
-            // on); 27015, Source's, is what its wiki and hosting panels use.
-            Protocol::Factorio => 27015,
-        }
+        self.spec().default_port
     }
 
     pub fn from_name(name: &str) -> Option<Protocol> {
-        Protocol::ALL.into_iter().find(|p| p.as_str() == name)
+        Self::ALL.into_iter().find(|p| p.as_str() == name)
     }
 
     /// Every id, comma-separated, for error messages ("one of: ...").
     pub fn names() -> String {
-        Protocol::ALL.map(Protocol::as_str).join(", ")
+        Self::IDS.join(", ")
     }
 
     /// Whether the protocol talks over a TCP stream (only these can carry a PROXY protocol
-    /// header). The query registry's `Link::Tcp` entries; a test there keeps the two in step.
-    /// A new TCP protocol answers true here and opens its link with
+    /// header). A new TCP protocol opens its link with
     /// `TcpLink::new(addr).with_proxy_header(req.proxy_protocol)`.
     pub fn over_tcp(self) -> bool {
-        match self {
-            Protocol::Minecraft | Protocol::Teamspeak3 | Protocol::Factorio => true,
-            Protocol::A2s
-            | Protocol::MinecraftQuery
-            | Protocol::MinecraftBedrock
-            | Protocol::Samp
-            | Protocol::Mumble
-            | Protocol::Quake3
-            | Protocol::Teeworlds
-            | Protocol::Gamespy3
-            | Protocol::Ase => false,
-            Protocol::Unreal2 | Protocol::Doom3 => false,
-            Protocol::Gamespy1 | Protocol::Gamespy2 => false,
-            Protocol::Terraria | Protocol::Palworld => false,
-            Protocol::Fivem | Protocol::Satisfactory => false,
-        }
+        self.spec().over_tcp()
     }
 
-    /// Whether the protocol is an HTTP API, and whether TLS is optional there (`tls = true`
-    /// turns it on) or always on. The query registry's `Link::Http` entries; a test there
-    /// keeps the two in step. The config accepts the `tls*` keys only where this is `Some`.
+    /// Whether the protocol is an HTTP API, and whether TLS is optional there or always on.
+    /// The config accepts the `tls*` keys only where this is `Some`.
     pub fn http(self) -> Option<HttpScheme> {
-        match self {
-            Protocol::Terraria | Protocol::Palworld => Some(HttpScheme::Either),
-            // Its HTTPS API (with an API token), after the Lightweight Query.
-            Protocol::Satisfactory => Some(HttpScheme::HttpsOnly),
-            Protocol::A2s
-            | Protocol::Minecraft
-            | Protocol::MinecraftQuery
-            | Protocol::MinecraftBedrock
-            | Protocol::Samp
-            | Protocol::Mumble
-            | Protocol::Quake3
-            | Protocol::Teeworlds
-            | Protocol::Gamespy1
-            | Protocol::Gamespy2
-            | Protocol::Gamespy3
-            | Protocol::Ase
-            | Protocol::Unreal2
-            | Protocol::Doom3
-            | Protocol::Fivem
-            | Protocol::Teamspeak3
-            | Protocol::Factorio => None,
-        }
+        self.spec().http
     }
 
-    /// The credential keys a target of this protocol may set (`username`, `password_file`,
-    /// ...); any other is a config error. Empty for protocols that never log in.
+    /// The credential keys a target of this protocol may set; any other is a config error.
     pub fn credential_keys(self) -> &'static [CredentialKey] {
-        match self {
-            // Server health over RCON, next to the status ping (docs/protocols/minecraft.md).
-            Protocol::Minecraft => &[CredentialKey::Rcon],
-            // TShock's REST token, a query parameter.
-            Protocol::Terraria => &[CredentialKey::Token],
-            // Basic auth; the user is always `admin`.
-            Protocol::Palworld => &[CredentialKey::Password],
-            // An optional ServerQuery login (`login <username> <password>`).
-            Protocol::Teamspeak3 => &[CredentialKey::Username, CredentialKey::Password],
-            // The HTTPS API's bearer token (`server.GenerateAPIToken`).
-            Protocol::Satisfactory => &[CredentialKey::ApiToken],
-            // The RCON password (`--rcon-password`); the address is the RCON port.
-            Protocol::Factorio => &[CredentialKey::Password],
-            Protocol::A2s
-            | Protocol::MinecraftQuery
-            | Protocol::MinecraftBedrock
-            | Protocol::Samp
-            | Protocol::Mumble
-            | Protocol::Quake3
-            | Protocol::Teeworlds
-            | Protocol::Gamespy1
-            | Protocol::Gamespy2
-            | Protocol::Gamespy3
-            | Protocol::Ase
-            | Protocol::Unreal2
-            | Protocol::Doom3
-            | Protocol::Fivem => &[],
-        }
+        self.spec().credential_keys
     }
 
-    /// The credential key a target of this protocol must set: the protocol has nothing to
-    /// ask without it (Factorio answers only over RCON).
+    /// The credential key a target of this protocol must set.
     pub fn required_credential(self) -> Option<CredentialKey> {
-        match self {
-            Protocol::A2s
-            | Protocol::Minecraft
-            | Protocol::MinecraftQuery
-            | Protocol::MinecraftBedrock
-            | Protocol::Samp
-            | Protocol::Mumble
-            | Protocol::Quake3
-            | Protocol::Teeworlds
-            | Protocol::Gamespy1
-            | Protocol::Gamespy2
-            | Protocol::Gamespy3
-            | Protocol::Ase
-            | Protocol::Unreal2
-            | Protocol::Doom3 => None,
-            Protocol::Terraria | Protocol::Palworld => None,
-            Protocol::Fivem | Protocol::Satisfactory | Protocol::Teamspeak3 => None,
-            // Factorio answers nothing without its RCON password, but a target without
-            // `password_file` is still valid config (as the example's, whose file does not
-            // exist on every machine that checks it): its polls fail at once, before
-            // connecting, as `auth_refused` naming the missing key.
-            Protocol::Factorio => None,
-        }
+        self.spec().required_credential
     }
 
-    /// The port RCON listens on when `rcon.port` is not given: Minecraft's `rcon.port`
-    /// default (25575), else Source's (27015).
+    /// The port RCON listens on when `rcon.port` is not given.
     pub fn default_rcon_port(self) -> u16 {
-        match self {
-            Protocol::Minecraft => 25575,
-            _ => 27015,
-        }
+        self.spec().default_rcon_port
     }
 
     /// The TCP protocols' ids, comma-separated, for error messages.
     pub fn tcp_names() -> String {
-        let tcp: Vec<&str> = Protocol::ALL
+        let tcp: Vec<&str> = Self::ALL
             .into_iter()
             .filter(|p| p.over_tcp())
-            .map(Protocol::as_str)
+            .map(Self::as_str)
             .collect();
         tcp.join(", ")
+    }
+}
+
+impl Serialize for Protocol {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Protocol {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = std::borrow::Cow::<'de, str>::deserialize(d)?;
+        Self::from_name(&name).ok_or_else(|| serde::de::Error::unknown_variant(&name, &Self::IDS))
     }
 }
 
@@ -325,49 +201,6 @@ impl fmt::Display for Protocol {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
-}
-
-/// The PROXY protocol version a TCP target's server (or the proxy in front of it) expects
-/// before the query's first byte (`proxy_protocol = "v1" | "v2"`). What each sends:
-/// `protocol::proxy_header` and docs/proxy-protocol.md.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ProxyProtocol {
-    /// The text header: `PROXY TCP4|TCP6 <our address> <server address> <ports>\r\n`.
-    V1,
-    /// The binary header with the LOCAL command: "a health check, use the real addresses".
-    V2,
-}
-
-impl ProxyProtocol {
-    pub const ALL: [ProxyProtocol; 2] = [ProxyProtocol::V1, ProxyProtocol::V2];
-
-    /// The id in the config and on the command line.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ProxyProtocol::V1 => "v1",
-            ProxyProtocol::V2 => "v2",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<ProxyProtocol> {
-        ProxyProtocol::ALL.into_iter().find(|p| p.as_str() == name)
-    }
-}
-
-impl fmt::Display for ProxyProtocol {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// Whether an HTTP API may be spoken in the clear.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HttpScheme {
-    /// HTTP unless the target says `tls = true` (TShock, Palworld: whatever the owner put in
-    /// front of it).
-    Either,
-    /// HTTPS only (the API exists only over TLS).
-    HttpsOnly,
 }
 
 /// How an HTTP target's connection is secured (`tls`, `tls_fingerprint`, `tls_insecure`).
@@ -429,42 +262,6 @@ impl Tls {
     }
 }
 
-/// A credential key of a `[[target]]`, by its name in the config.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum CredentialKey {
-    /// `username = "..."`: a login name, not secret.
-    Username,
-    /// `password_file = "..."`.
-    Password,
-    /// `token_file = "..."`.
-    Token,
-    /// `api_token_file = "..."`.
-    ApiToken,
-    /// `rcon = { port = N, password_file = "..." }`.
-    Rcon,
-}
-
-impl CredentialKey {
-    pub const ALL: [CredentialKey; 5] = [
-        CredentialKey::Username,
-        CredentialKey::Password,
-        CredentialKey::Token,
-        CredentialKey::ApiToken,
-        CredentialKey::Rcon,
-    ];
-
-    /// The key as written in the config.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CredentialKey::Username => "username",
-            CredentialKey::Password => "password_file",
-            CredentialKey::Token => "token_file",
-            CredentialKey::ApiToken => "api_token_file",
-            CredentialKey::Rcon => "rcon",
-        }
-    }
-}
-
 /// [`Tls`] without the pin, one byte: what [`Target`] holds, in what was padding (a full
 /// `Tls` would take 16 bytes and push every target into a larger allocation block). A
 /// pinned target's fingerprint travels with its credentials.
@@ -475,68 +272,6 @@ pub enum TlsMode {
     Verify,
     Pinned,
     Insecure,
-}
-
-/// What a configured target logs in with. Only configured targets carry credentials: an
-/// ad-hoc `/probe` or a `[module.NAME]` never does. Every secret is a [`Secret`], so the
-/// derived `Debug` shows none.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Credentials {
-    /// Login name (`username`); not a secret.
-    pub username: Option<String>,
-    /// `password_file`'s content.
-    pub password: Option<Secret>,
-    /// `token_file`'s content.
-    pub token: Option<Secret>,
-    /// `api_token_file`'s content.
-    pub api_token: Option<Secret>,
-    /// Source RCON (`rcon = { port, password_file }`).
-    pub rcon: Option<Rcon>,
-    /// HTTP APIs: the SHA-256 of the certificate the server must present
-    /// (`tls_fingerprint`; [`Target::tls`] says [`TlsMode::Pinned`]). Not a secret, but
-    /// carried here so that the rare pinned target pays for it and `Target` stays small.
-    pub tls_pin: Option<[u8; 32]>,
-}
-
-impl Credentials {
-    /// Only a `password_file`'s password, given from memory: what `demo` logs in to its own
-    /// simulators with.
-    pub fn password(password: &str) -> Credentials {
-        Credentials {
-            password: Some(Secret::new(password)),
-            ..Credentials::default()
-        }
-    }
-
-    /// Whether the key is set.
-    pub fn has(&self, key: CredentialKey) -> bool {
-        match key {
-            CredentialKey::Username => self.username.is_some(),
-            CredentialKey::Password => self.password.is_some(),
-            CredentialKey::Token => self.token.is_some(),
-            CredentialKey::ApiToken => self.api_token.is_some(),
-            CredentialKey::Rcon => self.rcon.is_some(),
-        }
-    }
-}
-
-/// A Source RCON login: where and with what password.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rcon {
-    /// The RCON port; `None`: the protocol's default ([`Protocol::default_rcon_port`]).
-    pub port: Option<u16>,
-    pub password: Secret,
-}
-
-impl Rcon {
-    /// A login whose password is given from memory: what `demo` logs in to its own
-    /// simulators' consoles with.
-    pub fn with_password(port: u16, password: &str) -> Rcon {
-        Rcon {
-            port: Some(port),
-            password: Secret::new(password),
-        }
-    }
 }
 
 /// Per-player series a target publishes by default when `players = true`.
@@ -555,36 +290,6 @@ impl Default for PlayerSeries {
     fn default() -> Self {
         PlayerSeries {
             max_series: DEFAULT_MAX_PLAYER_SERIES,
-        }
-    }
-}
-
-/// Caps on what one poll may read from a server. Defaults suit every real server seen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
-    /// Bytes a whole reply may take: a TCP stream, a reassembled or decompressed split reply.
-    /// (`u32`: the config caps it at 64 MiB, and the field's 8 bytes less keep `Arc<Target>`
-    /// in a smaller allocation; read it as a size with [`Limits::reply_cap`].)
-    pub max_reply_bytes: u32,
-    /// Fragments a split UDP reply may announce.
-    pub max_split_packets: u8,
-    /// Challenges an A2S server may issue in a row before the poll fails with `challenge`.
-    pub max_challenges: u8,
-}
-
-impl Limits {
-    /// [`Limits::max_reply_bytes`] as a size.
-    pub fn reply_cap(&self) -> usize {
-        self.max_reply_bytes as usize
-    }
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            max_reply_bytes: 1024 * 1024,
-            max_split_packets: 32,
-            max_challenges: 3,
         }
     }
 }

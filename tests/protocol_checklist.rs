@@ -270,3 +270,77 @@ fn dashboard_protocols_come_from_the_series() {
         "label_values(gameserver_up, protocol)"
     );
 }
+
+/// Every `.rs` file below `dir`, as (path relative to the crate, text).
+fn sources(dir: &Path) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root().join(dir)];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let path = e.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|x| x == "rs") {
+                let rel = path.strip_prefix(root()).unwrap().display().to_string();
+                out.push((rel, std::fs::read_to_string(&path).unwrap()));
+            }
+        }
+    }
+    out
+}
+
+/// The code before the first `#[cfg(test)]`: what ships.
+fn shipped(text: &str) -> &str {
+    text.split("#[cfg(test)]").next().unwrap_or(text)
+}
+
+/// docs/adding-a-protocol.md's template holds: each protocol's facts are its spec, in its
+/// own folder (`src/protocol/<p>/spec.rs` or `<kind>_spec.rs` where one folder holds several
+/// protocols), the list in `target.rs` is one line per protocol, and neither `target.rs`
+/// nor the registry holds a rule of any one protocol.
+#[test]
+fn each_protocols_facts_live_in_its_folder() {
+    let specs: Vec<(String, String)> = sources(Path::new("src/protocol"))
+        .into_iter()
+        .filter(|(path, _)| path.ends_with("/spec.rs") || path.ends_with("_spec.rs"))
+        .collect();
+    let mut missing = Vec::new();
+    for p in Protocol::ALL {
+        let id = p.as_str();
+        let declares = |text: &str| {
+            text.contains(&format!("Spec::udp(\"{id}\"")) || text.contains(&format!("id: \"{id}\""))
+        };
+        if !specs.iter().any(|(_, text)| declares(text)) {
+            missing.push(format!(
+                "{id}: no src/protocol/<folder>/spec.rs declares it"
+            ));
+        }
+    }
+    assert!(missing.is_empty(), "{}", missing.join("\n"));
+
+    let target = read("src/target.rs");
+    assert!(target.contains("protocols! {"), "target.rs lists the specs");
+    let named = target.matches("Protocol::").count();
+    assert!(named <= 5, "target.rs names `Protocol::` {named} times");
+    let registry = read("src/query/registry.rs");
+    assert!(
+        !shipped(&registry).contains("Protocol::"),
+        "src/query/registry.rs names a protocol outside its tests"
+    );
+
+    // The how-to names the files the tree uses, and CONTRIBUTING points to it instead of
+    // keeping a list of its own.
+    let howto = read("docs/adding-a-protocol.md");
+    for piece in [
+        "src/protocol/<name>/spec.rs",
+        "`protocols!`",
+        "pub const SPEC: Spec",
+    ] {
+        assert!(
+            howto.contains(piece),
+            "docs/adding-a-protocol.md lacks {piece}"
+        );
+    }
+    let contributing = read("CONTRIBUTING.md");
+    assert!(contributing.contains("(docs/adding-a-protocol.md) is the one list of steps"));
+}

@@ -25,7 +25,40 @@
 
 use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 
-use crate::target::ProxyProtocol;
+use std::fmt;
+
+/// The PROXY protocol version a TCP target's server (or the proxy in front of it) expects
+/// before the query's first byte (`proxy_protocol = "v1" | "v2"`). What each sends:
+/// `protocol::proxy_header` and docs/proxy-protocol.md.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ProxyProtocol {
+    /// The text header: `PROXY TCP4|TCP6 <our address> <server address> <ports>\r\n`.
+    V1,
+    /// The binary header with the LOCAL command: "a health check, use the real addresses".
+    V2,
+}
+
+impl ProxyProtocol {
+    pub const ALL: [ProxyProtocol; 2] = [ProxyProtocol::V1, ProxyProtocol::V2];
+
+    /// The id in the config and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProxyProtocol::V1 => "v1",
+            ProxyProtocol::V2 => "v2",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<ProxyProtocol> {
+        ProxyProtocol::ALL.into_iter().find(|p| p.as_str() == name)
+    }
+}
+
+impl fmt::Display for ProxyProtocol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// The first twelve bytes of every v2 header; chosen by the spec so that no v1 header and no
 /// common protocol starts with them.

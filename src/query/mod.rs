@@ -73,15 +73,15 @@ pub async fn poll_until(
 }
 
 /// Like [`poll_until`] with no observer, for a caller that has dispatched on the protocol
-/// itself ([`registry::dispatch`]): `X` is `req.protocol`'s exchange and `entry` its entry,
+/// itself ([`registry::dispatch`]): `X` is `req.protocol`'s exchange and `spec` its spec,
 /// and the poll is not boxed here (the scheduler's one box per poll holds it).
 pub async fn poll_until_as<X: registry::Build>(
-    entry: &'static registry::Entry,
+    spec: &'static registry::Spec,
     req: &Request,
     session: &mut Session,
     deadline: Instant,
 ) -> Result<Status, Failure> {
-    let result = registry::run::<X>(entry, req, session, deadline, None).await;
+    let result = registry::run::<X>(spec, req, session, deadline, None).await;
     session.udp_shared_ok = result.is_ok();
     session.polled = true;
     result.map_err(Failure::from)

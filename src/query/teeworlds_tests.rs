@@ -10,7 +10,7 @@ use serde_json::json;
 
 use super::driver::drive;
 use super::fake::{Answer, Fake};
-use super::registry::entry;
+use super::registry::pacing;
 use super::{Error, Request, Session};
 use crate::protocol::teeworlds::exchange::Teeworlds;
 use crate::protocol::teeworlds::machine::Tokens;
@@ -77,7 +77,7 @@ async fn run(
         &mut x,
         fake,
         deadline,
-        entry(Protocol::Teeworlds).pacing(),
+        pacing(Protocol::Teeworlds.spec()),
         None,
     )
     .await;
@@ -87,7 +87,7 @@ async fn run(
 
 /// The exchange as the registry builds it, with the given tokens.
 fn exchange(req: &Request, session: &Session, tokens: Tokens, deadline: Instant) -> Teeworlds {
-    let min_gap = entry(Protocol::Teeworlds).min_gap;
+    let min_gap = Protocol::Teeworlds.spec().min_gap;
     let hint = session.memory.peek::<TwMemory>().and_then(|m| m.flavour);
     Teeworlds::new(req.params(), hint, tokens, min_gap, deadline.into_std())
 }
@@ -177,7 +177,7 @@ async fn silence_times_out_with_spaced_resends() {
             (Kind::Six, ms(2000)),
         ]
     );
-    assert!(entry(Protocol::Teeworlds).min_gap <= ms(1000));
+    assert!(Protocol::Teeworlds.spec().min_gap <= ms(1000));
     assert_eq!(session.memory.get::<TwMemory>().flavour, None);
 }
 
@@ -197,7 +197,7 @@ async fn foreign_only_is_mismatch() {
         &mut x,
         &mut fake,
         deadline,
-        entry(Protocol::Teeworlds).pacing(),
+        pacing(Protocol::Teeworlds.spec()),
         None,
     )
     .await

@@ -36,7 +36,7 @@ use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
 use crate::net::udp::UdpMux;
-use crate::query::registry::{dispatch, Build, Entry, Visit};
+use crate::query::registry::{dispatch, Build, Spec, Visit};
 use crate::query::{Observer, Request, Session};
 use crate::state::{ByName, Recorder, State, TargetMeta};
 use crate::status::{Failure, Reason, Status};
@@ -131,7 +131,7 @@ impl Prober for QueryProber {
         }
         impl<'a> Visit for Boxed<'a> {
             type Output = TargetPollFuture<'a>;
-            fn visit<X: Build>(self, entry: &'static Entry) -> TargetPollFuture<'a> {
+            fn visit<X: Build>(self, spec: &'static Spec) -> TargetPollFuture<'a> {
                 let Boxed {
                     target,
                     mux,
@@ -141,7 +141,7 @@ impl Prober for QueryProber {
                 Box::pin(async move {
                     let req = request_for(target, mux);
                     under_cap(permits, req.timeout, |deadline| {
-                        crate::query::poll_until_as::<X>(entry, &req, session, deadline)
+                        crate::query::poll_until_as::<X>(spec, &req, session, deadline)
                     })
                     .await
                 })

@@ -22,6 +22,7 @@ mod info;
 mod players;
 mod request;
 mod rules;
+pub mod spec;
 pub mod split;
 
 pub use info::{

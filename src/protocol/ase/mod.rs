@@ -234,5 +234,6 @@ pub fn encode_reply(reply: &Reply, out: &mut Vec<u8>) {
     }
 }
 
+pub mod spec;
 #[cfg(test)]
 mod tests;

@@ -180,5 +180,6 @@ pub fn to_status(pong: &Pong, latency: Duration, detail: bool) -> Status {
     }
 }
 
+pub mod spec;
 #[cfg(test)]
 mod tests;

@@ -16,6 +16,7 @@
 
 pub mod exchange;
 pub mod reply;
+pub mod spec;
 #[cfg(test)]
 mod tests;
 

@@ -97,10 +97,7 @@ pub struct Reply {
 impl Reply {
     /// A server variable, by case-insensitive name (the engines' cvars are).
     pub fn var(&self, key: &str) -> Option<&str> {
-        self.vars
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(key))
-            .map(|(_, v)| v.as_str())
+        crate::protocol::keyvalue::get(&self.vars, key)
     }
 }
 

@@ -31,8 +31,8 @@
 use std::time::{Duration, Instant};
 
 use super::error::{Error, LinkError};
+use crate::protocol::limits::Limits;
 use crate::status::Status;
-use crate::target::Limits;
 
 /// What the driver should do next.
 #[derive(Debug)]
@@ -104,7 +104,7 @@ impl Default for Params {
             rules: false,
             detail: false,
             limits: Limits::default(),
-            encoding: crate::target::DEFAULT_ENCODING,
+            encoding: crate::protocol::limits::DEFAULT_ENCODING,
         }
     }
 }

@@ -4,6 +4,7 @@
 //! ([`exchange`]). What real servers do: docs/protocols/factorio.md.
 
 pub mod exchange;
+pub mod spec;
 
 use std::time::Duration;
 

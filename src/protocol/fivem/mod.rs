@@ -17,6 +17,7 @@
 
 pub mod exchange;
 pub mod players;
+pub mod spec;
 
 use std::time::Duration;
 

@@ -22,6 +22,7 @@ pub mod exchange;
 mod map;
 mod packet;
 mod reply;
+pub mod spec;
 
 pub use map::{to_status, Want};
 pub use packet::{decode_packet, encode_packet, encode_reply, text, Packet, QueryId, Style};

@@ -19,10 +19,7 @@ pub struct PlayerEntry {
 
 impl PlayerEntry {
     pub fn field(&self, key: &str) -> Option<&str> {
-        self.fields
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(key))
-            .map(|(_, v)| v.as_str())
+        crate::protocol::keyvalue::get(&self.fields, key)
     }
 
     /// `score_N`, else `frags_N` (Unreal), else `kills_N`.
@@ -54,15 +51,12 @@ pub struct Reply {
 impl Reply {
     /// The first value of `key`, compared without case.
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.vars
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(key))
-            .map(|(_, v)| v.as_str())
+        crate::protocol::keyvalue::get(&self.vars, key)
     }
 
     /// The first of `keys` present.
     pub fn first(&self, keys: &[&str]) -> Option<&str> {
-        keys.iter().find_map(|k| self.get(k))
+        crate::protocol::keyvalue::first(&self.vars, keys)
     }
 
     pub fn int(&self, key: &str) -> Option<i64> {

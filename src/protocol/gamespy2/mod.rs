@@ -22,6 +22,7 @@
 pub mod exchange;
 mod map;
 pub mod reply;
+pub mod spec;
 
 pub use map::{strip_colors, to_status, Want};
 pub use reply::{decode_reply, encode_reply, Reply, Table, MAX_COLUMNS, MAX_ROWS, MAX_VARS};

@@ -50,14 +50,11 @@ pub struct Reply {
 impl Reply {
     /// The first value of `key`, compared without case.
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.vars
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(key))
-            .map(|(_, v)| v.as_str())
+        crate::protocol::keyvalue::get(&self.vars, key)
     }
 
     pub fn first(&self, keys: &[&str]) -> Option<&str> {
-        keys.iter().find_map(|k| self.get(k))
+        crate::protocol::keyvalue::first(&self.vars, keys)
     }
 }
 

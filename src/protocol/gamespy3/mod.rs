@@ -307,5 +307,6 @@ pub fn encode_handshake_reply(session: i32, challenge: i32, out: &mut Vec<u8>) {
     out.push(0);
 }
 
+pub mod spec;
 #[cfg(test)]
 mod tests;

@@ -18,6 +18,7 @@
 use std::time::Duration;
 
 pub mod exchange;
+pub mod spec;
 
 use serde_json::{json, Map};
 

@@ -15,6 +15,7 @@
 //! servers). A wrong password is HTTP 401.
 
 pub mod exchange;
+pub mod spec;
 
 use serde::{Deserialize, Serialize};
 

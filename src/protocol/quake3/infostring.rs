@@ -20,15 +20,12 @@ impl Vars {
     /// The value of `key`, compared without case as the engines do (`Info_ValueForKey`);
     /// the first one wins when a server repeats a key.
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.pairs
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(key))
-            .map(|(_, v)| v.as_str())
+        crate::protocol::keyvalue::get(&self.pairs, key)
     }
 
     /// The first of `keys` that is present.
     pub fn first(&self, keys: &[&str]) -> Option<&str> {
-        keys.iter().find_map(|k| self.get(k))
+        crate::protocol::keyvalue::first(&self.pairs, keys)
     }
 
     /// A number the way C's `atoi` reads it (leading blanks, sign, digits, then anything),

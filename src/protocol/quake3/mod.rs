@@ -27,6 +27,7 @@ mod infostring;
 mod map;
 mod players;
 mod reply;
+pub mod spec;
 
 pub use color::strip_colors;
 pub use infostring::{decode_vars, encode_vars, Vars, MAX_VARS};

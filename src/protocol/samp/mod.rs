@@ -16,6 +16,7 @@
 pub mod exchange;
 mod info;
 mod lists;
+pub mod spec;
 
 pub use info::{decode_info, decode_open_mp, encode_info, encode_open_mp, Info, OpenMp};
 pub use lists::{

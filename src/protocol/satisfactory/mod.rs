@@ -15,6 +15,7 @@
 
 pub mod api;
 pub mod exchange;
+pub mod spec;
 
 use std::time::Duration;
 

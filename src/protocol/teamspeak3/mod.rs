@@ -12,6 +12,7 @@
 //! end lines with LF CR; we also accept CR LF and a bare LF.
 
 pub mod exchange;
+pub mod spec;
 
 use std::time::Duration;
 

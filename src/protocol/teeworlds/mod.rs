@@ -17,6 +17,7 @@ pub mod machine;
 pub mod packed;
 pub mod seven;
 pub mod six;
+pub mod spec;
 
 use serde_json::{json, Map, Value};
 

@@ -15,6 +15,7 @@
 //! refusal, so both are read. `players` is there only when asked for (`players=true`).
 
 pub mod exchange;
+pub mod spec;
 
 use std::time::Duration;
 

@@ -17,6 +17,7 @@
 
 pub mod exchange;
 pub mod reply;
+pub mod spec;
 #[cfg(test)]
 mod tests;
 pub mod text;

@@ -1,0 +1,47 @@
+//! Minecraft Java server list ping: the protocol's facts and how its exchange is built for a poll
+//! (`protocol::spec`).
+
+use std::time::Duration;
+
+use super::slp_exchange::Slp;
+use crate::protocol::credentials::CredentialKey;
+use crate::protocol::memory::Memory;
+use crate::protocol::spec::{Build, Link, Resolve, Spec, Start};
+use crate::secret::Secret;
+
+pub const SPEC: Spec = Spec {
+    id: "minecraft",
+    // SRV (`_minecraft._tcp`) is tried first when the address has no port.
+    default_port: 25565,
+    resolve: Resolve::MinecraftSrv,
+    link: Link::Tcp,
+    min_gap: Duration::ZERO,
+    self_paced: false,
+    http: None,
+    // Server health over RCON, next to the status ping (docs/protocols/minecraft.md).
+    credential_keys: &[CredentialKey::Rcon],
+    required_credential: None,
+    // server.properties' `rcon.port` default.
+    default_rcon_port: 25575,
+};
+
+pub type Exchange = Slp;
+
+impl Build for Slp {
+    fn build(start: &Start<'_>, _memory: &Memory) -> Self {
+        // Proxies route by the name the user typed, so it goes into the handshake, not the
+        // SRV target; the port is the one actually connected to.
+        Slp::new(
+            start.params,
+            start.host.clone(),
+            start.peer.port(),
+            start.deadline,
+        )
+    }
+
+    fn health_over_rcon(start: &Start<'_>) -> Option<(u16, Secret)> {
+        let rcon = start.credentials?.rcon.as_ref()?;
+        let port = rcon.port.unwrap_or(SPEC.default_rcon_port);
+        Some((port, rcon.password.clone()))
+    }
+}
