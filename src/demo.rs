@@ -142,7 +142,7 @@ pub async fn run_on(
     }
     println!("metrics: http://{local}/metrics");
     let churn = demo.churn();
-    let result = crate::daemon::run(
+    let result = crate::serve::run(
         config,
         None,
         Arc::new(crate::scheduler::QueryProber),

@@ -43,19 +43,20 @@
 //!    exchanges' error). `docs/adding-a-protocol.md` shows what a new protocol fills in.
 //! 5. [`simulate`]: in-process servers for every protocol, used by `demo` and by the tests;
 //!    it reaches `protocol` and the vocabulary only, never the client side.
-//! 6. The daemon: [`config`] (schema and validation; [`cidr`] for the allow-list),
-//!    [`state`] (targets and their latest results; [`roster`] cuts player lists down to
-//!    bounded per-player series), [`scheduler`] (its tasks on the
-//!    [`poller`] thread; [`shard`] picks this replica's share of the targets, Prometheus's
-//!    `hashmod` over target names), [`metrics`] (the exposition: families, labels, encoder; never
-//!    `net`, `protocol`, `query` or `scheduler`), [`handles`] (the running exporter's shared
-//!    handles; a file reloaded with the configuration joins as a [`handles::Companion`]),
+//! 6. The daemon: [`config`] (model, schema and validation; `config::cidr` for the
+//!    allow-list), [`state`] (targets and their latest results; `state::roster` cuts player
+//!    lists down to bounded per-player series), [`scheduler`] (its tasks on the
+//!    `scheduler::poller` thread), [`shard`] (this replica's share of the targets,
+//!    Prometheus's `hashmod` over target names), [`metrics`] (the exposition: families,
+//!    labels, encoder; never `net`, `protocol`, `query` or `scheduler`), [`daemon`] (the
+//!    running exporter, [`daemon::Daemon`]: configuration, scheduler and state tied
+//!    together; a file reloaded with the configuration joins as a [`daemon::Companion`]),
 //!    [`http`] (every endpoint in one folder: the server and routing, `/probe` (lookup,
 //!    resolution through `query`, allow-list, one poll; `config`'s modules for the blackbox
 //!    form `module=&target=`), `/health?target=`, `/api/v1/targets`, the status page and
 //!    `--web.config.file` (TLS, basic auth; gzip for every answer); parses, delegates,
-//!    responds; never `protocol` or `net`), [`daemon`] (the entry point tying them together)
-//!    and [`demo`].
+//!    responds; never `protocol` or `net`), [`serve`] (the entry point: a daemon serving
+//!    HTTP until told to stop) and [`demo`].
 //!
 //! No two top-level modules import each other, directly or through others; nor do two
 //! sibling submodules inside one (`metrics::encode` and `metrics::families`, or a file under
@@ -65,8 +66,6 @@
 #![forbid(unsafe_code)]
 
 #[cfg(feature = "daemon")]
-pub mod cidr;
-#[cfg(feature = "daemon")]
 pub mod config;
 #[cfg(feature = "daemon")]
 pub mod daemon;
@@ -75,23 +74,19 @@ pub mod decimal;
 pub mod demo;
 pub mod games;
 #[cfg(feature = "daemon")]
-pub mod handles;
-#[cfg(feature = "daemon")]
 pub mod http;
 #[cfg(feature = "daemon")]
 pub mod metrics;
 #[cfg(feature = "daemon")]
 pub mod net;
-#[cfg(feature = "daemon")]
-pub mod poller;
 pub mod protocol;
 #[cfg(feature = "daemon")]
 pub mod query;
 #[cfg(feature = "daemon")]
-pub mod roster;
-#[cfg(feature = "daemon")]
 pub mod scheduler;
 pub mod secret;
+#[cfg(feature = "daemon")]
+pub mod serve;
 #[cfg(feature = "daemon")]
 pub mod shard;
 #[cfg(feature = "daemon")]

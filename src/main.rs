@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use gameserver_exporter::config;
+use gameserver_exporter::daemon::Daemon;
 use gameserver_exporter::games::Game;
-use gameserver_exporter::handles::Daemon;
 use gameserver_exporter::http::web::Web;
 use gameserver_exporter::query::{self, Request};
 use gameserver_exporter::scheduler::QueryProber;

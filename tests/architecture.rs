@@ -42,37 +42,33 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // In-process servers for every protocol.
     ("simulate", &["protocol", "status", "target"]),
     // The daemon: configuration, scheduling, results, rendering, HTTP.
-    ("cidr", &[]),
     // Which targets this replica polls (hashmod over names).
     ("shard", &["target"]),
-    ("config", &["cidr", "games", "secret", "shard", "target"]),
-    ("poller", &["sync"]),
-    // Player lists cut down to bounded per-player series.
-    ("roster", &["status", "target", "text"]),
-    ("state", &["roster", "status", "sync", "target"]),
+    // Schema, validation, reload diffs; `config::cidr` for the allow-list.
+    ("config", &["games", "secret", "shard", "target"]),
+    // Targets and their latest results; `state::roster` cuts player lists down to bounded
+    // per-player series.
+    ("state", &["status", "sync", "target", "text"]),
     (
         "scheduler",
         &["net", "query", "state", "status", "sync", "target"],
     ),
     (
         "metrics",
-        &[
-            "decimal", "roster", "shard", "state", "status", "target", "text",
-        ],
+        &["decimal", "shard", "state", "status", "target", "text"],
     ),
-    (
-        "handles",
-        &["config", "poller", "scheduler", "shard", "state", "sync"],
-    ),
+    // The running exporter (`daemon::Daemon`): configuration, scheduler (and its poller
+    // thread) and state tied together, below http.
+    ("daemon", &["config", "scheduler", "shard", "state", "sync"]),
     // The HTTP side, every endpoint: server and routing, /probe, /health, the landing page and
     // --web.config.file (TLS, basic auth, gzip). The web config joins reloads as a
-    // handles::Companion, so handles never names http.
+    // daemon::Companion, so daemon never names http.
     (
         "http",
         &[
             // `[module.NAME]` and what `module=` resolves to.
             "config",
-            "handles",
+            "daemon",
             "metrics",
             "query",
             "scheduler",
@@ -84,14 +80,15 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "text",
         ],
     ),
-    ("daemon", &["config", "handles", "http", "scheduler"]),
+    // The entry point: a daemon serving HTTP until told to stop.
+    ("serve", &["config", "daemon", "http", "scheduler"]),
     (
         "demo",
         &[
             "config",
-            "daemon",
             "scheduler",
             "secret",
+            "serve",
             "simulate",
             "target",
         ],

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use gameserver_exporter::config::{self, Include};
-use gameserver_exporter::handles::Daemon;
+use gameserver_exporter::daemon::Daemon;
 use gameserver_exporter::query::{Request, Session};
 use gameserver_exporter::scheduler::{PollFuture, Prober};
 use gameserver_exporter::status::{Failure, Reason};

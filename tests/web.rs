@@ -11,10 +11,10 @@ use std::time::Duration;
 
 use base64::Engine;
 use gameserver_exporter::config;
-use gameserver_exporter::daemon;
 use gameserver_exporter::http::web::Web;
 use gameserver_exporter::query::{Request, Session};
 use gameserver_exporter::scheduler::{PollFuture, Prober};
+use gameserver_exporter::serve;
 use gameserver_exporter::status::{Failure, Reason, Status};
 use rcgen::{
     BasicConstraints, CertificateParams, CertifiedIssuer, ExtendedKeyUsagePurpose, IsCa, KeyPair,
@@ -119,7 +119,7 @@ async fn start(dir: PathBuf, web: Option<&str>) -> Running {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (tx, rx) = oneshot::channel();
-    let task = tokio::spawn(daemon::run_with_web(
+    let task = tokio::spawn(serve::run_with_web(
         config,
         Some(path),
         web,

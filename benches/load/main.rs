@@ -70,7 +70,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use gameserver_exporter::config;
-use gameserver_exporter::handles::Daemon;
+use gameserver_exporter::daemon::Daemon;
 use gameserver_exporter::metrics::{self, encode::Format, Globals};
 use gameserver_exporter::query::{poll_with, Request, Session};
 use gameserver_exporter::scheduler::QueryProber;

@@ -9,8 +9,8 @@ use std::sync::Arc;
 use toml::Spanned;
 
 use super::location::Ctx;
+use super::model::ConfigError;
 use super::schema::{RawRcon, RawTarget};
-use super::ConfigError;
 use crate::secret::Secret;
 use crate::target::{CredentialKey, Credentials, Protocol, Rcon};
 

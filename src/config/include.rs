@@ -20,8 +20,9 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::location::Ctx;
+use super::model::ConfigError;
+pub use super::model::Include;
 use super::schema::RawTarget;
-use super::ConfigError;
 
 /// Most `include` patterns.
 const MAX_PATTERNS: usize = 256;
@@ -34,15 +35,6 @@ pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 /// 10,000 targets; far beyond this, split the fleet over replicas (docs/operations.md,
 /// "Sharding").
 pub const MAX_TARGETS: usize = 200_000;
-
-/// One `include` pattern and what it matched.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Include {
-    /// As written in the main file.
-    pub pattern: String,
-    /// The files read for it, as error messages name them; empty when nothing matched.
-    pub files: Vec<String>,
-}
 
 /// An included file's contents.
 pub(super) struct File {

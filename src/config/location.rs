@@ -5,7 +5,7 @@
 use std::fmt;
 use std::ops::Range;
 
-use super::ConfigError;
+use super::model::ConfigError;
 
 /// A toml parse error, located: toml's message names the problem, [`key_at`] where in our
 /// schema it sits.

@@ -9,35 +9,20 @@
 //! scraper sends inside `exporter.probe_allowed_networks`.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use toml::Spanned;
 
 use super::location::Ctx;
+pub use super::model::Module;
+use super::model::{Config, ConfigError, Exporter};
 use super::preset;
 use super::schema::RawModule;
 use super::validate::{self, RawShared, Shared};
-use super::{Config, ConfigError, Exporter};
 use crate::games::Game;
-use crate::target::{Address, Limits, PlayerSeries, Protocol, Target, DEFAULT_ENCODING};
+use crate::target::{Address, Protocol, Target, DEFAULT_ENCODING};
 
 /// Longest module name: it travels in every probe URL.
 const MAX_NAME_CHARS: usize = 64;
-
-/// A module: a configured `[module.NAME]`, or the defaults a protocol or game id stands for.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Module {
-    pub protocol: Protocol,
-    /// The game preset (`game = "..."`, or `module=<game id>`): its query port fills in a
-    /// port-less address, its quirks apply.
-    pub game: Option<&'static Game>,
-    pub timeout: Duration,
-    pub encoding: &'static encoding_rs::Encoding,
-    pub labels: BTreeMap<String, String>,
-    pub limits: Limits,
-    pub players: Option<PlayerSeries>,
-    pub rules: Box<[String]>,
-}
 
 impl Module {
     /// A module of the `[exporter]` defaults polling with `protocol`.
@@ -170,6 +155,8 @@ fn one(
 mod tests {
     use super::*;
     use crate::config::parse;
+    use crate::target::PlayerSeries;
+    use std::time::Duration;
 
     const EX: &str = "[exporter]\ntimeout = \"3s\"\nprobe_allowed_networks = [\"10.0.0.0/8\"]\n";
 

@@ -32,11 +32,11 @@ use toml::Spanned;
 
 use super::include::{self, Include, Origin};
 use super::location::Ctx;
+use super::model::{Config, ConfigError};
 use super::module::{self, Module};
 use super::reuse::Running;
-use super::schema::{RawFile, RawTarget};
+use super::schema::{self, RawFile, RawTarget};
 use super::validate::{self, Targets};
-use super::{Config, ConfigError};
 
 /// Targets per piece: a piece costs one parse's set-up, and toml holds its token list
 /// (reserved at one token per input byte, ~24 bytes each: ~0.4 MB for 250 targets) and its
@@ -48,7 +48,7 @@ pub(super) const PIECE_TARGETS: usize = 250;
 pub(super) fn decode(file: &str, text: &str, per_piece: usize) -> Result<RawFile, ConfigError> {
     let starts = piece_starts(text, per_piece);
     if starts.len() < 2 {
-        return super::decode(file, text);
+        return schema::decode(file, text);
     }
     // Room for every target at once: growing the list by doubling kept the old and the new
     // array alive together at each step (~100 MB at 100,000 targets, ~530 bytes a raw
@@ -59,7 +59,7 @@ pub(super) fn decode(file: &str, text: &str, per_piece: usize) -> Result<RawFile
     for (k, &start) in starts.iter().enumerate() {
         let end = starts.get(k + 1).copied().unwrap_or(text.len());
         let Ok(mut piece) = toml::from_str::<RawFile>(&text[start..end]) else {
-            return super::decode(file, text);
+            return schema::decode(file, text);
         };
         if start > 0 && (piece.exporter.is_some() || !piece.module.is_empty()) {
             // `[exporter]` or a `[module.NAME]` after the targets (rare): their spans are
@@ -70,7 +70,7 @@ pub(super) fn decode(file: &str, text: &str, per_piece: usize) -> Result<RawFile
             padded.push('\n');
             padded.push_str(&text[start..end]);
             let Ok(p) = toml::from_str::<RawFile>(&padded) else {
-                return super::decode(file, text);
+                return schema::decode(file, text);
             };
             piece = p;
         } else if start > 0 {
@@ -90,14 +90,14 @@ pub(super) fn decode(file: &str, text: &str, per_piece: usize) -> Result<RawFile
             Some(m) => {
                 if piece.exporter.is_some() {
                     if m.exporter.is_some() {
-                        return super::decode(file, text);
+                        return schema::decode(file, text);
                     }
                     m.exporter = piece.exporter;
                 }
                 for (name, module) in piece.module {
                     if m.module.contains_key(&name) {
                         // A table defined twice: toml's own message, from the whole file.
-                        return super::decode(file, text);
+                        return schema::decode(file, text);
                     }
                     m.module.insert(name, module);
                 }
@@ -105,7 +105,7 @@ pub(super) fn decode(file: &str, text: &str, per_piece: usize) -> Result<RawFile
             }
         }
     }
-    merged.map_or_else(|| super::decode(file, text), Ok)
+    merged.map_or_else(|| schema::decode(file, text), Ok)
 }
 
 /// An included file's targets (`[[target]]` tables only), parsed in pieces like the main
@@ -128,7 +128,7 @@ pub(super) fn decode_included(
             }
         }
     }
-    super::decode::<super::include::RawTargets>(file, text).map(|r| r.target)
+    schema::decode::<super::include::RawTargets>(file, text).map(|r| r.target)
 }
 
 /// `targets`, parsed from a piece of the file on its own, as they read at the piece's place
@@ -577,8 +577,9 @@ mod tests {
     /// the whole parse's error for anything but targets.
     #[test]
     fn included_in_pieces() {
-        let whole =
-            |t: &str| super::super::decode::<crate::config::include::RawTargets>("inc.toml", t);
+        let whole = |t: &str| {
+            crate::config::schema::decode::<crate::config::include::RawTargets>("inc.toml", t)
+        };
         let text = targets(7);
         let pieces = decode_included("inc.toml", &text, 2).unwrap();
         let reference = whole(&text).unwrap().target;

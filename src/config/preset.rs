@@ -7,8 +7,8 @@ use std::ops::Range;
 use toml::Spanned;
 
 use super::location::Ctx;
+use super::model::ConfigError;
 use super::schema::RawTarget;
-use super::ConfigError;
 use crate::games::Game;
 use crate::target::{Address, Protocol};
 

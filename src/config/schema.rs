@@ -7,6 +7,9 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use toml::Spanned;
 
+use super::location;
+use super::model::ConfigError;
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawFile {
@@ -145,4 +148,12 @@ impl RawTarget {
 pub(super) fn shift<T>(s: Spanned<T>, by: usize) -> Spanned<T> {
     let span = s.span();
     Spanned::new(span.start + by..span.end + by, s.into_inner())
+}
+
+/// serde's reading of one file, its errors located like ours (`file:line: key: message`).
+pub(super) fn decode<T: serde::de::DeserializeOwned>(
+    file: &str,
+    text: &str,
+) -> Result<T, ConfigError> {
+    toml::from_str(text).map_err(|e| location::parse_error(file, text, &e))
 }

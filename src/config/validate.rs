@@ -10,16 +10,16 @@ use std::time::Duration;
 
 use toml::Spanned;
 
+use super::cidr::IpNet;
 use super::credentials::credentials;
 use super::location::{line_of, Ctx};
-use super::preset;
-use super::reuse::Running;
-use super::schema::{RawExporter, RawTarget};
-use super::{
+use super::model::{
     Config, ConfigError, Exporter, DEFAULT_HTTP_HEADER_TIMEOUT, DEFAULT_LISTEN, PLAYER_LABELS,
     RESERVED_LABELS, RULE_LABELS,
 };
-use crate::cidr::IpNet;
+use super::preset;
+use super::reuse::Running;
+use super::schema::{RawExporter, RawTarget};
 use crate::target::{
     HttpScheme, Limits, PlayerSeries, Protocol, ProxyProtocol, Target, Tls, DEFAULT_ENCODING,
     DEFAULT_INTERVAL, DEFAULT_TIMEOUT,

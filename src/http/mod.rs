@@ -1,5 +1,5 @@
 //! The HTTP side, every endpoint in one place: a hyper HTTP/1 server that parses, delegates
-//! and responds. It reads the running exporter through [`crate::handles::Daemon`], renders
+//! and responds. It reads the running exporter through [`crate::daemon::Daemon`], renders
 //! through [`crate::metrics`] and polls (for `/probe`) through [`crate::query`]; it never
 //! reaches `protocol` or `net` (`tests/architecture.rs` pins that).
 //!
@@ -18,7 +18,7 @@
 //!   authentication, routing and the one gzip wrapper every response passes through.
 //! - [`web`]: `--web.config.file` (TLS, basic auth), gzip and streamed bodies. [`web::Web`]
 //!   is reloaded together with the main configuration as the
-//!   [`crate::handles::Companion`] of the [`crate::handles::Daemon`].
+//!   [`crate::daemon::Companion`] of the [`crate::daemon::Daemon`].
 
 pub mod api;
 pub mod health;

@@ -40,7 +40,7 @@ use hyper_util::server::graceful::{GracefulShutdown, Watcher};
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
-use crate::handles::Daemon;
+use crate::daemon::Daemon;
 use crate::http::api;
 use crate::http::landing;
 use crate::http::probe;

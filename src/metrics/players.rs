@@ -12,7 +12,7 @@ use super::encode::Encoder;
 use super::families as F;
 use super::labels;
 use super::up;
-use crate::roster::Roster;
+use crate::state::roster::Roster;
 use crate::state::Entry;
 
 /// The roster of the last poll, when it was up and gave one.

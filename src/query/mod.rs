@@ -20,6 +20,8 @@ mod fake;
 mod health;
 mod peer_gate;
 pub mod registry;
+#[cfg(test)]
+mod registry_tests;
 mod request;
 #[cfg(test)]
 mod teeworlds_tests;

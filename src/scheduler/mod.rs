@@ -23,6 +23,7 @@
 //! fake without sockets, under `tokio::time::pause`.
 
 mod metronome;
+pub mod poller;
 
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
@@ -298,7 +299,7 @@ impl Scheduler {
         Scheduler::on(Handle::current(), prober, state, max_concurrent)
     }
 
-    /// A scheduler whose polls run on `runtime` (the daemon passes its [`crate::poller`]).
+    /// A scheduler whose polls run on `runtime` (the daemon passes its [`crate::scheduler::poller`]).
     pub fn on(
         runtime: Handle,
         prober: Arc<dyn Prober>,

@@ -1,5 +1,5 @@
 //! The daemon in-process for integration tests: a config written to a temp file (so reloads
-//! can rewrite it), `daemon::run` on a listener bound to 127.0.0.1:0, and a clean stop.
+//! can rewrite it), `serve::run` on a listener bound to 127.0.0.1:0, and a clean stop.
 
 // Each test crate that includes this file uses its own subset of it.
 #![allow(dead_code)]
@@ -11,9 +11,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use gameserver_exporter::config;
-use gameserver_exporter::daemon;
 use gameserver_exporter::http::web::Web;
 use gameserver_exporter::scheduler::Prober;
+use gameserver_exporter::serve;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 
@@ -74,7 +74,7 @@ async fn start_full(text: &str, prober: Arc<dyn Prober>, shard: Option<&str>, we
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (tx, rx) = oneshot::channel();
-    let task = tokio::spawn(daemon::run_with_web(
+    let task = tokio::spawn(serve::run_with_web(
         config,
         Some(path.clone()),
         web,

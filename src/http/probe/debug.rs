@@ -31,7 +31,7 @@ use tokio::time::Instant;
 use super::hexdump::{self, PER_LINE};
 use super::text::{safe_block, safe_line};
 use super::Refused;
-use crate::handles::Daemon;
+use crate::daemon::Daemon;
 use crate::query::driver::Event;
 use crate::query::{Error, Observer};
 use crate::state::{Entry, Outcome};

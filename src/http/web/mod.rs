@@ -27,7 +27,7 @@ use std::sync::{Arc, RwLock};
 
 use tokio_rustls::TlsAcceptor;
 
-use crate::handles::{Companion, Install};
+use crate::daemon::{Companion, Install};
 
 pub use config::{WebConfig, WebConfigError};
 

@@ -15,10 +15,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
-use crate::roster::{self, Roster};
 use crate::status::{Failure, Reason, Status};
 use crate::sync::lock;
 use crate::target::Target;
+use roster::Roster;
 
 /// A configured target as its task and the renderer share it, built once per config load.
 #[derive(Debug)]
@@ -88,6 +88,7 @@ impl std::hash::Hash for ByName {
 }
 
 mod published;
+pub mod roster;
 pub use published::Published;
 
 /// What the last poll of a target gave.

@@ -26,7 +26,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use crate::config::Module;
-use crate::handles::Daemon;
+use crate::daemon::Daemon;
 use crate::query::Observer;
 use crate::query::{Request, Session};
 use crate::scheduler::poll_once_observed;

@@ -8,9 +8,11 @@
 //! way. Every error is one line naming the file, the line and the key (`location` finds
 //! them), e.g. `exporter.toml:12: target[1].timeout: 20s must be shorter than interval 15s`.
 
+pub mod cidr;
 mod credentials;
 mod include;
 mod location;
+mod model;
 mod module;
 mod pieces;
 mod preset;
@@ -18,94 +20,18 @@ mod reuse;
 mod schema;
 mod validate;
 
-use std::fmt;
-use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
 
-use crate::cidr::IpNet;
 pub use crate::target::Target;
-use crate::target::{Address, Limits, Protocol};
 pub use include::Include;
 use location::Ctx;
+pub use model::{
+    Config, ConfigError, Exporter, DEFAULT_HTTP_HEADER_TIMEOUT, DEFAULT_LISTEN, DEFAULT_PATH,
+    PLAYER_LABELS, RESERVED_LABELS, RULE_LABELS,
+};
 pub use module::Module;
 use schema::RawFile;
-
-/// Where the daemon looks for its configuration unless told otherwise.
-pub const DEFAULT_PATH: &str = "/etc/gameserver-exporter/exporter.toml";
-/// Our port from Prometheus' default-port allocations.
-pub const DEFAULT_LISTEN: &str = "0.0.0.0:10765";
-/// Default for `exporter.http_header_timeout`.
-pub const DEFAULT_HTTP_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
-/// Label names the exporter sets itself or Prometheus reserves; a target's own labels may not
-/// use them (nor anything starting with `__`). `metrics::families` checks in a test that every
-/// label it writes is listed here.
-pub const RESERVED_LABELS: [&str; 11] = [
-    "target", "protocol", "name", "map", "game", "version", "reason", "job", "instance", "le",
-    "quantile",
-];
-
-/// Labels only the opt-in per-player and rule series set: reserved only on a target that turns
-/// the feature on, so a config that used them as its own labels before those features existed
-/// still loads unchanged.
-pub const PLAYER_LABELS: [&str; 1] = ["player"];
-pub const RULE_LABELS: [&str; 2] = ["rule", "value"];
-
-/// A validated configuration.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Config {
-    pub exporter: Exporter,
-    /// The main file's targets, then each included file's, in `include` order. Shared with
-    /// the scheduler's running tasks (`state::TargetMeta`), so a running daemon holds each
-    /// target once, not once here and once per task (~260 bytes per target).
-    pub targets: Vec<Arc<Target>>,
-    /// What each `[exporter] include` pattern matched.
-    pub includes: Vec<Include>,
-    /// `[module.NAME]` sections: settings for `/probe?module=NAME&target=HOST:PORT`, by name.
-    pub modules: std::collections::BTreeMap<String, Module>,
-}
-
-/// The `[exporter]` table, defaults filled in.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Exporter {
-    pub listen: SocketAddr,
-    pub interval: Duration,
-    pub timeout: Duration,
-    pub max_concurrent_polls: usize,
-    pub limits: Limits,
-    pub probe_allowed_networks: Vec<IpNet>,
-    /// Deadline for an HTTP client to finish sending its request headers.
-    pub http_header_timeout: Duration,
-    /// `exporter.shard` (`--shard` and the environment override it, see [`crate::shard`]).
-    /// The daemon stores the shard in force here.
-    pub shard: Option<crate::shard::Shard>,
-}
-
-impl Exporter {
-    /// A target under this `[exporter]`: its interval, timeout and limits, and the
-    /// vocabulary's defaults for the rest (encoding, no extra labels).
-    pub fn target(&self, name: impl Into<String>, protocol: Protocol, address: Address) -> Target {
-        Target {
-            interval: self.interval,
-            timeout: self.timeout,
-            limits: self.limits,
-            ..Target::new(name, protocol, address)
-        }
-    }
-}
-
-/// A configuration error, already formatted as `file:line: key: message`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfigError(pub String);
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for ConfigError {}
 
 /// Reads and validates the file at `path` and the files it includes.
 pub fn load(path: &Path) -> Result<Config, ConfigError> {
@@ -188,15 +114,11 @@ fn parse_in(
     Ok(config)
 }
 
-/// serde's reading of one file, its errors located like ours (`file:line: key: message`).
-fn decode<T: serde::de::DeserializeOwned>(file: &str, text: &str) -> Result<T, ConfigError> {
-    toml::from_str(text).map_err(|e| location::parse_error(file, text, &e))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::target::PlayerSeries;
+    use crate::target::{Address, Limits, PlayerSeries, Protocol};
+    use std::time::Duration;
 
     fn err(text: &str) -> String {
         parse("exporter.toml", text).unwrap_err().0
