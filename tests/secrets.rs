@@ -221,3 +221,171 @@ async fn planted_secret_reaches_no_surface() {
         .any(|(w, b)| w.contains("debug=true") && b.contains("peer ")));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A secret with characters that travel encoded (space, slash, plus, ampersand).
+const ECHOED: &str = "Ech0 s3cret/+&=9f2a";
+
+/// A TCP server that echoes what it was sent, as misbehaving servers do: `http`, a 404 page
+/// whose body is the whole request (URL with its `token=`, every header); otherwise a
+/// TeamSpeak banner, then `ok` to each command but the login, which is refused quoting the
+/// login line, dripped one byte per write.
+async fn echo_server(http: bool) -> SocketAddr {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((mut sock, _)) = listener.accept().await {
+            let _ = sock.set_nodelay(true);
+            tokio::spawn(async move {
+                let mut got = Vec::new();
+                let mut buf = [0u8; 4096];
+                if !http {
+                    let _ = sock.write_all(simulate::teamspeak3::BANNER).await;
+                }
+                loop {
+                    let Ok(n) = sock.read(&mut buf).await else {
+                        return;
+                    };
+                    if n == 0 {
+                        return;
+                    }
+                    got.extend_from_slice(&buf[..n]);
+                    if http {
+                        if let Some(end) = got.windows(4).position(|w| w == b"\r\n\r\n") {
+                            let request = &got[..end + 4];
+                            let head = format!(
+                                "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\n\
+                                 Content-Length: {}\r\nConnection: close\r\n\r\n",
+                                request.len()
+                            );
+                            let _ = sock.write_all(head.as_bytes()).await;
+                            let _ = sock.write_all(request).await;
+                            return;
+                        }
+                        continue;
+                    }
+                    while let Some(end) = got.iter().position(|&b| b == b'\n') {
+                        let line: Vec<u8> = got.drain(..=end).collect();
+                        // Other commands succeed; the login is refused, quoting it.
+                        let mut reply = if line.starts_with(b"login") {
+                            let mut r =
+                                b"error id=520 msg=invalid\\sloginname\\sor\\spassword extra_msg="
+                                    .to_vec();
+                            r.extend_from_slice(line.trim_ascii_end());
+                            r
+                        } else {
+                            b"error id=0 msg=ok".to_vec()
+                        };
+                        reply.extend_from_slice(b"\n\r");
+                        for b in reply {
+                            if sock.write_all(&[b]).await.is_err() {
+                                return;
+                            }
+                        }
+                    }
+                }
+            });
+        }
+    });
+    addr
+}
+
+/// The bytes of every hexdump in a transcript, lines joined again: a secret split over two
+/// dump lines (or two chunks) is found whole.
+fn dumped_bytes(transcript: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    for line in transcript.lines() {
+        let Some((hex, _ascii)) = line.split_once("  |") else {
+            continue;
+        };
+        let mut words = hex.split_whitespace();
+        let is_offset = words
+            .next()
+            .is_some_and(|w| w.len() == 4 && w.bytes().all(|b| b.is_ascii_hexdigit()));
+        if !is_offset {
+            continue;
+        }
+        for w in words {
+            if let Ok(b) = u8::from_str_radix(w, 16) {
+                out.push(b);
+            }
+        }
+    }
+    out
+}
+
+/// Every form a secret may be echoed in: raw, URL-encoded, base64 (alone and as Basic
+/// `user:secret`) and hex.
+fn forms_of(secret: &str) -> Vec<String> {
+    use base64::Engine;
+    let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
+    let url: String = secret
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                char::from(b).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect();
+    let hex: String = secret.bytes().map(|b| format!("{b:02x}")).collect();
+    vec![
+        secret.to_string(),
+        url,
+        b64(secret),
+        b64(&format!("admin:{secret}")),
+        b64(&format!("serveradmin:{secret}")),
+        hex,
+    ]
+}
+
+/// Servers that echo the credentials they were sent (issue 31): the transcript shows what
+/// they replied, with the secret masked in every form, including across dump lines and
+/// across a reply dripped one byte at a time.
+#[tokio::test]
+async fn echoed_secret_is_masked_in_transcripts() {
+    let dir = std::env::temp_dir().join(format!("gse-echo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pw = dir.join("echoed.pw");
+    std::fs::write(&pw, format!("{ECHOED}\n")).unwrap();
+    let pw = pw.display();
+    let http_echo = echo_server(true).await;
+    let ts3_echo = echo_server(false).await;
+    // The timeout outlasts TeamSpeak's 2 s gap between polls of one server: the daemon's own
+    // first poll of it may have just ended when the probe asks.
+    let text = format!(
+        "[exporter]\ninterval = \"1h\"\ntimeout = \"10s\"\n\
+         [[target]]\nname = \"tshock\"\nprotocol = \"terraria\"\naddress = \"{http_echo}\"\ntoken_file = \"{pw}\"\n\
+         [[target]]\nname = \"pal\"\nprotocol = \"palworld\"\naddress = \"{http_echo}\"\npassword_file = \"{pw}\"\n\
+         [[target]]\nname = \"ts3\"\nprotocol = \"teamspeak3\"\naddress = \"{ts3_echo}\"\nusername = \"serveradmin\"\npassword_file = \"{pw}\"\n"
+    );
+    let d = harness::start(&text, Arc::new(QueryProber)).await;
+    for name in ["tshock", "pal", "ts3"] {
+        let path = format!("/probe?target={name}&debug=true");
+        let body = http::plain(d.addr, "GET", &path, "")
+            .await
+            .unwrap()
+            .text()
+            .to_string();
+        // The server's echo was received and shown (masked), so the check is not vacuous.
+        assert!(
+            body.contains("received"),
+            "{name}: nothing received:\n{body}"
+        );
+        let dumped = dumped_bytes(&body);
+        assert!(!dumped.is_empty(), "{name}: no dump:\n{body}");
+        let dumped = String::from_utf8_lossy(&dumped);
+        for form in forms_of(ECHOED) {
+            assert!(
+                !body.contains(&form),
+                "{name}: {form:?} in the text:\n{body}"
+            );
+            assert!(
+                !dumped.contains(&form),
+                "{name}: {form:?} in the dumped bytes:\n{dumped}"
+            );
+        }
+    }
+    d.stop().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -77,6 +77,10 @@ pub enum Event<'a> {
 /// Sees every event of one poll, with the time it happened.
 pub trait Observer: Send {
     fn event(&mut self, at: Instant, event: Event<'_>);
+
+    /// The target's credentials, told before its first event: an observer that shows what
+    /// the server sent hides them there (a server may echo what it was sent).
+    fn credentials(&mut self, _credentials: &crate::target::Credentials) {}
 }
 
 /// The request that went out last, for resending and round trips.

@@ -109,6 +109,9 @@ pub async fn run<X: Build>(
         credentials: req.credentials.as_deref(),
     };
     let mut observer = observer;
+    if let (Some(o), Some(c)) = (observer.as_mut(), req.credentials.as_deref()) {
+        o.credentials(c);
+    }
     // A reborrow for the poll, the object's lifetime shortened to it (the health query
     // after it reports to the same observer); `as_deref_mut` keeps the longer object
     // lifetime, which `&mut`'s invariance then ties to the whole function.

@@ -29,12 +29,14 @@ use std::fmt::Write;
 use tokio::time::Instant;
 
 use super::hexdump::{self, PER_LINE};
+use super::scrub::Scrub;
 use super::text::{safe_block, safe_line};
 use super::Refused;
 use crate::daemon::Daemon;
 use crate::query::driver::Event;
 use crate::query::{Error, Observer};
 use crate::state::{Entry, Outcome};
+use crate::target::Credentials;
 
 /// Bytes of one datagram or chunk shown; a status reply is a few hundred bytes, and the start
 /// of a larger one is where decoders usually fail.
@@ -85,6 +87,8 @@ pub struct Transcript {
     last_received: Vec<u8>,
     /// The poll's error, structured, as the driver reported it.
     error: Option<Error>,
+    /// The target's secrets, masked out of everything received and every line.
+    scrub: Scrub,
 }
 
 impl Transcript {
@@ -102,6 +106,7 @@ impl Transcript {
             datagrams: false,
             last_received: Vec::new(),
             error: None,
+            scrub: Scrub::default(),
         }
     }
 
@@ -119,6 +124,7 @@ impl Transcript {
         }
         self.events += 1;
         let ms = at.saturating_duration_since(self.start).as_secs_f64() * 1e3;
+        let text = self.scrub.text(text);
         let _ = writeln!(self.text, "[+{ms:>9.3} ms] {text}");
         true
     }
@@ -174,7 +180,12 @@ impl Transcript {
             let _ = writeln!(out, "  proxy     PROXY protocol {v} header first");
         }
         let _ = writeln!(out, "  timeout   {:?}", t.timeout);
-        let _ = writeln!(out, "  limits    {}", safe_line(&format!("{:?}", t.limits)));
+        let l = t.limits;
+        let _ = writeln!(
+            out,
+            "  limits    max_reply_bytes={} max_split_packets={} max_challenges={}",
+            l.max_reply_bytes, l.max_split_packets, l.max_challenges
+        );
         let _ = writeln!(out, "\nTranscript (times from the start of the probe):");
         out.push_str(&self.text);
         if self.events == 0 {
@@ -191,7 +202,11 @@ impl Transcript {
         self.outcome(&mut out, entry);
         let _ = writeln!(out, "\nMetrics that /probe returns without debug=true:");
         out.push_str(&safe_block(series));
-        out
+        // Server text reaches the outcome and the series too (a name that echoes a secret).
+        match self.scrub.text(&out) {
+            std::borrow::Cow::Owned(scrubbed) => scrubbed,
+            std::borrow::Cow::Borrowed(_) => out,
+        }
     }
 
     fn outcome(&self, out: &mut String, entry: &Entry) {
@@ -269,6 +284,10 @@ impl Transcript {
 }
 
 impl Observer for Transcript {
+    fn credentials(&mut self, credentials: &Credentials) {
+        self.scrub = Scrub::new(credentials);
+    }
+
     fn event(&mut self, at: Instant, event: Event<'_>) {
         match event {
             Event::Peer { addr, datagrams } => {
@@ -301,6 +320,9 @@ impl Observer for Transcript {
                 self.line(at, &text, false);
             }
             Event::Received { bytes } => {
+                // A server may echo what it was sent: masked before anything is kept.
+                let masked = self.scrub.bytes(bytes);
+                let bytes: &[u8] = &masked;
                 self.last_received.clear();
                 let keep = bytes.len().min(DUMP_PER_PACKET);
                 self.last_received.extend_from_slice(&bytes[..keep]);
@@ -440,7 +462,10 @@ mod tests {
         assert!(text.starts_with("gameserver-exporter "));
         assert!(
             text.contains("  name      \"t\"\n  protocol  a2s\n  address   \"127.0.0.1:27015\"\n")
-        );
+        ); // Limits as the config writes them, not a Rust dump.
+        assert!(text.contains(
+            "  limits    max_reply_bytes=1048576 max_split_packets=32 max_challenges=3\n"
+        ));
     }
 
     /// A reply that fails to decode: the error with its offset, and that offset marked in the

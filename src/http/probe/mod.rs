@@ -20,6 +20,7 @@
 
 pub mod debug;
 mod hexdump;
+mod scrub;
 mod text;
 
 use std::sync::Arc;
