@@ -395,7 +395,9 @@ fn proxy_version(s: &str) -> Result<ProxyProtocol, String> {
 /// The help of `query`'s first argument: every protocol id, or a game id.
 fn protocol_help() -> String {
     format!(
-        "{}; or a game id from `games` (its protocol, default port and quirks)",
+        "{}; or a game id from `games` (its protocol, default port and quirks); \
+         a protocol id wins where a game has the same id: game:ID selects the game (game:ase \
+         is ARK, ase the All-Seeing Eye protocol)",
         Protocol::names()
     )
 }
@@ -418,19 +420,13 @@ fn fail(msg: impl std::fmt::Display) -> ExitCode {
 }
 
 async fn run_query(a: QueryArgs) -> ExitCode {
-    let (protocol, game) = match Protocol::from_name(&a.protocol) {
-        Some(p) => (p, None),
-        None => match Game::find(&a.protocol) {
-            Some(g) => (g.protocol, Some(g)),
-            None => {
-                return fail(format!(
-                    "unknown protocol {:?} (one of: {}; or a game id from \
-                     `gameserver-exporter games`)",
-                    a.protocol,
-                    Protocol::names()
-                ))
-            }
-        },
+    let Some((protocol, game)) = Game::resolve(&a.protocol) else {
+        return fail(format!(
+            "unknown protocol {:?} (one of: {}; or a game id from \
+             `gameserver-exporter games`, as game:ID where a protocol has the same id)",
+            a.protocol,
+            Protocol::names()
+        ));
     };
     let mut address = match Address::parse(&a.address) {
         Ok(x) => x,

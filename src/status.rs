@@ -19,7 +19,10 @@ use serde::Serialize;
 pub struct Status {
     /// Players online as the server reports them (A2S: bots included).
     pub online: u32,
-    /// Capacity the server reports.
+    /// Capacity the server reports; 0 where it reports none (Factorio's server list entry
+    /// has no slot count). No server can be joined with 0 slots, so 0 is never a capacity:
+    /// it is published as unknown (absent from `gameserver_players_max`, `null` in
+    /// `/api/v1/targets`, `–` on the status page), as `bots` and `queued` are when `None`.
     pub max: u32,
     /// Bots, where the protocol says.
     pub bots: Option<u32>,

@@ -151,13 +151,27 @@ async fn preset_module_ports() {
         ),
         ("/probe?module=cs2&target=127.0.0.1", "127.0.0.1:27015"),
         ("/probe?module=samp&target=127.0.0.1", "127.0.0.1:7777"),
+        // A protocol id wins over a game id: `ase` is the All-Seeing Eye (its default port,
+        // MTA's), `game:ase` is ARK: Survival Evolved (its query port).
+        ("/probe?module=ase&target=127.0.0.1", "127.0.0.1:22126"),
+        ("/probe?module=game:ase&target=127.0.0.1", "127.0.0.1:27015"),
+        (
+            "/probe?module=game:valheim&target=127.0.0.1",
+            "127.0.0.1:2457",
+        ),
     ] {
         rec.0.lock().unwrap().clear();
         let r = get(d.addr, path).await;
         assert_eq!(r.status, 200, "{path}: {}", r.text());
         assert_eq!(*rec.0.lock().unwrap(), [polled], "{path}");
         let target = path.split("target=").nth(1).unwrap();
-        let protocol = if path.contains("samp") { "samp" } else { "a2s" };
+        let protocol = if path.contains("samp") {
+            "samp"
+        } else if path.contains("module=ase") {
+            "ase"
+        } else {
+            "a2s"
+        };
         assert!(
             r.text().contains(&format!(
                 "gameserver_up{{target=\"{target}\",protocol=\"{protocol}\"}} 1\n"

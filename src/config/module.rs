@@ -4,7 +4,8 @@
 //! or protocol, the timeout, and the keys a target has for what to fetch and how to read it.
 //!
 //! `module=X` is looked up in this order ([`Config::probe_module`]): a configured
-//! `[module.X]`, then a protocol id, then a game preset id (or alias). A module never carries
+//! `[module.X]`, then a protocol id, then a game preset id (or alias); `game:ID` selects the
+//! game where its id is also a protocol's (`ase`: the protocol; `game:ase`: ARK). A module never carries
 //! credentials or file paths (see `schema::RawModule`): it is applied to whatever address a
 //! scraper sends inside `exporter.probe_allowed_networks`.
 
@@ -62,16 +63,14 @@ impl Module {
 
 impl Config {
     /// What `module=NAME` means: the configured `[module.NAME]`, else the protocol with that
-    /// id, else the game preset with that id or alias, each with the `[exporter]` defaults.
+    /// id, else the game preset with that id or alias, each with the `[exporter]` defaults;
+    /// `game:ID` is always the game (a protocol id wins over a game's: [`Game::resolve`]).
     pub fn probe_module(&self, name: &str) -> Option<Module> {
         if let Some(m) = self.modules.get(name) {
             return Some(m.clone());
         }
-        if let Some(p) = Protocol::from_name(name) {
-            return Some(Module::defaults(&self.exporter, p, None));
-        }
-        let g = Game::find(name)?;
-        Some(Module::defaults(&self.exporter, g.protocol, Some(g)))
+        let (protocol, game) = Game::resolve(name)?;
+        Some(Module::defaults(&self.exporter, protocol, game))
     }
 }
 

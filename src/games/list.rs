@@ -65,7 +65,7 @@ pub static GAMES: &[Game] = &[
     game("avp2", &[], "Aliens versus Predator 2", Gamespy1, 27888, 27888, N, G, "Query port = game port"),
     game("americasarmy", &[], "America's Army", Gamespy2, 1716, 1717, N, G, "Query port = game port + 1; the player count byte is sometimes missing"),
     game("americasarmy2", &[], "America's Army 2", Gamespy2, 1716, 1717, N, G, "Query port = game port + 1; the player count byte is sometimes missing"),
-    game("ase", &["arkse"], "ARK: Survival Evolved", A2s, 7777, 27015, N, GL, "QueryPort is separate from the game port. `query` and `/probe` read `ase` as the All-Seeing Eye protocol: use `arkse` there"),
+    game("ase", &["arkse"], "ARK: Survival Evolved", A2s, 7777, 27015, N, GL, "QueryPort is separate from the game port. `query` and `/probe` read `ase` as the All-Seeing Eye protocol: use `game:ase` or `arkse` there"),
     game("arma3", &[], "ARMA 3", A2s, 2302, 2303, N, GL, "Query port = game port + 1"),
     game("aaa", &["arma"], "ARMA: Armed Assault", Gamespy2, 2302, 2302, N, G, "Query port = game port"),
     game("acwa", &["armacwa"], "ARMA: Cold War Assault", Gamespy1, 2302, 2303, N, G, "Query port = game port + 1"),

@@ -84,12 +84,31 @@ pub struct Game {
     pub notes: &'static str,
 }
 
+/// The prefix that makes a name a game id where it could be a protocol id ([`Game::resolve`]).
+pub const GAME_PREFIX: &str = "game:";
+
 impl Game {
     /// The game by id or alias.
     pub fn find(id: &str) -> Option<&'static Game> {
         list::GAMES
             .iter()
             .find(|g| g.id == id || g.aliases.contains(&id))
+    }
+
+    /// What a name that may be a protocol id or a game id means, wherever one name can be
+    /// either (`/probe?module=`, the `query` command): a protocol id wins, and
+    /// `game:ID` (the [`GAME_PREFIX`]) selects the game whose id or alias is `ID`. Ids
+    /// are taken by both: `ase` is the All-Seeing Eye protocol, `game:ase` is ARK:
+    /// Survival Evolved (gamedig's id); `minecraft` is the protocol, `game:minecraft` the
+    /// preset with its port and quirks.
+    pub fn resolve(name: &str) -> Option<(Protocol, Option<&'static Game>)> {
+        if let Some(id) = name.strip_prefix(GAME_PREFIX) {
+            return Game::find(id).map(|g| (g.protocol, Some(g)));
+        }
+        if let Some(p) = Protocol::from_name(name) {
+            return Some((p, None));
+        }
+        Game::find(name).map(|g| (g.protocol, Some(g)))
     }
 
     /// Whether a target of this game may be polled with `protocol`.
@@ -237,6 +256,37 @@ mod tests {
         assert_eq!(Game::find("samp").unwrap().id, "gtasam");
         assert!(Game::find("nope").is_none());
         assert!(Game::find("Rust").is_none());
+    }
+
+    /// A name that is both a protocol id and a game id is the protocol; `game:` selects the
+    /// game (by id or alias); a bare game id is the game; `game:` with a protocol id that is no
+    /// game's is nothing. `/probe?module=` and `query` both read names this way.
+    #[test]
+    fn resolve() {
+        let ark = Game::find("ase").unwrap();
+        assert_eq!(ark.name, "ARK: Survival Evolved");
+        assert_eq!(Game::resolve("ase"), Some((Protocol::Ase, None)));
+        assert_eq!(Game::resolve("game:ase"), Some((Protocol::A2s, Some(ark))));
+        assert_eq!(
+            Game::resolve("game:arkse"),
+            Some((Protocol::A2s, Some(ark)))
+        );
+        let valheim = Game::find("valheim").unwrap();
+        assert_eq!(
+            Game::resolve("valheim"),
+            Some((Protocol::A2s, Some(valheim)))
+        );
+        assert_eq!(Game::resolve("game:a2s"), None);
+        assert_eq!(Game::resolve("game:"), None);
+        assert_eq!(Game::resolve("protocol:ase"), None);
+        // Every id that is both is read as the protocol, and reachable as the game.
+        for g in list::GAMES {
+            if let Some(p) = Protocol::from_name(g.id) {
+                assert_eq!(Game::resolve(g.id), Some((p, None)), "{}", g.id);
+                let as_game = Game::resolve(&format!("game:{}", g.id));
+                assert_eq!(as_game.and_then(|(_, g)| g).map(|g| g.id), Some(g.id));
+            }
+        }
     }
 
     /// Valheim queries game port + 1; a game on its protocol's default port adds no port, so

@@ -149,7 +149,7 @@ fn target(out: &mut impl Write, e: &Entry) -> io::Result<()> {
     out.write_all(b",\"players\":")?;
     opt_num(out, up.map(|s| s.online))?;
     out.write_all(b",\"max_players\":")?;
-    opt_num(out, up.map(|s| s.max))?;
+    opt_num(out, up.and_then(|s| s.capacity()))?;
     out.write_all(b",\"bots\":")?;
     opt_num(out, up.and_then(|s| s.bots))?;
     out.write_all(b",\"queued\":")?;

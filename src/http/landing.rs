@@ -1,7 +1,13 @@
 //! The status page at `/`: what an operator leaves open on a second screen. Counts by state
 //! and players online, then one row per target, down ones first: state (colour and word),
-//! server name, map, players/max, latency, the last success as "3 min ago", the failure
-//! reason, and `/probe` and `debug=true` links.
+//! the target (name; under it protocol, address and the `/probe` and `debug=true` links),
+//! server name, map, players/max (`–` where the game reports no capacity; the bar turns
+//! [`FULL`] colour when the server is full), latency, tick rate where the game reports it,
+//! the last success as "3 min ago", and the failure reason.
+//!
+//! It fits a 1280 px screen with every column: the protocol, address and links share the
+//! target's cell, and long texts (names, addresses, maps, failures) wrap instead of widening
+//! the table (`.ci/status-page.sh` renders 20 targets at 1280 px and fails on any overflow).
 //!
 //! It works without JavaScript: the page is complete as served, the filter box is a form
 //! (`?q=` filters on the server, across every target, not only the rows shown) and a
@@ -157,8 +163,8 @@ pub fn page(entries: &[Arc<Entry>], now: SystemTime, filter: &str) -> String {
     h.push_str("</div>\n");
     h.push_str(concat!(
         "<table><thead><tr><th>state</th><th>target</th><th>server</th><th>map</th>",
-        "<th class=\"num\">players</th><th class=\"num\">latency</th><th>last success</th>",
-        "<th>protocol</th><th>address</th><th></th></tr></thead>\n<tbody id=\"rows\">\n"
+        "<th class=\"num\">players</th><th class=\"num\">latency</th><th class=\"num\">tick rate</th>",
+        "<th>last success</th></tr></thead>\n<tbody id=\"rows\">\n"
     ));
     let mut rows: Vec<&Arc<Entry>> = entries.iter().filter(picked).collect();
     // Stable: name order (the snapshot's) within each state.
@@ -180,6 +186,9 @@ pub fn page(entries: &[Arc<Entry>], now: SystemTime, filter: &str) -> String {
     h
 }
 
+/// The bar's class when the server is full.
+pub const FULL: &str = "full";
+
 /// One table row.
 fn row(h: &mut String, e: &Entry, now: SystemTime) {
     let t = &e.meta.target;
@@ -190,31 +199,50 @@ fn row(h: &mut String, e: &Entry, now: SystemTime) {
         state.word()
     );
     html_escape(h, &t.name);
-    h.push_str("</td>");
+    // Where and how it is polled, and the links, under the name: one cell for what
+    // used to be three columns, so the table fits 1280 px.
+    let _ = write!(
+        h,
+        "<div class=\"where\">{} <span class=\"addr\">",
+        t.protocol
+    );
+    html_escape(h, &t.address.to_string());
+    h.push_str("</span> <a href=\"/probe?target=");
+    url_escape(h, &t.name);
+    h.push_str("\">probe</a> <a href=\"/probe?target=");
+    url_escape(h, &t.name);
+    h.push_str("&amp;debug=true\">debug</a></div></td>");
     match &e.last {
-        None => h.push_str("<td colspan=\"4\" class=\"muted\">not polled yet</td>"),
+        None => h.push_str("<td colspan=\"5\" class=\"muted\">not polled yet</td>"),
         Some(Outcome::Up(s)) => {
-            h.push_str("<td>");
+            h.push_str("<td class=\"text\">");
             html_escape(h, s.name());
-            h.push_str("</td><td>");
+            h.push_str("</td><td class=\"text\">");
             html_escape(h, s.map());
-            // The bar's fill is a number we print, never a server string.
-            let fill = if s.max > 0 {
-                (u64::from(s.online) * 100 / u64::from(s.max)).min(100)
-            } else {
-                0
-            };
-            let _ = write!(
-                h,
-                "</td><td class=\"num\">{}/{}<span class=\"bar\" style=\"--fill:{fill}%\"></span></td>\
-                 <td class=\"num\">{}</td>",
-                s.online,
-                s.max,
-                latency(s.latency())
-            );
+            let _ = write!(h, "</td><td class=\"num\">{}/", s.online);
+            // The bar's fill is a number we print, never a server string. No capacity: no
+            // bar, since there is nothing to fill.
+            match s.capacity() {
+                Some(max) => {
+                    let fill = (u64::from(s.online) * 100 / u64::from(max)).min(100);
+                    let full = if s.online >= max { " full" } else { "" };
+                    let _ = write!(
+                        h,
+                        "{max}<span class=\"bar{full}\" style=\"--fill:{fill}%\"></span>"
+                    );
+                }
+                None => h.push_str("<span title=\"the server reports no capacity\">–</span>"),
+            }
+            let _ = write!(h, "</td><td class=\"num\">{}</td>", latency(s.latency()));
+            match s.health().and_then(|x| x.tick_rate_hertz) {
+                Some(hz) if hz.is_finite() => {
+                    let _ = write!(h, "<td class=\"num\">{hz:.1} Hz</td>");
+                }
+                _ => h.push_str("<td class=\"num\"></td>"),
+            }
         }
         Some(Outcome::Down(f)) => {
-            h.push_str("<td colspan=\"4\" class=\"why\">");
+            h.push_str("<td colspan=\"5\" class=\"why\">");
             html_escape(h, &f.to_string());
             h.push_str("</td>");
         }
@@ -230,13 +258,7 @@ fn row(h: &mut String, e: &Entry, now: SystemTime) {
         }
         None => h.push_str("<td class=\"muted\">never</td>"),
     }
-    let _ = write!(h, "<td>{}</td><td>", t.protocol);
-    html_escape(h, &t.address.to_string());
-    h.push_str("</td><td class=\"links\"><a href=\"/probe?target=");
-    url_escape(h, &t.name);
-    h.push_str("\">probe</a> <a href=\"/probe?target=");
-    url_escape(h, &t.name);
-    h.push_str("&amp;debug=true\">debug</a></td></tr>\n");
+    h.push_str("</tr>\n");
 }
 
 /// Whether `e` matches `needle` (lower case): a substring of its name, protocol, address,
@@ -286,8 +308,8 @@ fn latency(d: Duration) -> String {
 
 /// Inline, light and dark, for a page that has to be readable at a glance from a distance.
 const STYLE: &str = r#"<style>
-:root{--bg:#f6f7f9;--fg:#1d2330;--muted:#6b7383;--card:#fff;--line:#e2e5ea;--up:#1f9d55;--down:#d64545;--pending:#b7791f;--track:#e2e5ea;color-scheme:light dark}
-@media (prefers-color-scheme:dark){:root{--bg:#12151b;--fg:#e6e9ef;--muted:#8b93a3;--card:#1b2029;--line:#2b313c;--up:#3ccf7a;--down:#ff6b6b;--pending:#e6b450;--track:#2b313c}}
+:root{--bg:#f6f7f9;--fg:#1d2330;--muted:#6b7383;--card:#fff;--line:#e2e5ea;--up:#1f9d55;--down:#d64545;--pending:#b7791f;--full:#dd6b20;--track:#e2e5ea;color-scheme:light dark}
+@media (prefers-color-scheme:dark){:root{--bg:#12151b;--fg:#e6e9ef;--muted:#8b93a3;--card:#1b2029;--line:#2b313c;--up:#3ccf7a;--down:#ff6b6b;--pending:#e6b450;--full:#f6993f;--track:#2b313c}}
 *{box-sizing:border-box}
 body{margin:0;padding:1rem 1.5rem;background:var(--bg);color:var(--fg);font:14px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif}
 header{display:flex;flex-wrap:wrap;align-items:baseline;gap:.5rem 1.5rem}
@@ -304,13 +326,15 @@ table{border-collapse:collapse;width:100%;background:var(--card);border:1px soli
 th,td{padding:.35rem .6rem;text-align:left;border-bottom:1px solid var(--line);white-space:nowrap}
 th{font-size:.75rem;text-transform:uppercase;letter-spacing:.04em;color:var(--muted);background:var(--bg)}
 td.name{font-weight:600}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
-td.why{color:var(--down);white-space:normal}
+td.why{color:var(--down);white-space:normal;overflow-wrap:anywhere}
 tr{border-left:4px solid transparent}tr.up{border-left-color:var(--up)}tr.down{border-left-color:var(--down)}tr.pending{border-left-color:var(--pending)}
 tr.down td{background:color-mix(in srgb,var(--down) 7%,transparent)}
 .pill{display:inline-block;min-width:4.5rem;text-align:center;border-radius:999px;padding:.05rem .5rem;font-size:.75rem;font-weight:700;color:#fff;background:var(--muted)}
 tr.up .pill{background:var(--up)}tr.down .pill{background:var(--down)}tr.pending .pill{background:var(--pending)}
 .bar{display:inline-block;width:3.5rem;height:.45rem;margin-left:.5rem;border-radius:4px;vertical-align:middle;background:linear-gradient(to right,var(--up) var(--fill),var(--track) 0)}
-td.links a{color:var(--muted);margin-left:.4rem}
+.bar.full{background:var(--full)}
+td.name,td.text{white-space:normal;overflow-wrap:anywhere;min-width:7rem}
+.where{font-weight:normal;font-size:.8rem;color:var(--muted)}.where .addr{overflow-wrap:anywhere}.where a{color:var(--muted);margin-left:.3rem}
 #stale{color:var(--down);font-weight:700}
 </style>"#;
 
@@ -358,7 +382,7 @@ const SCRIPT: &str = r##"(function () {
 mod tests {
     use super::*;
     use crate::state::{State, TargetMeta};
-    use crate::status::{Failure, Reason, Status};
+    use crate::status::{Failure, Health, Reason, Status};
     use crate::target::{Address, Protocol, Target};
     use std::time::UNIX_EPOCH;
 
@@ -407,7 +431,7 @@ mod tests {
         assert!(page.contains("<title>1 down · gameserver-exporter</title>"));
         assert!(page.contains(&format!("The first {MAX_ROWS} are shown")));
         assert_eq!(page.matches("<tr class=").count(), MAX_ROWS);
-        let row = |i: usize| format!("<td class=\"name\">t{i:05}</td>");
+        let row = |i: usize| format!("<td class=\"name\">t{i:05}<div class=\"where\">");
         // The down target leads; the pending one comes next; the up ones follow in name order.
         let down = page.find(&row(n - 1)).unwrap();
         let pending = page.find(&row(0)).unwrap();
@@ -454,27 +478,73 @@ mod tests {
             at(T0),
         );
         add(&state, "new");
+        // Full, with a tick rate: the bar is the full colour.
+        let full = add(&state, "full");
+        let health = Health {
+            tick_rate_hertz: Some(19.96),
+            ..Health::default()
+        };
+        let status = Status {
+            online: 24,
+            max: 24,
+            health: Some(Box::new(health)),
+            ..Status::default()
+        };
+        full.record(Ok(status), Duration::ZERO, at(T0));
+        // No capacity reported (Factorio): a dash, no bar.
+        let open = add(&state, "open");
+        let status = Status {
+            online: 11,
+            max: 0,
+            ..Status::default()
+        };
+        open.record(Ok(status), Duration::ZERO, at(T0));
         let page = page(&state.snapshot(), at(T0 + 125), "");
-        assert!(page.contains(concat!(
-            "<tr class=\"up\"><td><span class=\"pill\">up</span></td><td class=\"name\">up</td>",
-            "<td>Rust &lt;EU&gt;</td><td>Procedural</td><td class=\"num\">87/200<span class=\"bar\" ",
-            "style=\"--fill:43%\"></span></td><td class=\"num\">31 ms</td>",
-            "<td title=\"2026-01-01T00:00:00Z UTC\">2 min ago</td><td>a2s</td><td>127.0.0.1:1</td>"
-        )));
-        assert!(page.contains(concat!(
-            "<tr class=\"down\"><td><span class=\"pill\">down</span></td><td class=\"name\">down</td>",
-            "<td colspan=\"4\" class=\"why\">timeout: no reply</td>",
-            "<td title=\"2025-12-31T23:00:00Z UTC\">1 h ago</td>"
-        )));
-        assert!(page.contains(
-            "<td class=\"name\">never</td><td colspan=\"4\" class=\"why\">refused: x</td>\
-             <td class=\"muted\">never</td>"
-        ));
-        assert!(page.contains(
-            "<tr class=\"pending\"><td><span class=\"pill\">pending</span></td><td class=\"name\">new</td>\
-             <td colspan=\"4\" class=\"muted\">not polled yet</td><td class=\"muted\">never</td>"
-        ));
-        assert!(page.contains("<b>87</b> players online"));
+        let place = |name: &str| {
+            format!(
+                "<td class=\"name\">{name}<div class=\"where\">a2s <span class=\"addr\">127.0.0.1:1</span> \
+                 <a href=\"/probe?target={name}\">probe</a> <a href=\"/probe?target={name}&amp;debug=true\">debug</a></div></td>"
+            )
+        };
+        let want = format!(
+            "<tr class=\"up\"><td><span class=\"pill\">up</span></td>{}\
+             <td class=\"text\">Rust &lt;EU&gt;</td><td class=\"text\">Procedural</td><td class=\"num\">87/200<span class=\"bar\" \
+             style=\"--fill:43%\"></span></td><td class=\"num\">31 ms</td><td class=\"num\"></td>\
+             <td title=\"2026-01-01T00:00:00Z UTC\">2 min ago</td></tr>",
+            place("up")
+        );
+        assert!(page.contains(&want), "{page}");
+        let want = format!(
+            "{}<td class=\"text\"></td><td class=\"text\"></td><td class=\"num\">24/24<span class=\"bar full\" \
+             style=\"--fill:100%\"></span></td><td class=\"num\">0.0 ms</td><td class=\"num\">20.0 Hz</td>",
+            place("full")
+        );
+        assert!(page.contains(&want), "{page}");
+        let want = format!(
+            "{}<td class=\"text\"></td><td class=\"text\"></td><td class=\"num\">11/<span title=\"the server \
+             reports no capacity\">–</span></td>",
+            place("open")
+        );
+        assert!(page.contains(&want), "{page}");
+        let want = format!(
+            "<tr class=\"down\"><td><span class=\"pill\">down</span></td>{}\
+             <td colspan=\"5\" class=\"why\">timeout: no reply</td>\
+             <td title=\"2025-12-31T23:00:00Z UTC\">1 h ago</td></tr>",
+            place("down")
+        );
+        assert!(page.contains(&want), "{page}");
+        let want = format!(
+            "{}<td colspan=\"5\" class=\"why\">refused: x</td><td class=\"muted\">never</td>",
+            place("never")
+        );
+        assert!(page.contains(&want), "{page}");
+        let want = format!(
+            "<tr class=\"pending\"><td><span class=\"pill\">pending</span></td>{}\
+             <td colspan=\"5\" class=\"muted\">not polled yet</td><td class=\"muted\">never</td>",
+            place("new")
+        );
+        assert!(page.contains(&want), "{page}");
+        assert!(page.contains("<b>122</b> players online"));
         // The one script is ours, at the end; no external assets.
         assert_eq!(page.matches("<script").count(), 1);
         assert!(!page.contains("src=") && !page.contains("<link"));
@@ -502,7 +572,7 @@ mod tests {
         assert!(p.contains("<b>4</b> targets"), "counts cover every target");
         let p = page(&state.snapshot(), at(T0), "SUCH host");
         assert_eq!(p.matches("<tr class=").count(), 1);
-        assert!(p.contains("<td class=\"name\">x</td>"));
+        assert!(p.contains("<td class=\"name\">x<div class=\"where\">"));
         let p = page(&state.snapshot(), at(T0), "pending");
         assert_eq!(p.matches("<tr class=").count(), 3);
         let p = page(&state.snapshot(), at(T0), "\"><script>");

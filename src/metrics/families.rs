@@ -105,7 +105,7 @@ pub const PLAYERS_MAX: Family = target(
     "gameserver_players_max",
     Gauge,
     &[],
-    "Player capacity the server reports.",
+    "Player capacity the server reports; absent where it reports none.",
 );
 pub const PLAYERS_BOTS: Family = target(
     "gameserver_players_bots",

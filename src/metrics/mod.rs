@@ -150,8 +150,9 @@ fn targets(enc: &mut Encoder, entries: &[Arc<Entry>], counters: bool) {
     }
     enc.family(&F::PLAYERS_MAX);
     for e in entries {
-        if let Some(s) = up(e) {
-            enc.sample_u64(&F::PLAYERS_MAX, labels::of(&e.meta), s.max.into());
+        // A capacity the server does not report is absent, not 0 (`Status::max`).
+        if let Some(max) = up(e).and_then(|s| s.capacity()) {
+            enc.sample_u64(&F::PLAYERS_MAX, labels::of(&e.meta), max.into());
         }
     }
     enc.family(&F::PLAYERS_BOTS);
@@ -395,7 +396,7 @@ gameserver_up{target="beta",protocol="minecraft"} 0
 # HELP gameserver_players_online Players online as the server reports them.
 # TYPE gameserver_players_online gauge
 gameserver_players_online{target="alpha",protocol="a2s",region="eu"} 12
-# HELP gameserver_players_max Player capacity the server reports.
+# HELP gameserver_players_max Player capacity the server reports; absent where it reports none.
 # TYPE gameserver_players_max gauge
 gameserver_players_max{target="alpha",protocol="a2s",region="eu"} 32
 # HELP gameserver_players_bots Bots online, where the protocol reports them.

@@ -127,6 +127,11 @@ impl Published {
         self.more.as_ref().and_then(|m| m.health.as_ref())
     }
 
+    /// The capacity, `None` where the server reports none ([`Status::max`] 0).
+    pub fn capacity(&self) -> Option<u32> {
+        Some(self.max).filter(|&m| m > 0)
+    }
+
     /// Round trip of the status exchange.
     pub fn latency(&self) -> Duration {
         Duration::from_nanos(self.latency_ns)

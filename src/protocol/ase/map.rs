@@ -42,10 +42,14 @@ fn count(s: &str) -> Option<u32> {
         .map(|n| u32::try_from(n.max(0)).unwrap_or(u32::MAX))
 }
 
+/// The map an ASE server without one reports (Multi Theft Auto's resource-less default).
+const NO_MAP: &str = "None";
+
 /// Maps a reply onto [`Status`]: name, map, counts, version and password from the fixed
 /// fields; game the short game name (`mta`), the game type going to extras. Multi Theft Auto
-/// names lose their `#RRGGBB` colour codes; other games' strings stay as sent. An empty map
-/// (`None` is what an MTA server without a map says; it is kept) is `None`.
+/// names lose their `#RRGGBB` colour codes; other games' strings stay as sent. An empty map,
+/// and the word `None` (what an MTA server without a map sends: no map is called that), is
+/// no map: the status page and `gameserver_info` show nothing rather than the text "None".
 ///
 /// `latency` is the caller's round trip of the request.
 pub fn to_status(reply: &Reply, want: Want, latency: Duration) -> Status {
@@ -62,7 +66,7 @@ pub fn to_status(reply: &Reply, want: Want, latency: Duration) -> Status {
         online: count(&reply.players_online).unwrap_or(reply.players.len() as u32),
         max: count(&reply.players_max).unwrap_or(0),
         name: clean(&reply.name),
-        map: some(&reply.map),
+        map: some(&reply.map).filter(|m| m != NO_MAP),
         game: some(&reply.game),
         version: some(&reply.version),
         password: match reply.password.trim() {

@@ -124,7 +124,8 @@ fn status_mapping() {
         Duration::from_millis(3),
     );
     assert_eq!(s.name, "Default MTA Server");
-    assert_eq!(s.map.as_deref(), Some("None"));
+    // MTA's "None" is no map, not a map of that name.
+    assert_eq!(s.map, None);
     assert_eq!(s.game.as_deref(), Some("mta"));
     assert_eq!(s.version.as_deref(), Some("1.6"));
     assert_eq!((s.online, s.max, s.password), (2, 32, Some(false)));
