@@ -191,10 +191,20 @@ async fn targets_from_simulators() {
     let page = get(d.addr, "/", "").await;
     assert_eq!(page.status, 200);
     let page = page.text();
-    assert!(page.contains("<tr class=\"down\"><td><span class=\"pill\">down</span></td><td class=\"name\">mc</td><td colspan=\"4\" class=\"why\">refused: "), "{page}");
-    assert!(page.contains("<td class=\"name\">a2s</td><td>a&quot;b\\cd\u{2028}efg&lt;/script&gt;</td><td>dm_lockdown</td>"), "{page}");
+    assert!(page.contains("<tr class=\"down\"><td><span class=\"pill\">down</span></td><td class=\"name\">mc<div class=\"where\">"), "{page}");
+    assert!(
+        page.contains("</div></td><td colspan=\"5\" class=\"why\">refused: "),
+        "{page}"
+    );
+    assert!(
+        page.contains("<td class=\"name\">a2s<div class=\"where\">"),
+        "{page}"
+    );
+    assert!(page.contains("</div></td><td class=\"text\">a&quot;b\\cd\u{2028}efg&lt;/script&gt;</td><td class=\"text\">dm_lockdown</td>"), "{page}");
     assert!(page.contains("<td class=\"num\">3/24<span class=\"bar\""));
-    assert!(page.contains("<td class=\"name\">q&quot;uote\\ &lt;/script&gt; \u{2028}  x</td>"));
+    assert!(page.contains(
+        "<td class=\"name\">q&quot;uote\\ &lt;/script&gt; \u{2028}  x<div class=\"where\">"
+    ));
     assert_eq!(page.matches("<script").count(), 1);
     assert_eq!(page.matches("</script>").count(), 1);
     // Down first.

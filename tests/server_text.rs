@@ -197,7 +197,7 @@ async fn server_strings_lose_hidden_characters_everywhere() {
     let page = get(d.addr, "/").await;
     assert_eq!(page.status, 200);
     assert_clean("status page", page.text());
-    let row = format!("<td>{NAME}</td><td>{MAP}</td>");
+    let row = format!("<td class=\"text\">{NAME}</td><td class=\"text\">{MAP}</td>");
     assert_eq!(page.text().matches(&row).count(), 2, "{}", page.text());
 
     d.stop().await;

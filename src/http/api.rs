@@ -336,6 +336,55 @@ mod tests {
         );
     }
 
+    /// A capacity the server does not report (Factorio's 0) is unknown, as `bots` is when
+    /// the protocol has none: `null` here, and no `gameserver_players_max` sample on the
+    /// metrics page (the family stays, with its HELP); a reported one is both.
+    #[test]
+    fn unknown_capacity_is_null_and_absent() {
+        use crate::metrics::{render_probe, Format};
+        let state = State::default();
+        let t = |name: &str| {
+            Target::new(
+                name,
+                Protocol::Factorio,
+                Address::parse("10.0.0.1").unwrap(),
+            )
+        };
+        let open = add(&state, t("open"));
+        let capped = add(&state, t("capped"));
+        let status = |max| Status {
+            online: 11,
+            max,
+            ..Status::default()
+        };
+        state.record(&open, Ok(status(0)), Duration::ZERO, at(T0));
+        state.record(&capped, Ok(status(64)), Duration::ZERO, at(T0));
+        let snapshot = state.snapshot();
+        let v = doc(&snapshot, None);
+        let targets = v["targets"].as_array().unwrap();
+        let by = |n: &str| targets.iter().find(|t| t["name"] == n).unwrap().clone();
+        assert_eq!(by("open")["max_players"], Value::Null);
+        assert_eq!(by("open")["players"], 11);
+        assert_eq!(by("capped")["max_players"], 64);
+        let entry = |n: &str| {
+            snapshot
+                .iter()
+                .find(|e| e.meta.target.name == n)
+                .unwrap()
+                .clone()
+        };
+        let open = render_probe(Format::Text, &entry("open"));
+        assert!(
+            open.contains("# TYPE gameserver_players_max gauge\n"),
+            "{open}"
+        );
+        assert!(!open.contains("gameserver_players_max{"), "{open}");
+        assert!(open.contains("gameserver_players_online{"), "{open}");
+        let capped = render_probe(Format::Text, &entry("capped"));
+        assert!(capped.contains("gameserver_players_max{"), "{capped}");
+        assert!(capped.contains("} 64\n"), "{capped}");
+    }
+
     /// Hostile server strings and names parse back: quotes, backslashes and controls escaped,
     /// direction overrides and controls dropped from server texts (as in labels), U+2028 and
     /// U+2029 kept (valid JSON, and `JSON.parse` takes them).
