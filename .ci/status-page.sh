@@ -93,10 +93,10 @@ downs = [r for s, r in rows if s == "down"]
 if len(ups) != want_up: wrong.append(f"{len(ups)} up rows, want {want_up}")
 if len(downs) != want_down: wrong.append(f"{len(downs)} down rows, want {want_down}")
 for r in ups:
-    if not re.search(r'<td class="num">\d+/\d+<span class="bar"', r): wrong.append("up row without players N/MAX: " + r[:200])
+    if not re.search(r'<td class="num">\d+/(\d+<span class="bar( full)?"|<span title="the server reports no capacity">–</span>)', r): wrong.append("up row without players N/MAX or N/–: " + r[:200])
     if not re.search(r'>\d+ (s|min|h|d) ago</td>', r): wrong.append("up row without 'ago': " + r[:200])
 for r in downs:
-    if not re.search(r'<td colspan="4" class="why">[a-z_]+: ', r): wrong.append("down row without a reason: " + r[:200])
+    if not re.search(r'<td colspan="5" class="why">[a-z_]+: ', r): wrong.append("down row without a reason: " + r[:200])
 if rows and rows[0][0] != ("down" if want_down else "up"): wrong.append("down rows do not come first")
 # The script fills in the row count: proof that it ran.
 n = want_up + want_down

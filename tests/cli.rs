@@ -127,7 +127,7 @@ fn query_bad_names() {
     assert_eq!(
         text(&out.stderr),
         format!(
-            "error: unknown protocol \"doom\" (one of: {}; or a game id from `gameserver-exporter games`)\n",
+            "error: unknown protocol \"doom\" (one of: {}; or a game id from `gameserver-exporter games`, as game:ID where a protocol has the same id)\n",
             Protocol::names()
         )
     );
