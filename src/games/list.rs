@@ -15,7 +15,8 @@
 //! follows and why.
 //!
 //! Adding a game is one row. A game on a protocol that is not here yet gets its row when that
-//! protocol's `Protocol` variant lands. The Quake 3 engine games take gamedig 5.3.3's ids and
+//! protocol's `Protocol` variant lands, and its row of docs/games.md's "gamedig ids without a
+//! preset" goes in the same change (tests/games.rs refuses an id in both places). The Quake 3 engine games take gamedig 5.3.3's ids and
 //! ports (LinuxGSM agrees where it carries the game). Teeworlds is LinuxGSM's alone
 //! (`twserver`, query port = `sv_port`): gamedig 5.3.3 lists it as not supported. The
 //! GameSpy 1 and 2 games are every game gamedig 5.3.3 polls with `gamespy1`/`gamespy2`: its ids, former ids
