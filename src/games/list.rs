@@ -22,7 +22,7 @@
 
 use super::{Game, Quirks};
 use crate::target::Protocol::{
-    self, A2s, Ase, Doom3, Factorio, Fivem, Gamespy1, Gamespy2, Gamespy3, Minecraft,
+    self, A2s, Ase, Battlefield, Doom3, Factorio, Fivem, Gamespy1, Gamespy2, Gamespy3, Minecraft,
     MinecraftBedrock, MinecraftQuery, Mumble, Palworld, Quake3, Samp, Satisfactory, Teamspeak3,
     Teeworlds, Terraria, Unreal2,
 };
@@ -76,7 +76,11 @@ pub static GAMES: &[Game] = &[
     game("battlefield1942", &["bf1942"], "Battlefield 1942", Gamespy1, 14567, 23000, N, G, "Fixed query port. Lists players who left: numplayers is the count"),
     game("battlefield2", &["bf2"], "Battlefield 2", Gamespy3, 16567, 29900, N, G, "Query port 29900, not the game port; some builds ignore the handshake and take the request without a challenge (remembered between polls)"),
     game("battlefield2142", &["bf2142"], "Battlefield 2142", Gamespy3, 16567, 29900, N, G, "Query port 29900, not the game port"),
+    game("battlefield3", &["bf3"], "Battlefield 3", Battlefield, 25200, 47200, N, G, "Admin console on game port + 22000 (TCP); serverInfo, version and listPlayers without a login"),
+    game("battlefield4", &["bf4"], "Battlefield 4", Battlefield, 25200, 47200, N, G, "Admin console on game port + 22000 (TCP); serverInfo, version and listPlayers without a login"),
+    game("battlefieldhardline", &["bfh"], "Battlefield Hardline", Battlefield, 25200, 47200, N, G, "Admin console on game port + 22000 (TCP); serverInfo, version and listPlayers without a login"),
     game("battlefieldvietnam", &["bfv"], "Battlefield Vietnam", Gamespy2, 15567, 23000, N, G, "Fixed query port"),
+    game("bbc2", &["bfbc2"], "Battlefield: Bad Company 2", Battlefield, 19567, 48888, N, G, "Fixed admin console port 48888 (TCP); listPlayers wants a login, so no player names"),
     game("blackmesa", &[], "Black Mesa", A2s, 27015, 27015, N, GL, ""),
     game("breed", &[], "Breed", Gamespy2, 7649, 7649, N, G, "Query port = game port"),
     game("cod", &[], "Call of Duty", Quake3, 28960, 28960, N, GL, "Quake 3 engine: getstatus on the game port"),
@@ -153,11 +157,13 @@ pub static GAMES: &[Game] = &[
     game("kpctnc", &["kisspc"], "Kiss: Psycho Circus: The Nightmare Child", Gamespy1, 7777, 7778, N, G, "Query port = game port + 1"),
     game("l4d", &["left4dead"], "Left 4 Dead", A2s, 27015, 27015, N, GL, ""),
     game("l4d2", &["left4dead2"], "Left 4 Dead 2", A2s, 27015, 27015, N, GL, ""),
+    game("moh", &["moh2010"], "Medal of Honor", Battlefield, 7673, 48888, N, G, "The 2010 game; fixed admin console port 48888 (TCP)"),
     game("moha", &["mohab"], "Medal of Honor: Airborne", Gamespy1, 12203, 12300, N, G, "Query port = game port + 97"),
     game("mohaa", &[], "Medal of Honor: Allied Assault", Gamespy1, 12203, 12300, N, G, "Query port = game port + 97"),
     game("mohaab", &["mohbt"], "Medal of Honor: Allied Assault Breakthrough", Gamespy1, 12203, 12300, N, G, "Query port = game port + 97"),
     game("mohaas", &["mohsh"], "Medal of Honor: Allied Assault Spearhead", Gamespy1, 12203, 12300, N, G, "Query port = game port + 97"),
     game("mohpa", &[], "Medal of Honor: Pacific Assault", Gamespy1, 13203, 13300, N, G, "Query port = game port + 97"),
+    game("mohw", &["mohwf"], "Medal of Honor: Warfighter", Battlefield, 25200, 47200, N, G, "Admin console on game port + 22000 (TCP)"),
     game("mbe", &["minecraftbe"], "Minecraft: Bedrock Edition", MinecraftBedrock, 19132, 19132, N, G, "RakNet ping on the game port (server-port in server.properties); in the LinuxGSM catalogue as mcbserver"),
     Game {
         id: "minecraft", aliases: &[], name: "Minecraft: Java Edition", protocol: Minecraft,
