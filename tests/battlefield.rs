@@ -15,7 +15,10 @@ fn world() -> World {
         name: "=ADK= Siege 24/7 | EU".into(),
         map: "MP_Siege".into(),
         max: 64,
-        players: vec![("Sniper_Wolf".into(), 2410, 0.0), ("medic42".into(), 980, 0.0)],
+        players: vec![
+            ("Sniper_Wolf".into(), 2410, 0.0),
+            ("medic42".into(), 980, 0.0),
+        ],
         password: true,
         ..WorldState::default()
     })
@@ -62,7 +65,10 @@ async fn bf4_info_version_players() {
         .collect();
     assert_eq!(
         got,
-        [("Sniper_Wolf", Some(2410), Some(30)), ("medic42", Some(980), Some(31))]
+        [
+            ("Sniper_Wolf", Some(2410), Some(30)),
+            ("medic42", Some(980), Some(31))
+        ]
     );
     let rules = st.rules.unwrap();
     let rule = |k: &str| rules.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
@@ -96,7 +102,11 @@ async fn byte_by_byte_and_events() {
         let mut req = request(&s);
         req.players = true;
         let st = poll(&req).await.unwrap();
-        assert_eq!((st.online, st.players.map(|p| p.len())), (2, Some(2)), "{m:?}");
+        assert_eq!(
+            (st.online, st.players.map(|p| p.len())),
+            (2, Some(2)),
+            "{m:?}"
+        );
     }
 }
 

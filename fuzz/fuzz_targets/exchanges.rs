@@ -30,7 +30,8 @@ use gameserver_exporter::protocol::teeworlds::machine::Tokens;
 use gameserver_exporter::protocol::teeworlds::Flavour;
 use gameserver_exporter::protocol::unreal2::Unreal2;
 use gameserver_exporter::protocol::{
-    ase, battlefield, bedrock, doom3, factorio, fivem, gamespy2, mumble, palworld, satisfactory, terraria,
+    ase, battlefield, bedrock, doom3, factorio, fivem, gamespy2, mumble, palworld, satisfactory,
+    terraria,
 };
 use gameserver_exporter::secret::Secret;
 use libfuzzer_sys::fuzz_target;

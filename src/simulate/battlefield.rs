@@ -229,7 +229,10 @@ pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
             game: "Battlefield 4".into(),
             version: "179665".into(),
             max: 64,
-            players: vec![("Sniper_Wolf".into(), 2410, 0.0), ("medic42".into(), 980, 0.0)],
+            players: vec![
+                ("Sniper_Wolf".into(), 2410, 0.0),
+                ("medic42".into(), 980, 0.0),
+            ],
             rules: Vec::new(),
             ..WorldState::default()
         }

@@ -153,10 +153,8 @@ impl Battlefield {
         };
         let rules = self.params.rules.then(|| rules(&info));
         if self.params.detail {
-            self.extras.insert(
-                "team_scores".into(),
-                Value::from(info.team_scores.clone()),
-            );
+            self.extras
+                .insert("team_scores".into(), Value::from(info.team_scores.clone()));
         }
         // A list longer than the count (spectators, commanders): publish the list's.
         let online = match &self.players {

@@ -54,10 +54,7 @@ struct Words<'a> {
 
 impl<'a> Words<'a> {
     fn next(&mut self, what: &'static str) -> Result<&'a str, DecodeError> {
-        let w = self
-            .words
-            .get(self.at)
-            .ok_or(DecodeError::Invalid(what))?;
+        let w = self.words.get(self.at).ok_or(DecodeError::Invalid(what))?;
         self.at += 1;
         Ok(w)
     }

@@ -69,13 +69,11 @@ pub fn encode_request(number: u32, words: &[&str], out: &mut Vec<u8>) {
 }
 
 fn u32_at(buf: &[u8], offset: usize) -> Result<u32, DecodeError> {
-    let bytes = buf
-        .get(offset..offset + 4)
-        .ok_or(DecodeError::Truncated {
-            offset,
-            needed: 4,
-            available: buf.len().saturating_sub(offset),
-        })?;
+    let bytes = buf.get(offset..offset + 4).ok_or(DecodeError::Truncated {
+        offset,
+        needed: 4,
+        available: buf.len().saturating_sub(offset),
+    })?;
     let mut b = [0u8; 4];
     b.copy_from_slice(bytes);
     Ok(u32::from_le_bytes(b))
@@ -102,7 +100,9 @@ pub fn decode(buf: &[u8], cap: usize) -> Result<Option<(Packet, usize)>, DecodeE
         });
     }
     if size < HEADER {
-        return Err(DecodeError::Invalid("Frostbite packet size below its header"));
+        return Err(DecodeError::Invalid(
+            "Frostbite packet size below its header",
+        ));
     }
     let fits = (size - HEADER) / MIN_WORD;
     if count > fits {
@@ -136,7 +136,9 @@ pub fn decode(buf: &[u8], cap: usize) -> Result<Option<(Packet, usize)>, DecodeE
         at = start + len + 1;
     }
     if at != size {
-        return Err(DecodeError::Invalid("Frostbite packet size disagrees with its words"));
+        return Err(DecodeError::Invalid(
+            "Frostbite packet size disagrees with its words",
+        ));
     }
     Ok(Some((Packet { sequence, words }, size)))
 }

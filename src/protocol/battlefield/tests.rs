@@ -43,7 +43,10 @@ fn framing_waits_and_refuses() {
     huge[8..12].copy_from_slice(&(1u32 << 31).to_le_bytes());
     assert!(matches!(
         decode(&huge[..12], MAX_PACKET),
-        Err(DecodeError::Overrun { value: 2147483648, .. })
+        Err(DecodeError::Overrun {
+            value: 2147483648,
+            ..
+        })
     ));
     // 1 MiB announced: too large before a byte of it comes.
     let mut big = out.clone();
@@ -67,23 +70,56 @@ fn framing_waits_and_refuses() {
 #[test]
 fn bf4_server_info() {
     let w = words(&[
-        "OK", "My BF4", "12", "64", "ConquestLarge0", "MP_Siege", "0", "2", "2", "812.5", "640",
-        "0", "", "true", "true", "false", "53212", "1140", "1.2.3.4:25200", "v1.891",
-        "false", "EU", "ams", "NL", "0", "IN_GAME",
+        "OK",
+        "My BF4",
+        "12",
+        "64",
+        "ConquestLarge0",
+        "MP_Siege",
+        "0",
+        "2",
+        "2",
+        "812.5",
+        "640",
+        "0",
+        "",
+        "true",
+        "true",
+        "false",
+        "53212",
+        "1140",
+        "1.2.3.4:25200",
+        "v1.891",
+        "false",
+        "EU",
+        "ams",
+        "NL",
+        "0",
+        "IN_GAME",
     ]);
     let i = decode_server_info(&w).unwrap();
     assert_eq!((i.name.as_str(), i.online, i.max), ("My BF4", 12, 64));
-    assert_eq!((i.mode.as_str(), i.map.as_str()), ("ConquestLarge0", "MP_Siege"));
+    assert_eq!(
+        (i.mode.as_str(), i.map.as_str()),
+        ("ConquestLarge0", "MP_Siege")
+    );
     assert_eq!((i.rounds_played, i.rounds_total), (0, 2));
     assert_eq!(i.team_scores, [812.5, 640.0]);
     assert_eq!(i.target_score, 0);
-    assert_eq!((i.ranked, i.punkbuster, i.password), (Some(true), Some(true), Some(false)));
+    assert_eq!(
+        (i.ranked, i.punkbuster, i.password),
+        (Some(true), Some(true), Some(false))
+    );
     assert_eq!((i.uptime, i.round_time), (Some(53212), Some(1140)));
     assert_eq!(i.address.as_deref(), Some("1.2.3.4:25200"));
     assert_eq!(i.punkbuster_version.as_deref(), Some("v1.891"));
     assert_eq!(i.join_queue, Some(false));
     assert_eq!(
-        (i.region.as_deref(), i.ping_site.as_deref(), i.country.as_deref()),
+        (
+            i.region.as_deref(),
+            i.ping_site.as_deref(),
+            i.country.as_deref()
+        ),
         (Some("EU"), Some("ams"), Some("NL"))
     );
 }
@@ -93,14 +129,47 @@ fn bf4_server_info() {
 #[test]
 fn bc2_and_short_server_info() {
     let w = words(&[
-        "OK", "BC2 srv", "3", "32", "SQRUSH", "Levels/MP_002", "1", "2", "4", "10", "20", "30",
-        "40", "0", "", "false", "true", "true", "99", "9", "BC2", "", "5.6.7.8:19567",
+        "OK",
+        "BC2 srv",
+        "3",
+        "32",
+        "SQRUSH",
+        "Levels/MP_002",
+        "1",
+        "2",
+        "4",
+        "10",
+        "20",
+        "30",
+        "40",
+        "0",
+        "",
+        "false",
+        "true",
+        "true",
+        "99",
+        "9",
+        "BC2",
+        "",
+        "5.6.7.8:19567",
     ]);
     let i = decode_server_info(&w).unwrap();
     assert_eq!(i.team_scores, [10.0, 20.0, 30.0, 40.0]);
     assert_eq!(i.password, Some(true));
     assert_eq!(i.address.as_deref(), Some("5.6.7.8:19567"));
-    let short = words(&["OK", "x", "1", "2", "RUSH", "m", "0", "1", "0", "0", "NotConnected"]);
+    let short = words(&[
+        "OK",
+        "x",
+        "1",
+        "2",
+        "RUSH",
+        "m",
+        "0",
+        "1",
+        "0",
+        "0",
+        "NotConnected",
+    ]);
     let i = decode_server_info(&short).unwrap();
     assert_eq!((i.online, i.max, i.team_scores.len()), (1, 2, 0));
     assert_eq!((i.ranked, i.address), (None, None));
@@ -117,7 +186,19 @@ fn server_info_refusals() {
         &["OK", "x", "1", "2", "RUSH", "m", "0", "1", "3", "1", "0"][..],
         &["OK", "x", "1", "2", "RUSH", "m", "0", "1", "2147483648"][..],
         // A count no server has.
-        &["OK", "x", "4294967295", "2", "RUSH", "m", "0", "1", "0", "0", ""][..],
+        &[
+            "OK",
+            "x",
+            "4294967295",
+            "2",
+            "RUSH",
+            "m",
+            "0",
+            "1",
+            "0",
+            "0",
+            "",
+        ][..],
         &["OK", "x", "-1", "2", "RUSH", "m", "0", "1", "0", "0", ""][..],
     ] {
         assert!(decode_server_info(&words(bad)).is_err(), "{bad:?}");
@@ -131,15 +212,24 @@ fn players_and_version() {
     ]);
     let p = decode_players(&w).unwrap();
     assert_eq!(p.len(), 2);
-    assert_eq!((p[0].name.as_str(), p[0].score, p[0].ping), ("alice", Some(120), Some(35)));
+    assert_eq!(
+        (p[0].name.as_str(), p[0].score, p[0].ping),
+        ("alice", Some(120), Some(35))
+    );
     assert_eq!((p[1].name.as_str(), p[1].ping), ("bob", None));
     // A count the records cannot fill, and a field count past the cap.
     let short = words(&["OK", "1", "name", "3", "a"]);
-    assert!(matches!(decode_players(&short), Err(DecodeError::Overrun { .. })));
+    assert!(matches!(
+        decode_players(&short),
+        Err(DecodeError::Overrun { .. })
+    ));
     assert!(decode_players(&words(&["OK", "99999"])).is_err());
     assert!(decode_players(&words(&["LogInRequired"])).is_err());
     let (game, build) = decode_game(&words(&["OK", "BF3", "1149977"])).unwrap();
-    assert_eq!((game.as_str(), build.as_deref()), ("Battlefield 3", Some("1149977")));
+    assert_eq!(
+        (game.as_str(), build.as_deref()),
+        ("Battlefield 3", Some("1149977"))
+    );
 }
 
 proptest::proptest! {
