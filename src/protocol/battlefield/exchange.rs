@@ -121,6 +121,21 @@ impl Battlefield {
         }
     }
 
+    /// The connection failed or closed (connecting included): nothing more can be asked on
+    /// it, and without `serverInfo`'s answer the poll has failed.
+    fn link_lost(&mut self, e: Error) {
+        match self.state {
+            State::Over => {}
+            State::Waiting(_) => self.step_failed(e),
+            State::Connect | State::Next if self.info.is_none() => {
+                self.error.get_or_insert(e);
+                self.state = State::Over;
+            }
+            State::Connect | State::Next => {}
+        }
+        self.todo.clear();
+    }
+
     fn packet(&mut self, p: Packet, rtt: Duration) {
         if !p.is_response() || p.number() != self.number {
             self.foreign += 1;
@@ -276,17 +291,9 @@ impl Exchange for Battlefield {
             }
             Input::Closed => {
                 let e = Error::Net(self.buf.closed());
-                if let State::Waiting(_) = self.state {
-                    self.step_failed(e);
-                }
-                self.todo.clear();
+                self.link_lost(e);
             }
-            Input::Failed(e) => {
-                if let State::Waiting(_) = self.state {
-                    self.step_failed(Error::Net(e));
-                }
-                self.todo.clear();
-            }
+            Input::Failed(e) => self.link_lost(Error::Net(e)),
         }
     }
 }

@@ -260,3 +260,55 @@ proptest::proptest! {
         let _ = decode_game(&w);
     }
 }
+
+/// A refused connect, a close before `serverInfo`'s answer and a close during the
+/// best-effort `version` step: the first two fail the poll, the last keeps what came.
+#[test]
+fn exchange_link_failures() {
+    use crate::protocol::exchange::{Exchange, Input, LinkError, Params, Step};
+    use std::time::{Duration, Instant};
+    let now = Instant::now();
+    let deadline = now + Duration::from_secs(2);
+    let mut out = Vec::new();
+    let mut x = exchange::Battlefield::new(Params::default(), 1, deadline);
+    assert!(matches!(x.poll(now, &mut out), Step::Connect(_)));
+    x.handle(now, Input::Failed(LinkError::Refused));
+    assert!(matches!(x.poll(now, &mut out), Step::Failed(_)));
+
+    let mut x = exchange::Battlefield::new(Params::default(), 1, deadline);
+    assert!(matches!(x.poll(now, &mut out), Step::Connect(_)));
+    assert!(matches!(x.poll(now, &mut out), Step::Send("serverInfo")));
+    x.handle(now, Input::Closed);
+    assert!(matches!(x.poll(now, &mut out), Step::Failed(_)));
+
+    let mut x = exchange::Battlefield::new(Params::default(), 1, deadline);
+    x.poll(now, &mut out);
+    assert!(matches!(x.poll(now, &mut out), Step::Send("serverInfo")));
+    let mut reply = Vec::new();
+    let info = [
+        "OK",
+        "srv",
+        "1",
+        "8",
+        "RUSH",
+        "m",
+        "0",
+        "1",
+        "0",
+        "0",
+        "NotConnected",
+    ];
+    encode(RESPONSE | FROM_CLIENT | 1, &info, &mut reply);
+    let rtt = Duration::from_millis(3);
+    x.handle(now, Input::Received { bytes: &reply, rtt });
+    assert!(matches!(x.poll(now, &mut out), Step::Send("version")));
+    x.handle(now, Input::Closed);
+    match x.poll(now, &mut out) {
+        Step::Done(s) => {
+            assert_eq!((s.name.as_str(), s.online, s.max), ("srv", 1, 8));
+            assert_eq!(s.latency, rtt);
+            assert_eq!(s.extras["version_error"], "incomplete");
+        }
+        other => panic!("{other:?}"),
+    }
+}
