@@ -30,7 +30,8 @@ use gameserver_exporter::protocol::teeworlds::machine::Tokens;
 use gameserver_exporter::protocol::teeworlds::Flavour;
 use gameserver_exporter::protocol::unreal2::Unreal2;
 use gameserver_exporter::protocol::{
-    ase, bedrock, doom3, factorio, fivem, gamespy2, mumble, palworld, satisfactory, terraria,
+    ase, battlefield, bedrock, doom3, factorio, fivem, gamespy2, mumble, palworld, satisfactory,
+    terraria,
 };
 use gameserver_exporter::secret::Secret;
 use libfuzzer_sys::fuzz_target;
@@ -150,7 +151,7 @@ fuzz_target!(|data: &[u8]| {
                 return;
             };
             let secret = remembered.then(|| Secret::new("fuzz-secret"));
-            match ext % 6 {
+            match ext % 7 {
                 0 => run(
                     terraria::exchange::new(params, secret, deadline),
                     start,
@@ -189,6 +190,11 @@ fuzz_target!(|data: &[u8]| {
                     // A fixed login id (the first command takes the next two), so the fuzzer
                     // can learn to answer it.
                     let x = factorio::exchange::new(params, secret, 7, deadline);
+                    run(x, start, script)
+                }
+                5 => {
+                    // Sequence numbers from 1, so the fuzzer can learn to answer them.
+                    let x = battlefield::exchange::Battlefield::new(params, 1, deadline);
                     run(x, start, script)
                 }
                 _ => {

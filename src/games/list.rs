@@ -25,7 +25,7 @@
 
 use super::{Game, Quirks};
 use crate::target::Protocol::{
-    self, A2s, Ase, Doom3, Factorio, Fivem, Gamespy1, Gamespy2, Gamespy3, Minecraft,
+    self, A2s, Ase, Battlefield, Doom3, Factorio, Fivem, Gamespy1, Gamespy2, Gamespy3, Minecraft,
     MinecraftBedrock, MinecraftQuery, Mumble, Palworld, Quake3, Samp, Satisfactory, Teamspeak3,
     Teeworlds, Terraria, Unreal2,
 };
@@ -94,7 +94,11 @@ pub static GAMES: &[Game] = &[
     game("battlefield1942", &["bf1942"], "Battlefield 1942", Gamespy1, 14567, 23000, N, G, "Fixed query port. Lists players who left: numplayers is the count"),
     game("battlefield2", &["bf2"], "Battlefield 2", Gamespy3, 16567, 29900, N, G, "Query port 29900, not the game port; some builds ignore the handshake and take the request without a challenge (remembered between polls)"),
     game("battlefield2142", &["bf2142"], "Battlefield 2142", Gamespy3, 16567, 29900, N, G, "Query port 29900, not the game port"),
+    game("battlefield3", &["bf3"], "Battlefield 3", Battlefield, 25200, 47200, N, G, "Admin console on game port + 22000 (TCP); serverInfo, version and listPlayers without a login"),
+    game("battlefield4", &["bf4"], "Battlefield 4", Battlefield, 25200, 47200, N, G, "Admin console on game port + 22000 (TCP); serverInfo, version and listPlayers without a login"),
+    game("battlefieldhardline", &["bfh"], "Battlefield Hardline", Battlefield, 25200, 47200, N, G, "Admin console on game port + 22000 (TCP); serverInfo, version and listPlayers without a login"),
     game("battlefieldvietnam", &["bfv"], "Battlefield Vietnam", Gamespy2, 15567, 23000, N, G, "Fixed query port"),
+    game("bbc2", &["bfbc2"], "Battlefield: Bad Company 2", Battlefield, 19567, 48888, N, G, "Fixed admin console port 48888 (TCP); listPlayers wants a login, so no player names"),
     game("blackmesa", &[], "Black Mesa", A2s, 27015, 27015, N, GL, ""),
     game("bladesymphony", &["bs"], "Blade Symphony", A2s, 27015, 27015, N, G, ""),
     game("brainbread", &[], "BrainBread", A2s, 27015, 27015, N, G, ""),
@@ -214,12 +218,14 @@ pub static GAMES: &[Game] = &[
     game("kreedzclimbing", &["kzmod"], "Kreedz Climbing", A2s, 27015, 27015, N, G, ""),
     game("l4d", &["left4dead"], "Left 4 Dead", A2s, 27015, 27015, N, GL, ""),
     game("l4d2", &["left4dead2"], "Left 4 Dead 2", A2s, 27015, 27015, N, GL, ""),
+    game("moh", &["moh2010"], "Medal of Honor", Battlefield, 7673, 48888, N, G, "The 2010 game; fixed admin console port 48888 (TCP)"),
     game("moha", &["mohab"], "Medal of Honor: Airborne", Gamespy1, 12203, 12300, N, G, "Query port = game port + 97"),
     game("mohaa", &[], "Medal of Honor: Allied Assault", Gamespy1, 12203, 12300, N, G, "Query port = game port + 97"),
     game("mohaab", &["mohbt"], "Medal of Honor: Allied Assault Breakthrough", Gamespy1, 12203, 12300, N, G, "Query port = game port + 97"),
     game("mohaas", &["mohsh"], "Medal of Honor: Allied Assault Spearhead", Gamespy1, 12203, 12300, N, G, "Query port = game port + 97"),
     game("mohpa", &[], "Medal of Honor: Pacific Assault", Gamespy1, 13203, 13300, N, G, "Query port = game port + 97"),
     game("medievalengineers", &[], "Medieval Engineers", A2s, 27015, 27015, N, G, ""),
+    game("mohw", &["mohwf"], "Medal of Honor: Warfighter", Battlefield, 25200, 47200, N, G, "Admin console on game port + 22000 (TCP)"),
     game("mbe", &["minecraftbe"], "Minecraft: Bedrock Edition", MinecraftBedrock, 19132, 19132, N, G, "RakNet ping on the game port (server-port in server.properties); in the LinuxGSM catalogue as mcbserver"),
     Game {
         id: "minecraft", aliases: &[], name: "Minecraft: Java Edition", protocol: Minecraft,
