@@ -1,9 +1,6 @@
 //! The daemon in-process for integration tests: a config written to a temp file (so reloads
 //! can rewrite it), `serve::run` on a listener bound to 127.0.0.1:0, and a clean stop.
 
-// Each test crate that includes this file uses its own subset of it.
-#![allow(dead_code)]
-
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -17,10 +17,8 @@ use gameserver_exporter::simulate::{self, World, WorldState};
 use gameserver_exporter::status::Status;
 use serde_json::{json, Value};
 
-#[path = "support/daemon.rs"]
-mod harness;
-#[path = "support/http.rs"]
-mod http;
+use crate::support::daemon as harness;
+use crate::support::http;
 use harness::target;
 use http::{plain, Reply};
 

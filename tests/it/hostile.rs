@@ -6,10 +6,8 @@
 //! The fleet is each simulator's catalogue (`simulate::simulator(p).hostile`, walked over
 //! `Protocol::ALL`); only protocol-independent cases (a closed port) are written here.
 
-#[path = "support/expo.rs"]
-mod expo;
-#[path = "support/http.rs"]
-mod http;
+use crate::support::expo;
+use crate::support::http;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};

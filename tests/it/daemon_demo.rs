@@ -6,8 +6,7 @@ use gameserver_exporter::demo;
 use gameserver_exporter::target::Protocol;
 use tokio::net::TcpListener;
 
-#[path = "support/http.rs"]
-mod http;
+use crate::support::http;
 
 async fn metrics(addr: std::net::SocketAddr) -> String {
     http::get_ok(addr, "/metrics").await

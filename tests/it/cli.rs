@@ -2,8 +2,7 @@
 
 use std::process::{Command, Output};
 
-#[path = "support/http.rs"]
-mod http;
+use crate::support::http;
 
 use gameserver_exporter::simulate::{self, World, WorldState};
 use gameserver_exporter::target::Protocol;
