@@ -13,9 +13,14 @@ use gameserver_exporter::scheduler::QueryProber;
 use gameserver_exporter::simulate::minecraft::Console;
 use gameserver_exporter::simulate::{self, World, WorldState};
 use gameserver_exporter::target::Protocol;
-#[path = "support/daemon.rs"]
+// A binary of its own, not a module of tests/it: the test installs a global tracing
+// subscriber at debug level to search every log line, which would capture (and slow) every
+// other suite's daemons in a shared process. It borrows the shared helpers by path.
+#[allow(dead_code)]
+#[path = "it/support/daemon.rs"]
 mod harness;
-#[path = "support/http.rs"]
+#[allow(dead_code)]
+#[path = "it/support/http.rs"]
 mod http;
 
 /// The planted secret: distinctive, so any copy of it anywhere is found.

@@ -4,7 +4,7 @@
 //! label names the config refuses and against the metric tables of docs/metrics.md.
 
 /// A family's metric type. Here rather than in `encode.rs`, which reads the table: the table
-/// is the lower file, so the two do not import each other (tests/architecture.rs).
+/// is the lower file, so the two do not import each other (tests/it/architecture.rs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     Gauge,

@@ -62,7 +62,7 @@ pub struct Simulator {
     /// panels have data.
     pub demo_rules: &'static [&'static str],
     /// The hostile fleet's servers of this protocol: each misbehaviour the simulator knows,
-    /// with what the exporter must publish for it (`tests/hostile.rs` runs them all).
+    /// with what the exporter must publish for it (`tests/it/hostile.rs` runs them all).
     pub hostile: fn() -> Vec<hostile::Hostile>,
     /// The password the default configuration (and the demo server) logs in with, for a
     /// protocol that answers nothing without one (its `Protocol::required_credential`):
@@ -195,7 +195,7 @@ pub fn simulator(protocol: Protocol) -> Simulator {
 
 /// The hostile servers of `protocol` (see [`hostile`]). Each list holds at least one server
 /// that must be up (`ok`: the default configuration, on [`hostile::world`]) and one that must
-/// be down: `tests/hostile.rs` fails for a protocol without both.
+/// be down: `tests/it/hostile.rs` fails for a protocol without both.
 fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
     match protocol {
         Protocol::A2s => a2s::hostile,

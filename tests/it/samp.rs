@@ -291,10 +291,10 @@ async fn closed_port_refused() {
     drop(socket);
     let mut req = Request::new(Protocol::Samp, Address::parse(&addr.to_string()).unwrap());
     req.timeout = Duration::from_secs(2);
-    let started = std::time::Instant::now();
     let err = poll(&req).await.unwrap_err();
+    // Refused, not Timeout: the ICMP error ended the poll before its 2 s timeout, which
+    // is what a wall-clock bound here would have tried to show.
     assert_eq!(err.reason, Reason::Refused, "{err}");
-    assert!(started.elapsed() < Duration::from_secs(2));
 }
 
 /// A silent server is a `timeout`.

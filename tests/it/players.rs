@@ -11,13 +11,9 @@ use gameserver_exporter::scheduler::QueryProber;
 use gameserver_exporter::simulate::a2s::A2sConfig;
 use gameserver_exporter::simulate::{self, World, WorldState};
 
-#[path = "support/expo.rs"]
-#[allow(dead_code)]
-mod expo;
-#[path = "support/daemon.rs"]
-mod harness;
-#[path = "support/http.rs"]
-mod http;
+use crate::support::daemon as harness;
+use crate::support::expo;
+use crate::support::http;
 use expo::Sample;
 use harness::{start, target};
 

@@ -6,14 +6,12 @@
 
 use std::sync::{Arc, Mutex};
 
+use crate::support::daemon as harness;
+use crate::support::http;
 use gameserver_exporter::query::{Request, Session};
 use gameserver_exporter::scheduler::{PollFuture, Prober, QueryProber};
 use gameserver_exporter::simulate::{self, SimServer, World, WorldState};
 use gameserver_exporter::status::{Failure, Reason, Status};
-#[path = "support/daemon.rs"]
-mod harness;
-#[path = "support/http.rs"]
-mod http;
 use harness::{start, target};
 use http::{plain, Reply};
 

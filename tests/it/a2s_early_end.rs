@@ -14,10 +14,8 @@ use gameserver_exporter::simulate::{SimServer, World, WorldState};
 use gameserver_exporter::target::{Address, Protocol};
 use serde_json::{json, Value};
 
-#[path = "support/daemon.rs"]
-mod harness;
-#[path = "support/http.rs"]
-mod http;
+use crate::support::daemon as harness;
+use crate::support::http;
 use harness::{start, target};
 
 fn world() -> WorldState {

@@ -84,8 +84,7 @@ async fn misbehaviours() {
     }
 }
 
-#[path = "support/tls_sim.rs"]
-mod tls_sim;
+use crate::support::tls_sim;
 
 mod https_api {
     use std::sync::Arc;

@@ -16,10 +16,8 @@ use gameserver_exporter::status::Status;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-#[path = "support/daemon.rs"]
-mod harness;
-#[path = "support/http.rs"]
-mod http;
+use crate::support::daemon as harness;
+use crate::support::http;
 use http::{dechunk, plain, Reply};
 
 /// Every target is up, its player count taken from its port.

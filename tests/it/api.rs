@@ -17,10 +17,8 @@ use gameserver_exporter::simulate::{self, World, WorldState};
 use gameserver_exporter::status::Status;
 use serde_json::{json, Value};
 
-#[path = "support/daemon.rs"]
-mod harness;
-#[path = "support/http.rs"]
-mod http;
+use crate::support::daemon as harness;
+use crate::support::http;
 use harness::target;
 use http::{plain, Reply};
 
@@ -51,7 +49,7 @@ async fn targets_until(addr: SocketAddr, done: impl Fn(&Value) -> bool) -> Value
         if done(&v) {
             return v;
         }
-        assert!(started.elapsed() < Duration::from_secs(10), "{v:#}");
+        assert!(started.elapsed() < harness::DEADLINE, "{v:#}");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
@@ -292,7 +290,7 @@ async fn auth_and_gzip() {
         if json_of(&p)["counts"]["up"] == 2 {
             break p;
         }
-        assert!(started.elapsed() < Duration::from_secs(10), "{}", p.text());
+        assert!(started.elapsed() < harness::DEADLINE, "{}", p.text());
         tokio::time::sleep(Duration::from_millis(50)).await;
     };
     assert_eq!(p.header("content-encoding"), None);

@@ -7,12 +7,10 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::support::daemon as harness;
+use crate::support::http;
 use gameserver_exporter::scheduler::QueryProber;
 use gameserver_exporter::simulate::{self, World, WorldState};
-#[path = "support/daemon.rs"]
-mod harness;
-#[path = "support/http.rs"]
-mod http;
 use harness::{start, target};
 use tokio::net::UdpSocket;
 

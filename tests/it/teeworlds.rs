@@ -194,10 +194,10 @@ async fn silence_and_closed_port() {
         Address::parse(&addr.to_string()).unwrap(),
     );
     req.timeout = Duration::from_secs(2);
-    let started = Instant::now();
     let err = poll(&req).await.unwrap_err();
+    // Refused, not Timeout: the ICMP error ended the poll before its 2 s timeout, which
+    // is what a wall-clock bound here would have tried to show.
     assert_eq!(err.reason, Reason::Refused, "{err}");
-    assert!(started.elapsed() < Duration::from_secs(2));
 }
 
 /// Truncated replies and counts that contradict themselves are malformed, in every flavour.

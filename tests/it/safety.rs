@@ -9,15 +9,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::support::daemon as harness;
+use crate::support::http;
 use gameserver_exporter::protocol::a2s::split::{Format, SplitOptions};
 use gameserver_exporter::query::{Request, Session};
 use gameserver_exporter::scheduler::{PollFuture, Prober, QueryProber};
 use gameserver_exporter::simulate::{self, World, WorldState};
 use gameserver_exporter::status::{Failure, Status};
-#[path = "support/daemon.rs"]
-mod harness;
-#[path = "support/http.rs"]
-mod http;
 use harness::{start, target};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;

@@ -15,8 +15,7 @@ use gameserver_exporter::status::Reason;
 use gameserver_exporter::target::{Address, Protocol};
 use tokio::net::UdpSocket;
 
-#[path = "support/daemon.rs"]
-mod harness;
+use crate::support::daemon as harness;
 use harness::{start, target, wait_for};
 
 fn world() -> World {

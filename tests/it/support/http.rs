@@ -1,9 +1,6 @@
 //! A minimal HTTP/1.1 client for integration tests: one request with `Connection: close`,
 //! read to the end, over any stream (plain TCP or TLS), and chunked bodies undone.
 
-// Each test crate that includes this file uses its own subset of it.
-#![allow(dead_code)]
-
 use std::net::SocketAddr;
 use std::time::Duration;
 

@@ -15,10 +15,8 @@ use gameserver_exporter::simulate::{World, WorldState};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-#[path = "support/daemon.rs"]
-mod harness;
-#[path = "support/tls_sim.rs"]
-mod tls_sim;
+use crate::support::daemon as harness;
+use crate::support::tls_sim;
 use harness::{metrics, start, target, wait_for};
 
 const TOKEN: &str = "tok-SECRET-4242";

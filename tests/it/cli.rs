@@ -2,8 +2,7 @@
 
 use std::process::{Command, Output};
 
-#[path = "support/http.rs"]
-mod http;
+use crate::support::http;
 
 use gameserver_exporter::simulate::{self, World, WorldState};
 use gameserver_exporter::target::Protocol;
@@ -307,7 +306,7 @@ fn daemon_signals() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
+    let deadline = Instant::now() + crate::support::daemon::DEADLINE;
     let body = loop {
         if let Some(b) = http_get(port, "/metrics") {
             break b;
@@ -386,7 +385,7 @@ fn daemon_shard_flag_and_env() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
+    let deadline = Instant::now() + crate::support::daemon::DEADLINE;
     let body = loop {
         if let Some(b) = http_get(port, "/metrics") {
             break b;

@@ -25,8 +25,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 use tokio_rustls::TlsConnector;
 
-#[path = "support/http.rs"]
-mod http;
+use crate::support::http;
 use http::{exchange, plain, Reply};
 
 /// `127.0.0.1:1` is up with 3/10 players; everything else times out.

@@ -7,14 +7,12 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::support::daemon as harness;
+use crate::support::http;
 use gameserver_exporter::query::{Request, Session};
 use gameserver_exporter::scheduler::{PollFuture, Prober, QueryProber};
 use gameserver_exporter::simulate::{self, World, WorldState};
 use gameserver_exporter::status::{Failure, Reason, Status};
-#[path = "support/daemon.rs"]
-mod harness;
-#[path = "support/http.rs"]
-mod http;
 use harness::{start, target};
 
 /// Answers by the polled host: a scripted result per address, `timeout` for the rest.

@@ -5,9 +5,10 @@
 
 use serde_json::Value;
 
-const DASHBOARD: &str = include_str!("../grafana/gameserver-exporter.json");
-const PROVIDER: &str = include_str!("../grafana/provisioning/dashboards/gameserver-exporter.yaml");
-const DATASOURCE: &str = include_str!("../grafana/provisioning/datasources/prometheus.yaml");
+const DASHBOARD: &str = include_str!("../../grafana/gameserver-exporter.json");
+const PROVIDER: &str =
+    include_str!("../../grafana/provisioning/dashboards/gameserver-exporter.yaml");
+const DATASOURCE: &str = include_str!("../../grafana/provisioning/datasources/prometheus.yaml");
 
 fn dashboard() -> Value {
     serde_json::from_str(DASHBOARD).expect("the dashboard is JSON")

@@ -18,10 +18,8 @@ use gameserver_exporter::target::{Address, Protocol, ProxyProtocol};
 use tokio::io::AsyncReadExt;
 use tokio::net::{TcpListener, TcpStream};
 
-#[path = "support/daemon.rs"]
-mod harness;
-#[path = "support/http.rs"]
-mod http;
+use crate::support::daemon as harness;
+use crate::support::http;
 
 /// The v2 LOCAL header, byte for byte (haproxy's proxy-protocol.txt, section 2.2).
 const V2_LOCAL: [u8; 16] = [

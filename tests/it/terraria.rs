@@ -10,8 +10,7 @@ use gameserver_exporter::simulate::{World, WorldState};
 use gameserver_exporter::status::{Reason, Status};
 use gameserver_exporter::target::{Address, Protocol, Tls};
 
-#[path = "support/tls_sim.rs"]
-mod tls_sim;
+use crate::support::tls_sim;
 
 fn world() -> World {
     World::new(WorldState {

@@ -16,13 +16,9 @@ use gameserver_exporter::simulate::{self, World, WorldState};
 use gameserver_exporter::status::{Player, Status};
 use serde_json::Value;
 
-#[path = "support/expo.rs"]
-#[allow(dead_code)]
-mod expo;
-#[path = "support/daemon.rs"]
-mod harness;
-#[path = "support/http.rs"]
-mod http;
+use crate::support::daemon as harness;
+use crate::support::expo;
+use crate::support::http;
 use harness::target;
 
 /// Every character here must be dropped wherever a server string is published.

@@ -7,14 +7,12 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::support::daemon as harness;
+use crate::support::http;
 use gameserver_exporter::query::{Request, Session};
 use gameserver_exporter::scheduler::{PollFuture, Prober};
 use gameserver_exporter::shard::hashmod;
 use gameserver_exporter::status::Status;
-#[path = "support/daemon.rs"]
-mod harness;
-#[path = "support/http.rs"]
-mod http;
 use harness::{start, start_shard, target};
 
 /// Answers every poll with a fixed up status and records the polled addresses. No sockets:

@@ -18,8 +18,7 @@ use gameserver_exporter::scheduler::QueryProber;
 use gameserver_exporter::simulate::SimServer;
 use gameserver_exporter::target::{Address, Protocol};
 
-#[path = "support/daemon.rs"]
-mod harness;
+use crate::support::daemon as harness;
 use harness::{start, target, wait_for};
 
 /// Sends a status handshake announcing `protocol` and a status request; returns every byte
