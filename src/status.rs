@@ -65,6 +65,18 @@ pub struct Health {
     pub tick_duration_seconds: Option<f64>,
     /// Tick time percentiles, in seconds (Minecraft's `/tick query`).
     pub tick_quantiles: Option<TickQuantiles>,
+    /// Frames per second the server runs, where the game does not tie frames to ticks
+    /// (Source's `stats` FPS: the engine runs frames as fast as `fps_max` lets it and
+    /// simulates ticks at the tick rate within them).
+    pub frame_rate_hertz: Option<f64>,
+    /// The server process's CPU use as the game reports it, 0..1 (Source `stats` CPU %).
+    pub cpu_usage_ratio: Option<f64>,
+    /// Game traffic into the server, bytes per second (Source `stats` In, KiB/s).
+    pub network_receive_bytes_per_second: Option<f64>,
+    /// Game traffic out of the server, bytes per second (Source `stats` Out, KiB/s).
+    pub network_transmit_bytes_per_second: Option<f64>,
+    /// How long the server has been running, as it says (Source `stats` Uptime, minutes).
+    pub uptime_seconds: Option<f64>,
 }
 
 /// Tick time percentiles, in seconds.
@@ -98,6 +110,11 @@ impl Health {
             && self.tick_target_rate_hertz.is_none()
             && self.tick_duration_seconds.is_none()
             && self.tick_quantiles.is_none()
+            && self.frame_rate_hertz.is_none()
+            && self.cpu_usage_ratio.is_none()
+            && self.network_receive_bytes_per_second.is_none()
+            && self.network_transmit_bytes_per_second.is_none()
+            && self.uptime_seconds.is_none()
     }
 }
 

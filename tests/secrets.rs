@@ -65,6 +65,12 @@ fn targets(protocol: Protocol, addr: SocketAddr, pw: &Path, rcon_port: u16) -> O
             "mc",
             format!("rcon = {{ port = {rcon_port}, password_file = \"{pw}\" }}"),
         ),
+        // Source RCON health beside the A2S poll: the planted password goes out on the
+        // console's login every poll.
+        Protocol::A2s => (
+            "srcds",
+            format!("rcon = {{ port = {rcon_port}, password_file = \"{pw}\" }}"),
+        ),
         Protocol::Terraria => ("tshock", format!("token_file = \"{pw}\"")),
         Protocol::Palworld => ("pal", format!("password_file = \"{pw}\"\nplayers = true")),
         Protocol::Teamspeak3 => (
