@@ -224,8 +224,8 @@ pub static GAMES: &[Game] = &[
     game("mohaab", &["mohbt"], "Medal of Honor: Allied Assault Breakthrough", Gamespy1, 12203, 12300, N, G, "Query port = game port + 97"),
     game("mohaas", &["mohsh"], "Medal of Honor: Allied Assault Spearhead", Gamespy1, 12203, 12300, N, G, "Query port = game port + 97"),
     game("mohpa", &[], "Medal of Honor: Pacific Assault", Gamespy1, 13203, 13300, N, G, "Query port = game port + 97"),
-    game("medievalengineers", &[], "Medieval Engineers", A2s, 27015, 27015, N, G, ""),
     game("mohw", &["mohwf"], "Medal of Honor: Warfighter", Battlefield, 25200, 47200, N, G, "Admin console on game port + 22000 (TCP)"),
+    game("medievalengineers", &[], "Medieval Engineers", A2s, 27015, 27015, N, G, ""),
     game("mbe", &["minecraftbe"], "Minecraft: Bedrock Edition", MinecraftBedrock, 19132, 19132, N, G, "RakNet ping on the game port (server-port in server.properties); in the LinuxGSM catalogue as mcbserver"),
     Game {
         id: "minecraft", aliases: &[], name: "Minecraft: Java Edition", protocol: Minecraft,

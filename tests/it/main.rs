@@ -49,6 +49,7 @@ mod satisfactory;
 mod scrape_stream;
 mod server_text;
 mod shard;
+mod source_health;
 mod teamspeak3;
 mod teeworlds;
 mod terraria;
