@@ -23,6 +23,7 @@ use gameserver_exporter::protocol::http::then::Then;
 use gameserver_exporter::protocol::minecraft::query_exchange::{McQuery, Memory};
 use gameserver_exporter::protocol::minecraft::slp_exchange::Slp;
 use gameserver_exporter::protocol::quake3::{self, Want};
+use gameserver_exporter::protocol::{quake1, quake2};
 use gameserver_exporter::protocol::samp::{exchange::Samp, Header};
 use gameserver_exporter::protocol::teamspeak3::exchange::{Login, Ts3};
 use gameserver_exporter::protocol::teeworlds::exchange::Teeworlds;
@@ -150,7 +151,7 @@ fuzz_target!(|data: &[u8]| {
                 return;
             };
             let secret = remembered.then(|| Secret::new("fuzz-secret"));
-            match ext % 6 {
+            match ext % 8 {
                 0 => run(
                     terraria::exchange::new(params, secret, deadline),
                     start,
@@ -191,6 +192,8 @@ fuzz_target!(|data: &[u8]| {
                     let x = factorio::exchange::new(params, secret, 7, deadline);
                     run(x, start, script)
                 }
+                6 => run(quake2::exchange::new(&params, deadline), start, script),
+                7 => run(quake1::exchange::new(&params, deadline), start, script),
                 _ => {
                     let login = secret.map(|password| Login {
                         username: "serveradmin".into(),

@@ -51,7 +51,9 @@ pub struct QuakeConfig {
 /// Serves `status` on 127.0.0.1, on a port of the system's choosing.
 pub async fn spawn(world: World, config: QuakeConfig) -> io::Result<SimServer> {
     datagrams::spawn(move |req: &[u8], _from, _own| {
-        answer(req, &world.snapshot(), &config).into_iter().collect()
+        answer(req, &world.snapshot(), &config)
+            .into_iter()
+            .collect()
     })
     .await
 }
@@ -90,7 +92,9 @@ pub async fn spawn_demo_as(world: World, dialect: Dialect) -> io::Result<SimServ
     .await?;
     server
         .tasks
-        .push(churn(world, Duration::from_secs(9), 0, |t| format!("fragger{t}")));
+        .push(churn(world, Duration::from_secs(9), 0, |t| {
+            format!("fragger{t}")
+        }));
     Ok(server)
 }
 
@@ -191,7 +195,13 @@ pub fn hostile_of(dialect: Dialect) -> Vec<Hostile> {
     vec![
         Hostile::up("ok", 4, 24, Some(2), with(Misbehaviour::None)),
         // 10,000 player lines in one datagram (maxclients raised to match): counted, still up.
-        Hostile::up("huge-list", huge, huge, Some(huge), with(Misbehaviour::HugePlayerList)),
+        Hostile::up(
+            "huge-list",
+            huge,
+            huge,
+            Some(huge),
+            with(Misbehaviour::HugePlayerList),
+        ),
         Hostile::down("silence", "timeout", with(Misbehaviour::Silence)),
         Hostile::down("truncated", "malformed", with(Misbehaviour::Truncated)),
         Hostile::down("lying-counts", "too_large", with(Misbehaviour::LyingCounts)),

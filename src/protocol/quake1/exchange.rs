@@ -5,8 +5,8 @@ use std::time::{Duration, Instant};
 
 use crate::protocol::exchange::oneshot::{Codec, OneShot};
 use crate::protocol::exchange::Params;
-use crate::protocol::quake2::exchange::want;
 use crate::protocol::quake1::{self, Reply};
+use crate::protocol::quake2::exchange::want;
 use crate::protocol::quake3::Want;
 use crate::protocol::DecodeError;
 use crate::status::Status;
@@ -38,10 +38,5 @@ impl Codec for GetStatus {
 
 /// A poll's exchange: one `status`, answered until `deadline`.
 pub fn new(params: &Params, deadline: Instant) -> OneShot<GetStatus> {
-    OneShot::new(
-        GetStatus {
-            want: want(params),
-        },
-        deadline,
-    )
+    OneShot::new(GetStatus { want: want(params) }, deadline)
 }

@@ -297,7 +297,12 @@ mod tests {
         let mut lines = Vec::new();
         encode_player_line(&p, &mut lines);
         let mut d = Vec::new();
-        crate::protocol::quake2::encode_frame(HEADER, &[("maxclients".into(), "4".into())], &lines, &mut d);
+        crate::protocol::quake2::encode_frame(
+            HEADER,
+            &[("maxclients".into(), "4".into())],
+            &lines,
+            &mut d,
+        );
         assert_eq!(decode_reply(&d).unwrap().players, vec![p]);
     }
 }

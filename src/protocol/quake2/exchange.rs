@@ -46,10 +46,5 @@ pub fn want(params: &Params) -> Want {
 
 /// A poll's exchange: one `status`, answered until `deadline`.
 pub fn new(params: &Params, deadline: Instant) -> OneShot<GetStatus> {
-    OneShot::new(
-        GetStatus {
-            want: want(params),
-        },
-        deadline,
-    )
+    OneShot::new(GetStatus { want: want(params) }, deadline)
 }

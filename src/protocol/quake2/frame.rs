@@ -138,8 +138,14 @@ mod tests {
         fn m(d: &[u8]) -> Result<Frame<'_>, DecodeError> {
             decode_frame(d, b"print\n")
         }
-        assert!(matches!(m(b"print\n\\a\\b\n"), Err(DecodeError::Mismatch(_))));
-        assert!(matches!(m(b"\xff\xff\xff\xffinfo\n"), Err(DecodeError::Mismatch(_))));
+        assert!(matches!(
+            m(b"print\n\\a\\b\n"),
+            Err(DecodeError::Mismatch(_))
+        ));
+        assert!(matches!(
+            m(b"\xff\xff\xff\xffinfo\n"),
+            Err(DecodeError::Mismatch(_))
+        ));
         assert!(matches!(
             m(b"\xff\xff\xff\xffprint\nBanned.\n"),
             Err(DecodeError::Mismatch(_))
