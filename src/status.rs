@@ -11,6 +11,12 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+/// The largest player count (online, capacity, bots, queue) a status may carry. The busiest
+/// game servers hold a few thousand players; a decoded count above a million is a misread
+/// reply (a wrong length byte shifted the fields, a negative wrapped to 4,294,967,295), and
+/// the poll fails `malformed` naming the field rather than publish it (docs/metrics.md).
+pub const MAX_PLAUSIBLE_COUNT: u32 = 1_000_000;
+
 /// What a server said about itself, normalized across protocols.
 ///
 /// `latency` is one request/reply round trip of the protocol's cheapest status exchange,
@@ -67,6 +73,22 @@ pub struct TickQuantiles {
     pub p50: f64,
     pub p95: f64,
     pub p99: f64,
+}
+
+impl Status {
+    /// The first count above [`MAX_PLAUSIBLE_COUNT`], by field name, with its value.
+    pub fn implausible(&self) -> Option<(&'static str, u64)> {
+        [
+            ("online", Some(self.online)),
+            ("max", Some(self.max)),
+            ("bots", self.bots),
+            ("queued", self.queued),
+        ]
+        .into_iter()
+        .filter_map(|(field, n)| Some((field, n?)))
+        .find(|(_, n)| *n > MAX_PLAUSIBLE_COUNT)
+        .map(|(field, n)| (field, u64::from(n)))
+    }
 }
 
 impl Health {
@@ -180,3 +202,30 @@ impl fmt::Display for Failure {
 }
 
 impl std::error::Error for Failure {}
+
+#[cfg(test)]
+mod plausible_tests {
+    use super::*;
+
+    /// Real counts pass; a count past the bound, or a negative that wrapped, is named.
+    #[test]
+    fn implausible_counts_are_named() {
+        let ok = Status {
+            online: 3_000,
+            max: MAX_PLAUSIBLE_COUNT,
+            bots: Some(0),
+            ..Status::default()
+        };
+        assert_eq!(ok.implausible(), None);
+        let shifted = Status {
+            online: 1_179_323_136,
+            ..ok.clone()
+        };
+        assert_eq!(shifted.implausible(), Some(("online", 1_179_323_136)));
+        let wrapped = Status {
+            queued: Some(-1i32 as u32),
+            ..ok
+        };
+        assert_eq!(wrapped.implausible(), Some(("queued", 4_294_967_295)));
+    }
+}

@@ -116,6 +116,9 @@ protocols! {
     Teamspeak3 => teamspeak3::spec;
     /// Factorio over Source RCON (`/players online count`), TCP: the game has no query.
     Factorio => factorio::spec;
+    /// Frostbite query (`serverInfo`: Battlefield 3, 4, Hardline, Bad Company 2, Medal of
+    /// Honor 2010 and Warfighter), TCP.
+    Battlefield => battlefield::spec;
 }
 
 impl Protocol {

@@ -150,7 +150,7 @@ fn query_bad_proxy_protocol() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         text(&out.stderr),
-        "error: --proxy-protocol: only TCP protocols (minecraft, teamspeak3, factorio) can send a PROXY header; samp \
+        "error: --proxy-protocol: only TCP protocols (minecraft, teamspeak3, factorio, battlefield) can send a PROXY header; samp \
          runs over UDP\n"
     );
     let out = exe()

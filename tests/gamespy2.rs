@@ -125,10 +125,11 @@ async fn failure_reasons() {
         let f = poll(&full(&server)).await.unwrap_err();
         assert_eq!(f.reason, reason, "{m:?}: {}", f.detail);
     }
-    // Lying counts: 4294967295 online, published as told.
+    // Lying counts: 4294967295 online is no count a server reports: never published.
     let server = with(misbehaving(Misbehaviour::LyingCounts)).await;
-    let s = poll(&request(&server)).await.unwrap();
-    assert_eq!((s.online, s.max), (u32::MAX, 64));
+    let f = poll(&request(&server)).await.unwrap_err();
+    assert_eq!(f.reason, Reason::Malformed);
+    assert!(f.detail.starts_with("online 4294967295 "), "{}", f.detail);
 }
 
 /// Every hostile server of the catalogue ends as the catalogue says.

@@ -623,6 +623,7 @@ fn main() {
     satisfactory(&root);
     teamspeak3(&root);
     rcon(&root);
+    battlefield(&root);
     gamespy1(&root);
     gamespy2(&root);
     gamespy3(&root);
@@ -1061,6 +1062,32 @@ fn teamspeak3(root: &Path) {
     let mut ban = Vec::new();
     ts3::encode_error_line(3329, "connection failed, you are banned", &mut ban);
     c.add("ban", &ban);
+}
+
+/// Frostbite: a BF4 `serverInfo`, `version` and `listPlayers all` as the simulator answers
+/// them, back to back, and a Bad Company 2 `serverInfo`.
+fn battlefield(root: &Path) {
+    use gameserver_exporter::protocol::battlefield::{encode, RESPONSE};
+    use gameserver_exporter::simulate::battlefield::{answer, Flavour};
+    use gameserver_exporter::simulate::WorldState;
+    let c = Corpus::new(root, "battlefield");
+    let world = WorldState {
+        players: vec![("alice".into(), 5, 10.0), ("bob".into(), 3, 20.0)],
+        ..WorldState::default()
+    };
+    for (name, flavour) in [("bf4", Flavour::Bf4), ("bc2", Flavour::Bc2)] {
+        let mut out = Vec::new();
+        for (n, ask) in [&["serverInfo"][..], &["version"], &["listPlayers", "all"]]
+            .iter()
+            .enumerate()
+        {
+            let ask: Vec<String> = ask.iter().map(|s| s.to_string()).collect();
+            let words = answer(&world, flavour, &ask);
+            let refs: Vec<&str> = words.iter().map(String::as_str).collect();
+            encode(RESPONSE | (n as u32 + 1), &refs, &mut out);
+        }
+        c.add(name, &out);
+    }
 }
 
 /// Source RCON: a login answer, Factorio's and vanilla Minecraft's replies, Paper's.

@@ -525,7 +525,7 @@ max_split_packets = 9
         );
         assert_eq!(
             err(&format!("{T}\nproxy_protocol = \"v2\"\n")),
-            "exporter.toml:6: target[0].proxy_protocol: only TCP protocols (minecraft, teamspeak3, factorio) can send a \
+            "exporter.toml:6: target[0].proxy_protocol: only TCP protocols (minecraft, teamspeak3, factorio, battlefield) can send a \
              PROXY header; a2s runs over UDP"
         );
         assert_eq!(

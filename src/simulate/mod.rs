@@ -8,6 +8,7 @@
 
 pub mod a2s;
 pub mod ase;
+pub mod battlefield;
 pub mod bedrock;
 pub mod churn;
 pub mod datagrams;
@@ -184,6 +185,11 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(factorio::spawn_demo(w)),
             &[][..],
         ),
+        Protocol::Battlefield => (
+            |w| Box::pin(battlefield::spawn(w, Default::default())),
+            |w| Box::pin(battlefield::spawn_demo(w)),
+            &["gamemode", "region"][..],
+        ),
     };
     let password = match protocol {
         Protocol::Factorio => Some(factorio::PASSWORD),
@@ -226,6 +232,7 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         Protocol::Satisfactory => satisfactory::hostile,
         Protocol::Teamspeak3 => teamspeak3::hostile,
         Protocol::Factorio => factorio::hostile,
+        Protocol::Battlefield => battlefield::hostile,
     }
 }
 
