@@ -86,6 +86,10 @@ protocols! {
     /// Quake 3-engine `getstatus` (ioquake3, OpenArena, Urban Terror, ET, Call of Duty,
     /// DarkPlaces games...), UDP.
     Quake3 => quake3::spec;
+    /// Quake 2-engine `status` (Quake 2, Alien Arena, Daikatana), UDP.
+    Quake2 => quake2::spec;
+    /// QuakeWorld `status` (mvdsv, FTE, ezQuake; Quake 1 servers of the QuakeWorld line), UDP.
+    Quake1 => quake1::spec;
     /// Teeworlds 0.6/0.7 and DDNet server info, UDP.
     Teeworlds => teeworlds::spec;
     /// GameSpy 1 `\status\` (Unreal Tournament, Battlefield 1942, Halo, netPanzer...), UDP.

@@ -26,8 +26,8 @@
 use super::{Game, Quirks};
 use crate::target::Protocol::{
     self, A2s, Ase, Battlefield, Doom3, Factorio, Fivem, Gamespy1, Gamespy2, Gamespy3, Minecraft,
-    MinecraftBedrock, MinecraftQuery, Mumble, Palworld, Quake3, Samp, Satisfactory, Teamspeak3,
-    Teeworlds, Terraria, Unreal2,
+    MinecraftBedrock, MinecraftQuery, Mumble, Palworld, Quake1, Quake2, Quake3, Samp, Satisfactory,
+    Teamspeak3, Teeworlds, Terraria, Unreal2,
 };
 
 const N: Quirks = Quirks::NONE;
@@ -69,6 +69,7 @@ pub static GAMES: &[Game] = &[
     game("actionsource", &["as"], "Action: Source", A2s, 27015, 27015, N, G, ""),
     game("aoc", &["ageofchivalry"], "Age of Chivalry", A2s, 27015, 27015, N, G, ""),
     game("aoe2", &[], "Age of Empires 2", Ase, 27224, 27224, N, G, "ASE on port 27224"),
+    game("alienarena", &[], "Alien Arena", Quake2, 27910, 27910, N, G, "Quake 2 engine (CRX); names carry Quake 3-style colour codes, stripped"),
     game("alienswarm", &[], "Alien Swarm", A2s, 27015, 27015, N, G, ""),
     game("avp2", &[], "Aliens versus Predator 2", Gamespy1, 27888, 27888, N, G, "Query port = game port"),
     game("avp2010", &[], "Aliens vs. Predator 2010", A2s, 27015, 27015, N, G, ""),
@@ -140,6 +141,7 @@ pub static GAMES: &[Game] = &[
     game("crysis", &[], "Crysis", Gamespy3, 64087, 64087, N, G, "Query port = game port"),
     game("crysis2", &[], "Crysis 2", Gamespy3, 64000, 64000, N, G, "Query port = game port"),
     game("crysiswars", &[], "Crysis Wars", Gamespy3, 64100, 64100, N, G, "Query port = game port"),
+    game("daikatana", &[], "Daikatana", Quake2, 27982, 27992, N, G, "Quake 2 engine; queried on the game port + 10 (gamedig)"),
     game("dal", &["dnl"], "Dark and Light", A2s, 7777, 27015, N, G, "Query port is separate from the game port"),
     game("dmomam", &[], "Dark Messiah of Might and Magic", A2s, 27015, 27015, N, G, ""),
     game("dhe4445", &["darkesthour"], "Darkest Hour: Europe '44-'45", Unreal2, 7757, 7758, N, G, "Unreal Engine 2: query port = game port + 1"),
@@ -269,6 +271,8 @@ pub static GAMES: &[Game] = &[
     game("projectcars2", &["pc2"], "Project Cars 2", A2s, 27015, 27016, N, G, "Query port = game port + 1"),
     game("prb2", &["prbf2"], "Project Reality: Battlefield 2", Gamespy3, 16567, 29900, N, G, "Battlefield 2 mod: query port 29900, not the game port"),
     game("projectzomboid", &["przomboid"], "Project Zomboid", A2s, 16261, 16261, N, GL, ""),
+    game("quake", &["quakeworld", "quake1"], "Quake", Quake1, 27500, 27500, N, G, "QuakeWorld status (mvdsv, FTE); tested against Debian's mvdsv 0.35 + KTX. NetQuake servers' control-packet query is not spoken"),
+    game("quake2", &[], "Quake 2", Quake2, 27910, 27910, N, G, "bots are players with ping 0"),
     game("quake4", &[], "Quake 4", Doom3, 28004, 28004, N, G, "id Tech 4: getInfo on the game port"),
     game("q3a", &["quake3"], "Quake III Arena", Quake3, 27960, 27960, N, GL, "ioquake3 answers a burst of 10 requests, then one per second per address"),
     game("quakelive", &[], "Quake Live", A2s, 27960, 27960, N, GL, "Answers A2S, not the Quake 3 protocol"),

@@ -31,6 +31,8 @@ pub mod minecraft;
 pub mod mumble;
 pub mod palworld;
 pub mod proxy_header;
+pub mod quake1;
+pub mod quake2;
 pub mod quake3;
 pub mod rcon;
 mod reader;

@@ -24,6 +24,8 @@ pub mod mcquery;
 pub mod minecraft;
 pub mod mumble;
 pub mod palworld;
+pub mod quake1;
+pub mod quake2;
 pub mod quake3;
 pub mod rcon;
 pub mod samp;
@@ -107,6 +109,16 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(quake3::spawn(w, Default::default())),
             |w| Box::pin(quake3::spawn_demo(w)),
             &[][..],
+        ),
+        Protocol::Quake2 => (
+            |w| Box::pin(quake2::spawn(w, Default::default())),
+            |w| Box::pin(quake2::spawn_demo(w)),
+            &["fraglimit"][..],
+        ),
+        Protocol::Quake1 => (
+            |w| Box::pin(quake1::spawn(w, Default::default())),
+            |w| Box::pin(quake1::spawn_demo(w)),
+            &["fraglimit"][..],
         ),
         Protocol::Teeworlds => (
             |w| Box::pin(teeworlds::spawn(w, Default::default())),
@@ -205,6 +217,8 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         Protocol::Samp => samp::hostile,
         Protocol::Mumble => mumble::hostile,
         Protocol::Quake3 => quake3::hostile,
+        Protocol::Quake2 => quake2::hostile,
+        Protocol::Quake1 => quake1::hostile,
         Protocol::Teeworlds => teeworlds::hostile,
         Protocol::Gamespy3 => gamespy3::hostile,
         Protocol::Ase => ase::hostile,
