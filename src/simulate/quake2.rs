@@ -11,8 +11,9 @@ use super::hostile::{start, Hostile};
 use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::{quake1, quake2};
 
-/// Player lines sent by [`Misbehaviour::HugePlayerList`].
-pub const HUGE_LIST: usize = 10_000;
+/// Player lines sent by [`Misbehaviour::HugePlayerList`]: well past the 256 a reply may list,
+/// and still one datagram (QuakeWorld lines run to about 40 bytes; 10,000 did not fit).
+pub const HUGE_LIST: usize = 1_000;
 
 /// Which engine's reply to copy.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -194,12 +195,13 @@ pub fn hostile_of(dialect: Dialect) -> Vec<Hostile> {
     let huge = HUGE_LIST as u32;
     vec![
         Hostile::up("ok", 4, 24, Some(2), with(Misbehaviour::None)),
-        // 10,000 player lines in one datagram (maxclients raised to match): counted, still up.
+        // 1,000 player lines in one datagram (maxclients raised to match): counted, still up.
+        // Bots are counted among the listed players only (the first 256).
         Hostile::up(
             "huge-list",
             huge,
             huge,
-            Some(huge),
+            Some(256),
             with(Misbehaviour::HugePlayerList),
         ),
         Hostile::down("silence", "timeout", with(Misbehaviour::Silence)),

@@ -169,10 +169,11 @@ async fn dialogue_polls() {
     assert_eq!(s.version.as_deref(), Some("1.3.4"));
     assert_eq!(s.extras["bandwidth"], 72_000);
     assert!(s.latency > Duration::ZERO && s.latency < Duration::from_millis(800));
-    // Lies pass through as told, without overflow.
+    // 4,294,967,295 users is no count a server reports: never published.
     let liar = sim(Misbehaviour::LyingCounts).await;
-    let s = query::poll(&poll_request(&liar)).await.unwrap();
-    assert_eq!((s.online, s.max), (u32::MAX, 1));
+    let f = query::poll(&poll_request(&liar)).await.unwrap_err();
+    assert_eq!(f.reason, gameserver_exporter::status::Reason::Malformed);
+    assert!(f.detail.starts_with("online 4294967295 "), "{}", f.detail);
 }
 
 /// Every hostile reply fails the dialogue with its reason, within the deadline.
