@@ -3,8 +3,7 @@
 //! (`Info_ValueForKey`, cvars), and the first pair wins when a server repeats a key.
 
 /// The value of `key` among `pairs`. Inline: it was each family's own method before, and
-/// every poll of those families calls it a dozen times (callgrind: +1.8 % per Quake 3 poll
-/// without).
+/// every poll of those families calls it a dozen times.
 #[inline]
 pub fn get<'a>(pairs: &'a [(String, String)], key: &str) -> Option<&'a str> {
     pairs

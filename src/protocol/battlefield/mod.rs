@@ -122,14 +122,17 @@ pub fn decode(buf: &[u8], cap: usize) -> Result<Option<(Packet, usize)>, DecodeE
         let len = u32_at(body, at)? as usize;
         let start = at + 4;
         let room = size.saturating_sub(start).saturating_sub(1);
-        if len > room {
+        // The word and its NUL must end inside the packet: an empty word whose length field
+        // ends the packet has no room for its NUL either (found by the fuzz target).
+        let nul = start.checked_add(len).filter(|&n| n < size);
+        let Some(nul) = nul else {
             return Err(DecodeError::Overrun {
                 what: "Frostbite word length",
                 value: len as u64,
                 fits: room as u64,
             });
-        }
-        if body[start + len] != 0 {
+        };
+        if body[nul] != 0 {
             return Err(DecodeError::Invalid("Frostbite word without its NUL"));
         }
         words.push(String::from_utf8_lossy(&body[start..start + len]).into_owned());

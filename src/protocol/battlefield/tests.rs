@@ -312,3 +312,35 @@ fn exchange_link_failures() {
         other => panic!("{other:?}"),
     }
 }
+
+/// The fuzz target's first find (libFuzzer, base64
+/// `Hx8AAGIAAAAMAAAAAAAAAAAfAAAAAAAAAAAfAB8fHwAMAFoAAAAAAAAAmx87DAAAAAAAAAAQ...`): a packet
+/// whose last word's length field ends exactly at its size, leaving no byte for the NUL.
+/// Indexing past the packet panicked; it is an overrun now, and nothing after it is read.
+#[test]
+fn word_without_room_for_its_nul_is_an_overrun() {
+    // size 22: header, word "a" (length, byte, NUL), then a second word's length field 0
+    // ending the packet: no byte left for its NUL.
+    let mut b = Vec::new();
+    b.extend_from_slice(&0u32.to_le_bytes()); // sequence
+    b.extend_from_slice(&22u32.to_le_bytes()); // size
+    b.extend_from_slice(&2u32.to_le_bytes()); // words
+    b.extend_from_slice(&1u32.to_le_bytes()); // word 1: length 1
+    b.extend_from_slice(b"a\0");
+    b.extend_from_slice(&0u32.to_le_bytes()); // word 2: length 0, and no NUL
+    match super::decode(&b, super::MAX_PACKET) {
+        Err(crate::protocol::DecodeError::Overrun { what, .. }) => {
+            assert_eq!(what, "Frostbite word length")
+        }
+        other => panic!("{other:?}"),
+    }
+    // Every prefix and the whole libFuzzer input decode without a panic.
+    use base64::Engine;
+    let found = base64::engine::general_purpose::STANDARD
+        .decode("Hx8AAGIAAAAMAAAAAAAAAAAfAAAAAAAAAAAfAB8fHwAMAFoAAAAAAAAAmx87DAAAAAAAAAAQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=")
+        .unwrap();
+    let mut rest = &found[..];
+    while let Ok(Some((_, used))) = super::decode(rest, super::MAX_PACKET) {
+        rest = &rest[used..];
+    }
+}
