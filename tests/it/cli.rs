@@ -149,8 +149,12 @@ fn query_bad_proxy_protocol() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         text(&out.stderr),
-        "error: --proxy-protocol: only TCP protocols (minecraft, teamspeak3, factorio, battlefield) can send a PROXY header; samp \
-         runs over UDP\n"
+        // The list comes from the specs: a new TCP protocol changes it without an edit here.
+        format!(
+            "error: --proxy-protocol: only TCP protocols ({}) can send a PROXY header; samp \
+             runs over UDP\n",
+            gameserver_exporter::target::Protocol::tcp_names()
+        )
     );
     let out = exe()
         .args(["query", "minecraft", "127.0.0.1", "--proxy-protocol", "v3"])
