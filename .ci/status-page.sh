@@ -4,7 +4,9 @@
 # polling three of those simulators and a closed port (a down row). From the DOM after the
 # page's script has run: a row per target with its state class, players as N/MAX, the
 # failure reason, the script's row count (so the script ran), the server-side filter, and no
-# console message at all (an uncaught error would be one). A screenshot of the second page
+# console message at all (an uncaught error would be one). At 1280 px wide, with the demo's
+# 20+ rows, nothing overflows: a small proxy in front of the demo adds a script that measures
+# the document and every cell after the page's own script ran. A screenshot of the second page
 # goes to $STATUS_PAGE_PNG (default: a temporary file; docs/status-page.png is one).
 #
 # Chromium comes from Debian (~25 s to install, ~300 MB); without it, and unable to install
@@ -73,7 +75,7 @@ browser() {
     local mode=$1 url=$2 out=$3 log=$tmp/$(basename "$3").log
     local args=(--headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run
         --user-data-dir="$tmp/profile" --enable-logging=stderr --v=0
-        --virtual-time-budget=3000 --window-size=1400,430)
+        --virtual-time-budget=3000 --window-size="${WINDOW:-1280,430}")
     if [[ $mode == --dump-dom ]]; then
         timeout 90 chromium "${args[@]}" --dump-dom "$url" >"$out" 2>"$log"
     else
@@ -113,6 +115,51 @@ check() { # NAME COMMAND...
     if out=$("$@" 2>&1); then pass "$name"; else fail "$name"; sed 's/^/      /' <<<"$out"; fi
 }
 
+# measure_proxy PORT UPSTREAM: serves UPSTREAM's pages with a script added to HTML ones that,
+# once the page's own script has run, writes what overflows into <pre id="overflow">: the
+# document wider than the window, or a cell whose content is wider than the cell.
+measure_proxy() {
+    exec python3 - "$@" <<'PROXY'
+import http.server, sys, urllib.error, urllib.request
+port, upstream = int(sys.argv[1]), sys.argv[2]
+MEASURE = b"""<script>
+setTimeout(function () {
+  var out = [], de = document.documentElement;
+  if (de.scrollWidth > window.innerWidth) out.push("document " + de.scrollWidth + " px wide, window " + window.innerWidth);
+  document.querySelectorAll("th, td").forEach(function (c) {
+    if (c.scrollWidth > c.clientWidth + 1) out.push("cell " + c.scrollWidth + " > " + c.clientWidth + ": " + c.textContent.slice(0, 60));
+  });
+  var pre = document.createElement("pre"); pre.id = "overflow";
+  pre.textContent = out.length ? out.join(" | ") : "none";
+  document.body.appendChild(pre);
+}, 1500);
+</script>"""
+class Proxy(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        try:
+            r = urllib.request.urlopen("http://" + upstream + self.path, timeout=10)
+        except urllib.error.HTTPError as e:  # passed on as it came (a favicon's 404)
+            r = e
+        with r:
+            status, body, kind = r.status, r.read(), r.headers.get("Content-Type", "")
+        if kind.startswith("text/html"):
+            body = body.replace(b"</body>", MEASURE + b"</body>")
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *args):
+        pass
+http.server.HTTPServer(("127.0.0.1", port), Proxy).serve_forever()
+PROXY
+}
+no_overflow() { # FILE: the measuring script reported nothing
+    local got
+    got=$(python3 -c 'import re, sys, html; m = re.search(r"<pre id=\"overflow\">(.*?)</pre>", open(sys.argv[1]).read(), re.S); print(html.unescape(m.group(1)) if m else "the measuring script did not run")' "$1")
+    [[ $got == none ]] || { echo "$got"; return 1; }
+}
+
 # The demo: simulators of every protocol and an exporter polling them.
 demo=127.0.0.1:$(free_port)
 "$bin" demo --listen "$demo" >"$tmp/demo.log" 2>&1 &
@@ -134,6 +181,12 @@ check "demo page: nothing on the console" no_console "$tmp/demo.html.log"
 browser --dump-dom "http://$demo/?q=minecraft" "$tmp/filtered.html"
 minecrafts=$(grep -c '^minecraft' < <(printf '%s\n' "${!sim[@]}"))
 check "demo page ?q=minecraft: the $minecrafts Minecraft rows" check_dom "$tmp/filtered.html" "$minecrafts" 0
+proxy=127.0.0.1:$(free_port)
+measure_proxy "${proxy#*:}" "$demo" &
+pids+=($!)
+wait_http "http://$proxy/" 10 "${pids[-1]}" || fail "measuring proxy ready on $proxy"
+WINDOW=1280,900 browser --dump-dom "http://$proxy/" "$tmp/narrow.html"
+check "demo page at 1280 px: $protos rows, nothing overflows" no_overflow "$tmp/narrow.html"
 
 # A second exporter with a down target: three of the demo's simulators and a closed port.
 closed=$(free_port)
