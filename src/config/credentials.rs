@@ -220,15 +220,15 @@ mod tests {
         let cases = [
             (
                 target("a2s", &format!("password_file = \"{p}\"")),
-                "target[0].password_file: protocol a2s takes only rcon",
+                "target \"t\".password_file: protocol a2s takes only rcon",
             ),
             (
                 target("minecraft", &format!("token_file = \"{p}\"")),
-                "target[0].token_file: protocol minecraft takes only rcon",
+                "target \"t\".token_file: protocol minecraft takes only rcon",
             ),
             (
                 target("samp", "username = \"admin\""),
-                "target[0].username: protocol samp takes no credentials",
+                "target \"t\".username: protocol samp takes no credentials",
             ),
             (
                 target("quake3", &format!("api_token_file = \"{p}\"")),
@@ -239,7 +239,7 @@ mod tests {
                     "minecraft",
                     &format!("rcon = {{ port = 70000, password_file = \"{p}\" }}"),
                 ),
-                "target[0].rcon.port: 70000 is out of range 1..=65535",
+                "target \"t\".rcon.port: 70000 is out of range 1..=65535",
             ),
             (
                 target("minecraft", "rcon = { port = 1 }"),
@@ -257,7 +257,7 @@ mod tests {
                     "minecraft",
                     &format!("rcon = {{ password_file = \"{}\" }}", empty.display()),
                 ),
-                "target[0].rcon.password_file: ",
+                "target \"t\".rcon.password_file: ",
             ),
             (
                 target(

@@ -1,6 +1,7 @@
 //! Where in the file an error is: every message is one line naming the file, the line and
-//! the key (`exporter.toml:12: target[1].timeout: …`), for our own checks and for toml's
-//! parse errors alike.
+//! the key (`exporter.toml:12: target "eu-survival".timeout: …`), for our own checks and for
+//! toml's parse errors alike. A target is named by its `name` wherever the file gives one: an
+//! operator reloading 200 targets looks for a name, not for the 22nd `[[target]]` table.
 
 use std::fmt;
 use std::ops::Range;
@@ -36,6 +37,21 @@ impl Ctx<'_> {
     }
 }
 
+/// How messages name target `i` of a file: by its name where it has a usable one
+/// (`target "eu-survival"`), else by its place (`target[21]`).
+pub(super) fn target_key(i: usize, name: Option<&str>) -> String {
+    match name.filter(|n| !n.is_empty() && !n.chars().any(char::is_control)) {
+        Some(name) => format!("target {name:?}"),
+        None => format!("target[{i}]"),
+    }
+}
+
+/// The `name` of target `i` in a file that is TOML but not our schema (serde's errors, such
+/// as an unknown key).
+fn name_in(doc: &toml::Table, i: usize) -> Option<&str> {
+    doc.get("target")?.as_array()?.get(i)?.get("name")?.as_str()
+}
+
 /// The 1-based line of a byte offset.
 pub(super) fn line_of(text: &str, offset: usize) -> usize {
     let offset = offset.min(text.len());
@@ -55,11 +71,14 @@ fn key_at(text: &str, offset: usize) -> Option<String> {
     let line = text[line_start..].lines().next().unwrap_or("").trim();
     let mut table = None;
     let mut targets = 0usize;
+    // Only on the error path: the text parsed once more, untyped, for the targets' names.
+    let doc = text.parse::<toml::Table>().ok();
     for l in text[..line_start].lines().chain(std::iter::once(line)) {
         let l = l.trim();
         if l.starts_with("[[target]]") {
             targets += 1;
-            table = Some(format!("target[{}]", targets - 1));
+            let i = targets - 1;
+            table = Some(target_key(i, doc.as_ref().and_then(|d| name_in(d, i))));
         } else if l.starts_with("[exporter]") {
             table = Some("exporter".to_string());
         } else if let Some(inner) = l.strip_prefix("[module.") {

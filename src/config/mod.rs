@@ -6,7 +6,7 @@
 //! cannot (durations, protocols, addresses, encodings, label names, duplicates, timeout <
 //! interval), resolving game presets (`preset`) and included target files (`include`) on the
 //! way. Every error is one line naming the file, the line and the key (`location` finds
-//! them), e.g. `exporter.toml:12: target[1].timeout: 20s must be shorter than interval 15s`.
+//! them), e.g. `exporter.toml:12: target "eu-survival".timeout: 20s must be shorter than interval 15s`.
 
 pub mod cidr;
 mod credentials;
@@ -222,12 +222,12 @@ max_split_packets = 9
         );
         let e = err(&format!("{T}max_reply_bytes = 100000000\n"));
         assert!(
-            e.contains("target[0].max_reply_bytes: 100000000 is out of range"),
+            e.contains("target \"a\".max_reply_bytes: 100000000 is out of range"),
             "{e}"
         );
         let e = err(&format!("{T}max_split_packets = 256\n"));
         assert!(
-            e.contains("target[0].max_split_packets: 256 is out of range 1..=255"),
+            e.contains("target \"a\".max_split_packets: 256 is out of range 1..=255"),
             "{e}"
         );
         let e = err(&format!("[exporter]\nhttp_header_timeout = \"0s\"\n{T}"));
@@ -251,7 +251,7 @@ max_split_packets = 9
     fn unknown_target_key() {
         assert_eq!(
             err(&format!("{T}{T}port = 1\n").replacen("\"a\"", "\"b\"", 1)),
-            "exporter.toml:9: target[1].port: unknown field `port`, expected one of `name`, `protocol`, `address`, `interval`, `timeout`, `encoding`, `max_reply_bytes`, `max_split_packets`, `labels`, `game`, `players`, `rules`, `proxy_protocol`, `tls`, `tls_fingerprint`, `tls_insecure`, `voice_port`, `username`, `password_file`, `token_file`, `api_token_file`, `rcon`"
+            "exporter.toml:9: target \"a\".port: unknown field `port`, expected one of `name`, `protocol`, `address`, `interval`, `timeout`, `encoding`, `max_reply_bytes`, `max_split_packets`, `labels`, `game`, `players`, `rules`, `proxy_protocol`, `tls`, `tls_fingerprint`, `tls_insecure`, `voice_port`, `username`, `password_file`, `token_file`, `api_token_file`, `rcon`"
         );
     }
 
@@ -288,35 +288,35 @@ max_split_packets = 9
         for (extra, want) in [
             (
                 "players = { max_series = 0 }\n",
-                "exporter.toml:5: target[0].players.max_series: 0 is out of range 1..=1000",
+                "exporter.toml:5: target \"a\".players.max_series: 0 is out of range 1..=1000",
             ),
             (
                 "players = { max_series = 1001 }\n",
-                "exporter.toml:5: target[0].players.max_series: 1001 is out of range 1..=1000",
+                "exporter.toml:5: target \"a\".players.max_series: 1001 is out of range 1..=1000",
             ),
             (
                 "players = { max_series = \"10\" }\n",
-                "exporter.toml:5: target[0].players.max_series: expected an integer, found string",
+                "exporter.toml:5: target \"a\".players.max_series: expected an integer, found string",
             ),
             (
                 "players = { max = 10 }\n",
-                "exporter.toml:5: target[0].players.max: unknown field `max`, expected `max_series`",
+                "exporter.toml:5: target \"a\".players.max: unknown field `max`, expected `max_series`",
             ),
             (
                 "players = \"yes\"\n",
-                "exporter.toml:5: target[0].players: expected true, false or a table like { max_series = 100 }",
+                "exporter.toml:5: target \"a\".players: expected true, false or a table like { max_series = 100 }",
             ),
             (
                 "rules = \"mp_timelimit\"\n",
-                "exporter.toml:5: target[0].rules: invalid type: string \"mp_timelimit\", expected a sequence",
+                "exporter.toml:5: target \"a\".rules: invalid type: string \"mp_timelimit\", expected a sequence",
             ),
             (
                 "rules = [\"a\", \"\"]\n",
-                "exporter.toml:5: target[0].rules[1]: must be non-empty and free of control characters",
+                "exporter.toml:5: target \"a\".rules[1]: must be non-empty and free of control characters",
             ),
             (
                 "rules = [\"a\", \"b\", \"a\"]\n",
-                "exporter.toml:5: target[0].rules[2]: duplicate rule \"a\"",
+                "exporter.toml:5: target \"a\".rules[2]: duplicate rule \"a\"",
             ),
         ] {
             assert_eq!(err(&format!("{T}{extra}")), want, "{extra}");
@@ -332,21 +332,21 @@ max_split_packets = 9
         );
         assert_eq!(
             err(&format!("{T}players = true\nlabels = {{ player = \"p\" }}\n")),
-            "exporter.toml:6: target[0].labels.player: label name \"player\" is reserved on a target with players"
+            "exporter.toml:6: target \"a\".labels.player: label name \"player\" is reserved on a target with players"
         );
         assert_eq!(
             err(&format!("{T}rules = [\"a\"]\nlabels = {{ value = \"v\" }}\n")),
-            "exporter.toml:6: target[0].labels.value: label name \"value\" is reserved on a target with rules"
+            "exporter.toml:6: target \"a\".labels.value: label name \"value\" is reserved on a target with rules"
         );
         let long = "r".repeat(65);
         assert_eq!(
             err(&format!("{T}rules = [\"{long}\"]\n")),
-            "exporter.toml:5: target[0].rules[0]: longer than 64 characters"
+            "exporter.toml:5: target \"a\".rules[0]: longer than 64 characters"
         );
         let many: Vec<String> = (0..33).map(|i| format!("\"r{i}\"")).collect();
         assert_eq!(
             err(&format!("{T}rules = [{}]\n", many.join(", "))),
-            "exporter.toml:5: target[0].rules: 33 names, at most 32 allowed"
+            "exporter.toml:5: target \"a\".rules: 33 names, at most 32 allowed"
         );
     }
 
@@ -364,7 +364,7 @@ max_split_packets = 9
     fn missing_key() {
         assert_eq!(
             err("[[target]]\nname = \"a\"\nprotocol = \"a2s\"\n"),
-            "exporter.toml:1: target[0]: missing field `address`"
+            "exporter.toml:1: target \"a\": missing field `address`"
         );
     }
 
@@ -404,7 +404,7 @@ max_split_packets = 9
     fn timeout_not_shorter() {
         assert_eq!(
             err(&format!("{T}{T}timeout = \"20s\"\n").replacen("\"a\"", "\"b\"", 1)),
-            "exporter.toml:9: target[1].timeout: 20s must be shorter than interval 15s"
+            "exporter.toml:9: target \"a\".timeout: 20s must be shorter than interval 15s"
         );
         assert_eq!(
             err("[exporter]\ninterval = \"5s\"\ntimeout = \"5s\"\n"),
@@ -418,7 +418,7 @@ max_split_packets = 9
         assert_eq!(
             err(&T.replace("a2s", "quake9")),
             format!(
-                "exporter.toml:3: target[0].protocol: unknown protocol \"quake9\" (one of: {})",
+                "exporter.toml:3: target \"a\".protocol: unknown protocol \"quake9\" (one of: {})",
                 Protocol::names()
             )
         );
@@ -429,7 +429,7 @@ max_split_packets = 9
     fn bad_address() {
         assert_eq!(
             err(&T.replace("127.0.0.1", "host:99999")),
-            "exporter.toml:4: target[0].address: invalid address \"host:99999\": invalid port \"99999\""
+            "exporter.toml:4: target \"a\".address: invalid address \"host:99999\": invalid port \"99999\""
         );
     }
 
@@ -438,7 +438,7 @@ max_split_packets = 9
     fn bad_encoding() {
         assert_eq!(
             err(&format!("{T}encoding = \"klingon\"\n")),
-            "exporter.toml:5: target[0].encoding: unknown encoding \"klingon\""
+            "exporter.toml:5: target \"a\".encoding: unknown encoding \"klingon\""
         );
     }
 
@@ -447,15 +447,15 @@ max_split_packets = 9
     fn bad_labels() {
         assert_eq!(
             err(&format!("{T}labels = {{ \"1x\" = \"v\" }}\n")),
-            "exporter.toml:5: target[0].labels.1x: invalid label name \"1x\" (want [a-zA-Z_][a-zA-Z0-9_]*)"
+            "exporter.toml:5: target \"a\".labels.1x: invalid label name \"1x\" (want [a-zA-Z_][a-zA-Z0-9_]*)"
         );
         assert_eq!(
             err(&format!("{T}labels = {{ job = \"v\" }}\n")),
-            "exporter.toml:5: target[0].labels.job: label name \"job\" is reserved"
+            "exporter.toml:5: target \"a\".labels.job: label name \"job\" is reserved"
         );
         assert_eq!(
             err(&format!("{T}labels = {{ __x = \"v\" }}\n")),
-            "exporter.toml:5: target[0].labels.__x: label name \"__x\" is reserved (starts with __)"
+            "exporter.toml:5: target \"a\".labels.__x: label name \"__x\" is reserved (starts with __)"
         );
     }
 
@@ -487,7 +487,7 @@ max_split_packets = 9
         }
         assert_eq!(
             err(&format!("{T}tls = true\n")),
-            "exporter.toml:5: target[0].tls: only HTTP protocols (terraria, palworld, \
+            "exporter.toml:5: target \"a\".tls: only HTTP protocols (terraria, palworld, \
              satisfactory) use TLS settings; a2s does not"
         );
         // Satisfactory's HTTPS API: verified unless pinned or insecure; never plain.
@@ -521,19 +521,19 @@ max_split_packets = 9
         let mc = T.replace("a2s", "minecraft");
         assert_eq!(
             err(&format!("{mc}proxy_protocol = \"v3\"\n")),
-            "exporter.toml:5: target[0].proxy_protocol: unknown version \"v3\" (want \"v1\" or \"v2\")"
+            "exporter.toml:5: target \"a\".proxy_protocol: unknown version \"v3\" (want \"v1\" or \"v2\")"
         );
         assert_eq!(
             err(&format!("{T}\nproxy_protocol = \"v2\"\n")),
             format!(
-                "exporter.toml:6: target[0].proxy_protocol: only TCP protocols ({}) can send a \
+                "exporter.toml:6: target \"a\".proxy_protocol: only TCP protocols ({}) can send a \
                  PROXY header; a2s runs over UDP",
                 Protocol::tcp_names()
             )
         );
         assert_eq!(
             err(&format!("{mc}proxy_protocol = true\n")),
-            "exporter.toml:5: target[0].proxy_protocol: invalid type: boolean `true`, expected a string"
+            "exporter.toml:5: target \"a\".proxy_protocol: invalid type: boolean `true`, expected a string"
         );
     }
 

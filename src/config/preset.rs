@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use toml::Spanned;
 
-use super::location::Ctx;
+use super::location::{target_key, Ctx};
 use super::model::ConfigError;
 use super::schema::RawTarget;
 use crate::games::Game;
@@ -27,11 +27,12 @@ pub(super) fn resolve(
     span: Range<usize>,
     t: &RawTarget,
 ) -> Result<Resolved, ConfigError> {
-    let key = &|k: &str| format!("target[{i}].{k}");
+    let named = target_key(i, Some(t.name.get_ref()));
+    let key = &|k: &str| format!("{named}.{k}");
     let (protocol, game) = protocol_and_game(
         ctx,
         key,
-        &|| format!("target[{i}]"),
+        &|| named.clone(),
         span,
         t.game.as_deref(),
         t.protocol.as_ref(),
@@ -200,11 +201,11 @@ mod tests {
     fn disagreeing_protocol_refused() {
         assert_eq!(
             err("game = \"rust\"\nprotocol = \"samp\"\naddress = \"r\"\n"),
-            "exporter.toml:4: target[0].protocol: \"samp\" does not match game \"rust\" (Rust is polled with a2s); drop one of the two"
+            "exporter.toml:4: target \"a\".protocol: \"samp\" does not match game \"rust\" (Rust is polled with a2s); drop one of the two"
         );
         assert_eq!(
             err("protocol = \"a2s\"\ngame = \"minecraft\"\naddress = \"m\"\n"),
-            "exporter.toml:3: target[0].protocol: \"a2s\" does not match game \"minecraft\" (Minecraft: Java Edition is polled with minecraft or minecraft-query); drop one of the two"
+            "exporter.toml:3: target \"a\".protocol: \"a2s\" does not match game \"minecraft\" (Minecraft: Java Edition is polled with minecraft or minecraft-query); drop one of the two"
         );
     }
 
@@ -213,17 +214,17 @@ mod tests {
     fn unknown_or_missing() {
         assert_eq!(
             err("game = \"quake9\"\naddress = \"q\"\n"),
-            "exporter.toml:3: target[0].game: unknown game \"quake9\" (`gameserver-exporter games` lists them)"
+            "exporter.toml:3: target \"a\".game: unknown game \"quake9\" (`gameserver-exporter games` lists them)"
         );
         assert_eq!(
             err("address = \"q\"\n"),
-            "exporter.toml:1: target[0]: missing field `protocol` (or a `game` that implies it)"
+            "exporter.toml:1: target \"a\": missing field `protocol` (or a `game` that implies it)"
         );
         // An unknown protocol keeps its message when a game is named too.
         assert_eq!(
             err("game = \"rust\"\nprotocol = \"quake9\"\naddress = \"q\"\n"),
             format!(
-                "exporter.toml:4: target[0].protocol: unknown protocol \"quake9\" (one of: {})",
+                "exporter.toml:4: target \"a\".protocol: unknown protocol \"quake9\" (one of: {})",
                 Protocol::names()
             )
         );

@@ -12,7 +12,7 @@ use toml::Spanned;
 
 use super::cidr::IpNet;
 use super::credentials::credentials;
-use super::location::{line_of, Ctx};
+use super::location::{line_of, target_key, Ctx};
 use super::model::{
     Config, ConfigError, Exporter, DEFAULT_HTTP_HEADER_TIMEOUT, DEFAULT_LISTEN, PLAYER_LABELS,
     RESERVED_LABELS, RULE_LABELS,
@@ -266,12 +266,13 @@ impl<'r> Targets<'r> {
         for (i, spanned) in list.iter().enumerate() {
             let i = first + i;
             let t = spanned.get_ref();
-            let key = |k: &str| format!("target[{i}].{k}");
+            // Until the name is known good (and unique), the target is named by its place.
+            let place = |k: &str| format!("target[{i}].{k}");
             let name = t.name.get_ref().clone();
             if name.is_empty() || name.chars().any(char::is_control) {
                 return Err(ctx.err(
                     t.name.span(),
-                    &key("name"),
+                    &place("name"),
                     "must be non-empty and free of control characters",
                 ));
             }
@@ -284,13 +285,15 @@ impl<'r> Targets<'r> {
                 };
                 return Err(ctx.err(
                     t.name.span(),
-                    &key("name"),
+                    &place("name"),
                     format!("duplicate name {name:?} (first used at {first})"),
                 ));
             }
             // The byte offset, not the line: counting lines for every target made parsing
             // quadratic in the fleet size (seconds of CPU per reload at 10,000 targets).
             let first_use = (source, t.name.span().start);
+            let named = target_key(i, Some(&name));
+            let key = |k: &str| format!("{named}.{k}");
             let preset::Resolved {
                 protocol,
                 address,
@@ -415,7 +418,7 @@ pub(super) struct Shared {
     pub(super) rules: Vec<String>,
 }
 
-/// Checks the shared keys; `key` names one in error messages (`target[3].labels`).
+/// Checks the shared keys; `key` names one in error messages (`target "eu-survival".labels`).
 pub(super) fn shared(
     ctx: &Ctx,
     key: &dyn Fn(&str) -> String,

@@ -153,12 +153,12 @@ fn errors_in_included_files() {
     );
     assert_eq!(
         load_err(&main),
-        "t/a.toml:8: target[1].address: invalid address \"x:99999\": invalid port \"99999\""
+        "t/a.toml:8: target \"b\".address: invalid address \"x:99999\": invalid port \"99999\""
     );
     d.write("t/a.toml", &format!("{}port = 1\n", target("a")));
     assert_eq!(
         load_err(&main),
-        "t/a.toml:5: target[0].port: unknown field `port`, expected one of `name`, `protocol`, `address`, `interval`, `timeout`, `encoding`, `max_reply_bytes`, `max_split_packets`, `labels`, `game`, `players`, `rules`, `proxy_protocol`, `tls`, `tls_fingerprint`, `tls_insecure`, `voice_port`, `username`, `password_file`, `token_file`, `api_token_file`, `rcon`"
+        "t/a.toml:5: target \"a\".port: unknown field `port`, expected one of `name`, `protocol`, `address`, `interval`, `timeout`, `encoding`, `max_reply_bytes`, `max_split_packets`, `labels`, `game`, `players`, `rules`, `proxy_protocol`, `tls`, `tls_fingerprint`, `tls_insecure`, `voice_port`, `username`, `password_file`, `token_file`, `api_token_file`, `rcon`"
     );
     d.write(
         "t/a.toml",
@@ -179,7 +179,7 @@ fn errors_in_included_files() {
     );
     assert_eq!(
         load_err(&main),
-        "t/a.toml:3: target[0].game: unknown game \"nope\" (`gameserver-exporter games` lists them)"
+        "t/a.toml:3: target \"a\".game: unknown game \"nope\" (`gameserver-exporter games` lists them)"
     );
     d.write("t/a.toml", "[[target]\n");
     assert!(
@@ -282,7 +282,7 @@ async fn reload_rereads_included_files() {
     assert_eq!(
         e.0,
         format!(
-            "t/b.toml:3: target[0].protocol: unknown protocol \"doom\" (one of: {})",
+            "t/b.toml:3: target \"b\".protocol: unknown protocol \"doom\" (one of: {})",
             gameserver_exporter::target::Protocol::names()
         )
     );

@@ -275,7 +275,8 @@ async fn reload_by_diff_and_refusal() {
         body.contains("gameserver_queries_total{target=\"keep\",protocol=\"a2s\",tier=\"gold\"} ")
     );
 
-    // A bad file is refused with its error; the running targets stay.
+    // A bad file is refused with its error, naming the target by its name; the running
+    // targets stay.
     d.write_config(&format!(
         "{FAST}{}",
         target("keep", "quake", "10.0.0.1:1", "")
@@ -284,7 +285,7 @@ async fn reload_by_diff_and_refusal() {
     assert_eq!(r.status, 500);
     assert!(
         r.body
-            .contains(":6: target[0].protocol: unknown protocol \"quake\""),
+            .contains(":6: target \"keep\".protocol: unknown protocol \"quake\""),
         "{}",
         r.body
     );
