@@ -89,6 +89,7 @@ dump_logs() {
 # Static checks first: they need nothing running.
 check "promtool check config prometheus/scrape-scheduled.yml" promtool check config prometheus/scrape-scheduled.yml
 check "promtool check config prometheus/scrape-probe.yml" promtool check config prometheus/scrape-probe.yml
+check "promtool check config prometheus/scrape-probe-sharded.yml" promtool check config prometheus/scrape-probe-sharded.yml
 check "promtool check config prometheus/scrape-blackbox.yml" promtool check config prometheus/scrape-blackbox.yml
 check "promtool test rules prometheus/alerts_test.yml" promtool test rules prometheus/alerts_test.yml
 
@@ -261,7 +262,7 @@ for i in 0 1 2; do
 done
 
 # Prometheus: /metrics of both exporters (scheduled mode), /probe via /sd (probe mode), and
-# ad-hoc probes of the simulators from file_sd (the sharded job of scrape-probe.yml, on one
+# ad-hoc probes of the simulators from file_sd (the job of scrape-probe-sharded.yml, on one
 # replica); evaluating prometheus/alerts.yml, with its own port and throwaway storage.
 for p in "${protos[@]}"; do
     printf -- '- targets: ["%s"]\n  labels: {protocol: %s}\n' "${sim[$p]}" "$p"
