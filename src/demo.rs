@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use tokio::net::TcpListener;
 
+use crate::config::cidr::IpNet;
 use crate::config::{self, Config};
 use crate::secret::Secret;
 use crate::simulate::{self, SimServer, World, WorldState};
@@ -16,6 +17,15 @@ use crate::target::{Address, Credentials, PlayerSeries, Protocol, Rcon, Target, 
 pub const DEMO_INTERVAL: Duration = Duration::from_secs(5);
 /// How often a player joins or leaves.
 const CHURN_EVERY: Duration = Duration::from_secs(2);
+
+/// What `demo` was asked for beyond its simulators.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// `--allow-probes`: ad-hoc probes of loopback addresses (`/probe?module=M&target=…`,
+    /// `/probe?protocol=P&address=…`), as `probe_allowed_networks` allows them in a real
+    /// configuration, so docs/blackbox-probes.md can be tried against the simulators.
+    pub allow_probes: bool,
+}
 
 /// The simulators of one demo, with the worlds that drive them.
 pub struct Demo {
@@ -44,9 +54,16 @@ pub async fn spawn_all() -> std::io::Result<Demo> {
 
 impl Demo {
     /// The exporter configuration polling these simulators.
-    pub fn config(&self, listen: SocketAddr) -> Config {
+    pub fn config(&self, listen: SocketAddr, options: Options) -> Config {
         let mut c = config::parse("demo", "").expect("the empty configuration is valid");
         c.exporter.listen = listen;
+        if options.allow_probes {
+            // Loopback only: the simulators' addresses, never anyone else's.
+            c.exporter.probe_allowed_networks = ["127.0.0.0/8", "::1/128"]
+                .iter()
+                .filter_map(|n| IpNet::parse(n))
+                .collect();
+        }
         c.exporter.interval = DEMO_INTERVAL;
         c.exporter.timeout = Duration::from_secs(2);
         for (p, _, server) in &self.servers {
@@ -123,24 +140,34 @@ pub fn churn_step(s: &mut WorldState, tick: u64) {
 /// Runs the demo on `listen` until `shutdown` resolves. Prints the metrics URL once listening.
 pub async fn run(
     listen: SocketAddr,
+    options: Options,
     shutdown: impl std::future::Future<Output = ()>,
 ) -> std::io::Result<()> {
     let listener = TcpListener::bind(listen).await?;
-    run_on(listener, shutdown).await
+    run_on(listener, options, shutdown).await
 }
 
 /// [`run`] on a listener the caller bound (tests use port 0).
 pub async fn run_on(
     listener: TcpListener,
+    options: Options,
     shutdown: impl std::future::Future<Output = ()>,
 ) -> std::io::Result<()> {
     let demo = spawn_all().await?;
     let local = listener.local_addr()?;
-    let config = demo.config(local);
+    let config = demo.config(local, options);
     for (p, _, s) in &demo.servers {
         println!("{p:>16} simulator on {}", s.addr);
     }
     println!("metrics: http://{local}/metrics");
+    if options.allow_probes {
+        if let Some((p, _, s)) = demo.servers.first() {
+            println!(
+                "probes of 127.0.0.0/8 allowed, e.g. http://{local}/probe?module={p}&target={}",
+                s.addr
+            );
+        }
+    }
     let churn = demo.churn();
     let result = crate::serve::run(
         config,

@@ -75,6 +75,10 @@ enum Command {
     Demo {
         #[arg(long, default_value = "127.0.0.1:10765")]
         listen: SocketAddr,
+        /// Allow blackbox-style probes of 127.0.0.0/8 and ::1
+        /// (`/probe?module=minecraft&target=127.0.0.1:PORT`), as `probe_allowed_networks` does
+        #[arg(long)]
+        allow_probes: bool,
     },
 }
 
@@ -99,9 +103,13 @@ fn main() -> ExitCode {
             })
         }
         Some(Command::Query(args)) => runtime().block_on(run_query(*args)),
-        Some(Command::Demo { listen }) => {
+        Some(Command::Demo {
+            listen,
+            allow_probes,
+        }) => {
             init_logs(cli.log_format, &cli.log_level);
-            match runtime().block_on(gameserver_exporter::demo::run(listen, terminate())) {
+            let options = gameserver_exporter::demo::Options { allow_probes };
+            match runtime().block_on(gameserver_exporter::demo::run(listen, options, terminate())) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     eprintln!("error: {e}");

@@ -1,4 +1,5 @@
-//! `demo`: every protocol's simulator comes up and is polled within 10 s of start.
+//! `demo`: every protocol's simulator comes up and is polled within 10 s of start; with
+//! `--allow-probes`, a blackbox-style probe of a simulator's address answers.
 
 use std::time::{Duration, Instant};
 
@@ -19,7 +20,8 @@ async fn demo_brings_every_protocol_up() {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    let task = tokio::spawn(demo::run_on(listener, async {
+    let options = demo::Options { allow_probes: true };
+    let task = tokio::spawn(demo::run_on(listener, options, async {
         let _ = rx.await;
     }));
     // Every protocol's simulator starts and is configured: one target per protocol.
@@ -59,6 +61,22 @@ async fn demo_brings_every_protocol_up() {
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
+    // `--allow-probes`: the README's blackbox-style probe, by module, of a simulator's address.
+    let targets: serde_json::Value =
+        serde_json::from_str(&http::get_ok(addr, "/api/v1/targets").await).unwrap();
+    let minecraft = targets["targets"]
+        .as_array()
+        .and_then(|ts| ts.iter().find(|t| t["name"] == "demo-minecraft"))
+        .and_then(|t| t["address"].as_str())
+        .map(str::to_string)
+        .expect("the demo's minecraft target and its address");
+    let probe = http::get_ok(addr, &format!("/probe?module=minecraft&target={minecraft}")).await;
+    assert!(
+        probe
+            .lines()
+            .any(|l| l.starts_with("gameserver_up{") && l.ends_with(" 1")),
+        "{probe}"
+    );
     let _ = tx.send(());
     task.await.unwrap().unwrap();
 }
