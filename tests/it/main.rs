@@ -43,6 +43,7 @@ mod protocol_checklist;
 mod proxy_protocol;
 mod quake3_sim;
 mod rcon;
+mod readme_ci;
 mod safety;
 mod samp;
 mod satisfactory;
