@@ -107,6 +107,7 @@ pub async fn run<X: Build>(
         deadline: deadline.into_std(),
         voice_port: req.voice_port,
         credentials: req.credentials.as_deref(),
+        game: req.game,
     };
     let mut observer = observer;
     if let (Some(o), Some(c)) = (observer.as_mut(), req.credentials.as_deref()) {

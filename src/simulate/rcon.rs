@@ -105,6 +105,88 @@ pub fn srcds(state: &WorldState, command: &str) -> String {
     }
 }
 
+/// CS2's console (Source 2): no `stats` (it prints nothing the engine reads as a table);
+/// `status` in the layout other projects captured from real servers (docs of
+/// `protocol::a2s::console_status`), humans and bots from the world.
+pub fn cs2(state: &WorldState, command: &str) -> String {
+    match command.trim() {
+        "stats" => String::new(),
+        "status" => {
+            let mut text = format!(
+                "Server:  Running [0.0.0.0:27015]\n\
+                 Client:  Disconnected\n\
+                 ----- Status -----\n\
+                 @ Current  :  game\n\
+                 source   : console\n\
+                 hostname : {}\n\
+                 spawngroup count : 1\n\
+                 version  : 1.41.7.5/14175 10847 secure  public\n\
+                 os/type  : Linux dedicated\n\
+                 players  : {} humans, {} bots ({} max) (not hibernating) (unreserved)\n\
+                 ---------spawngroups----\n\
+                 loaded spawngroup(  1)  : SV:  [1: {} | main lump | mapload]\n\
+                 ---------players--------\n  \
+                   id     time ping loss      state   rate adr name\n",
+                state.name,
+                state.players.len(),
+                state.bots,
+                state.max,
+                state.map
+            );
+            for (i, (name, _, secs)) in state.players.iter().enumerate() {
+                let (m, s) = ((*secs as u32) / 60, (*secs as u32) % 60);
+                text.push_str(&format!(
+                    "{:>5}    {m:02}:{s:02}   18    0     active 196608 192.0.2.{}:27005 '{name}'\n",
+                    i + 2,
+                    i + 10
+                ));
+            }
+            for b in 0..state.bots {
+                let id = state.players.len() as u32 + 2 + b;
+                text.push_str(&format!(
+                    "{id:>5}      BOT    0    0     active      0 'Bot{b}'\n"
+                ));
+            }
+            text.push_str("#end\n");
+            text
+        }
+        other => format!("Unknown command '{other}'!\n"),
+    }
+}
+
+/// Project Zomboid's console: `players`, `Players connected (N): ` and a `-name` line each.
+pub fn zomboid(state: &WorldState, command: &str) -> String {
+    match command.trim() {
+        "players" => {
+            let mut text = format!("Players connected ({}): \n", state.players.len());
+            for (name, _, _) in &state.players {
+                text.push_str(&format!("-{name}\n"));
+            }
+            text
+        }
+        other => format!("Unknown command {other}\n"),
+    }
+}
+
+/// Conan Exiles' console: `listplayers`, a `|` table with the character name second.
+pub fn conan(state: &WorldState, command: &str) -> String {
+    match command.trim() {
+        "listplayers" => {
+            let mut text = String::from(
+                "Idx | Char name | Player name |      User ID |       Platform ID | Platform Name\n",
+            );
+            for (i, (name, _, _)) in state.players.iter().enumerate() {
+                text.push_str(&format!(
+                    "{i:>3} | {name} | {name}#{:04} | A-SIM{i:07} | 7656119800000{i:04} |         STEAM\n",
+                    1000 + i
+                ));
+            }
+            text
+        }
+        other => format!("Couldn't find the command: {other}. Try \"help\"\n"),
+    }
+}
+
 /// Serves RCON on 127.0.0.1, on a port of the system's choosing, until the returned
 /// [`SimServer`] is dropped.
 pub async fn spawn(world: World, config: RconConfig) -> io::Result<SimServer> {

@@ -116,3 +116,65 @@ async fn failed_health_keeps_the_target_up() {
         .unwrap();
     assert_eq!(s.health.expect("health").frame_rate_hertz, Some(66.67));
 }
+
+fn console_of(respond: rcon::Responder) -> RconConfig {
+    RconConfig {
+        respond,
+        ..console(Misbehaviour::None)
+    }
+}
+
+fn names(s: &gameserver_exporter::status::Status) -> Vec<String> {
+    let players = s.players.as_ref().expect("players");
+    players.iter().map(|p| p.name.clone()).collect()
+}
+
+/// CS2's console prints no `stats` table: `status` is asked next, and the names it lists
+/// (A2S's player list from CS2 has none) and its bots are kept beside the A2S status; no
+/// health families, and no `health_error`.
+#[tokio::test]
+async fn cs2_falls_back_to_status() {
+    let w = world();
+    w.update(|s| s.bots = 1);
+    let game = spawn(w.clone(), A2sConfig::default()).await.unwrap();
+    let cs2 = rcon::spawn(w, console_of(rcon::cs2)).await.unwrap();
+    let mut req = request(game.addr, cs2.addr.port(), PASSWORD);
+    req.game = Some("counterstrike2");
+    let s = poll(&req).await.unwrap();
+    assert_eq!(s.health, None);
+    assert!(!s.extras.contains_key("health_error"), "{:?}", s.extras);
+    // Without the list asked, the console's names fill the empty list.
+    assert_eq!(names(&s), ["alice", "bob", "Bot0"]);
+}
+
+/// Project Zomboid's `players` and Conan Exiles' `listplayers` name the players, chosen
+/// by the target's game; the A2S counts stay.
+#[tokio::test]
+async fn zomboid_and_conan_name_their_players() {
+    let game = spawn(world(), A2sConfig::default()).await.unwrap();
+    for (id, respond) in [
+        ("projectzomboid", rcon::zomboid as rcon::Responder),
+        ("conanexiles", rcon::conan),
+    ] {
+        let sim = rcon::spawn(world(), console_of(respond)).await.unwrap();
+        let mut req = request(game.addr, sim.addr.port(), PASSWORD);
+        req.game = Some(id);
+        let s = poll(&req).await.unwrap();
+        assert_eq!((s.online, s.max), (2, 24), "{id}");
+        assert!(
+            !s.extras.contains_key("health_error"),
+            "{id}: {:?}",
+            s.extras
+        );
+        assert_eq!(names(&s), ["alice", "bob"], "{id}");
+        // A srcds console answers neither command: the failure is named, the target up.
+        let srcds = rcon::spawn(world(), console(Misbehaviour::None))
+            .await
+            .unwrap();
+        let mut req = request(game.addr, srcds.addr.port(), PASSWORD);
+        req.game = Some(id);
+        let s = poll(&req).await.unwrap();
+        assert_eq!(s.online, 2, "{id}");
+        assert_eq!(s.extras["health_error"], "malformed", "{id}");
+    }
+}
