@@ -25,9 +25,9 @@
 
 use super::{Game, Quirks};
 use crate::target::Protocol::{
-    self, A2s, Ase, Battlefield, Doom3, Factorio, Fivem, Gamespy1, Gamespy2, Gamespy3, Minecraft,
-    MinecraftBedrock, MinecraftQuery, Mumble, Palworld, Quake1, Quake2, Quake3, Samp, Satisfactory,
-    Teamspeak3, Teeworlds, Terraria, Unreal2,
+    self, A2s, Arkrcon, Ase, Battlefield, Doom3, Factorio, Fivem, Gamespy1, Gamespy2, Gamespy3,
+    Minecraft, MinecraftBedrock, MinecraftQuery, Mumble, Palworld, Quake1, Quake2, Quake3, Samp,
+    Satisfactory, Teamspeak3, Teeworlds, Terraria, Unreal2,
 };
 
 const N: Quirks = Quirks::NONE;
@@ -77,6 +77,7 @@ pub static GAMES: &[Game] = &[
     game("americasarmy2", &[], "America's Army 2", Gamespy2, 1716, 1717, N, G, "Query port = game port + 1; the player count byte is sometimes missing"),
     game("americasarmy3", &[], "America's Army 3", A2s, 8777, 27020, N, G, "Query port is separate from the game port"),
     game("aapg", &["americasarmypg"], "America's Army: Proving Grounds", A2s, 8777, 27020, N, G, "Query port is separate from the game port"),
+    game("asa", &[], "ARK: Survival Ascended", Arkrcon, 7777, 27020, N, "gamedig", "No query answered (its servers list through Epic Online Services): RCON over TCP on RCONPort (27020) with password_file holding ServerAdminPassword; players online from ListPlayers and their names; capacity from max_players. gamedig instead asks Epic Online Services with the publisher's client credentials"),
     game("ase", &["arkse"], "ARK: Survival Evolved", A2s, 7777, 27015, N, GL, "QueryPort is separate from the game port. `query` and `/probe` read `ase` as the All-Seeing Eye protocol: use `arkse` there"),
     game("arma2", &[], "ARMA 2", A2s, 2302, 2303, N, G, "Query port = game port + 1"),
     game("a2oa", &["arma2oa"], "ARMA 2: Operation Arrowhead", A2s, 2302, 2303, N, G, "Query port = game port + 1"),

@@ -46,6 +46,8 @@ pub struct Request {
     /// health query over RCON runs (one `rcon` table serves several games' consoles).
     /// `None` for ad-hoc polls and targets without a preset.
     pub game: Option<&'static str>,
+    /// The capacity a poll reports when the server says none (the target's `max_players`).
+    pub max_players: Option<u32>,
 }
 
 /// What a dialogue may remember about one target between polls, so that steady-state polls
@@ -114,6 +116,7 @@ impl Request {
             mux: None,
             credentials: None,
             game: None,
+            max_players: None,
         }
     }
 }
@@ -152,6 +155,7 @@ impl From<&Target> for Request {
             mux: None,
             credentials: t.credentials.clone(),
             game: t.game,
+            max_players: t.max_players,
         }
     }
 }
