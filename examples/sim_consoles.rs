@@ -44,7 +44,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ..Params::default()
     };
     let consoles: [(&str, &str, Responder, Flavour, Box<dyn Script>); 5] = [
-        ("srcds", "stats", rcon::srcds, Flavour::Srcds, Box::new(Health)),
+        (
+            "srcds",
+            "stats",
+            rcon::srcds,
+            Flavour::Srcds,
+            Box::new(Health),
+        ),
         ("cs2", "status", rcon::cs2, Flavour::Srcds, Box::new(Health)),
         (
             "zomboid",
@@ -92,7 +98,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// What a console's reply says, as the interop script's clients print it.
 fn summary(name: &str, s: &Status) -> String {
     let names = || {
-        let list: Vec<&str> = s.players.iter().flatten().map(|p| p.name.as_str()).collect();
+        let list: Vec<&str> = s
+            .players
+            .iter()
+            .flatten()
+            .map(|p| p.name.as_str())
+            .collect();
         list.join("|")
     };
     match name {

@@ -96,12 +96,14 @@ async fn misbehaviours() {
         let shown = format!("{e:?} {e}");
         assert!(!shown.contains(password) && !shown.contains(arkrcon::PASSWORD));
     }
-    // Split into 1-byte packets, a reply still reads whole.
-    let sim = arkrcon::spawn(world(&["Alice"]), with(Misbehaviour::Split(1)))
-        .await
-        .unwrap();
-    let s = poll(&request(sim.addr.port(), arkrcon::PASSWORD))
-        .await
-        .unwrap();
-    assert_eq!(s.online, 1);
+    // Split into 1-byte packets or 1-byte TCP segments, a reply still reads whole.
+    for m in [Misbehaviour::Split(1), Misbehaviour::Drip] {
+        let sim = arkrcon::spawn(world(&["Alice"]), with(m)).await.unwrap();
+        let mut req = request(sim.addr.port(), arkrcon::PASSWORD);
+        req.players = true;
+        let s = poll(&req).await.unwrap();
+        assert_eq!(s.online, 1, "{m:?}");
+        let shown = format!("{s:?}\n{}", serde_json::to_string(&s).unwrap());
+        assert!(!shown.contains(arkrcon::PASSWORD), "{m:?}: {shown}");
+    }
 }

@@ -217,7 +217,11 @@ async fn hostile_consoles() {
             match failure {
                 Some(reason) => assert_eq!(s.extras["health_error"], reason, "{what}"),
                 None => {
-                    assert!(!s.extras.contains_key("health_error"), "{what}: {:?}", s.extras);
+                    assert!(
+                        !s.extras.contains_key("health_error"),
+                        "{what}: {:?}",
+                        s.extras
+                    );
                     assert!(s.health.is_some() || s.players.is_some(), "{what}");
                 }
             }
