@@ -21,6 +21,16 @@ use gameserver_exporter::simulate::rcon::{self, spawn, Flavour, RconConfig, Resp
 use gameserver_exporter::simulate::{SimServer, World, WorldState};
 use gameserver_exporter::status::Status;
 
+/// One console: its name, the command the clients send, its replies, its RCON family, and
+/// our script reading it.
+type ConsoleSpec = (
+    &'static str,
+    &'static str,
+    Responder,
+    Flavour,
+    Box<dyn Script>,
+);
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let file = std::env::args()
@@ -43,7 +53,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         players: true,
         ..Params::default()
     };
-    let consoles: [(&str, &str, Responder, Flavour, Box<dyn Script>); 5] = [
+    let consoles: [ConsoleSpec; 5] = [
         (
             "srcds",
             "stats",

@@ -78,7 +78,7 @@ pub fn simulator(protocol: Protocol) -> Simulator {
     let (spawn, spawn_demo, demo_rules): (SpawnFn, SpawnFn, _) = match protocol {
         Protocol::A2s => (
             |w| Box::pin(a2s::spawn(w, Default::default())),
-            |w| Box::pin(a2s::spawn_demo(w)),
+            |w| Box::pin(a2s::spawn_demo_with_console(w)),
             &["mp_friendlyfire"][..],
         ),
         Protocol::Minecraft => (
