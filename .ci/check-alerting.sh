@@ -26,6 +26,7 @@ expected=(
     GameServerFull=discord-ops
     GameServerLatencyHigh=discord-ops
     GameServerTickRateLow=discord-ops
+    GameServerFrameRateLow=discord-ops
     GameServerDataStale=discord-ops
     GameServerExporterReloadFailed=discord-ops
     GameServerExporterDown=discord-ops

@@ -119,6 +119,9 @@ protocols! {
     /// Frostbite query (`serverInfo`: Battlefield 3, 4, Hardline, Bad Company 2, Medal of
     /// Honor 2010 and Warfighter), TCP.
     Battlefield => battlefield::spec;
+    /// ARK: Survival Ascended over its RCON console (`ListPlayers`), TCP: the game answers
+    /// no query.
+    Arkrcon => arkrcon::spec;
 }
 
 impl Protocol {
@@ -332,6 +335,10 @@ pub struct Target {
     /// TeamSpeak 3: the virtual server to select (`use port=`), by its voice port
     /// (`voice_port = N`; the config refuses it elsewhere); `None`: the default 9987.
     pub voice_port: Option<u16>,
+    /// The capacity to publish when the server reports none (`max_players = N`: ARK:
+    /// Survival Ascended and Factorio say nothing of theirs over RCON); a reported capacity
+    /// wins.
+    pub max_players: Option<u32>,
     /// What the target logs in with (`password_file`, `rcon`, ...); behind an `Arc` so
     /// that `Target` stays small and every poll's request shares it.
     pub credentials: Option<Arc<Credentials>>,
@@ -358,6 +365,7 @@ impl Target {
             proxy_protocol: None,
             tls: protocol.http().map_or(Tls::Off, Tls::default_for).mode(),
             voice_port: None,
+            max_players: None,
             credentials: None,
         }
     }

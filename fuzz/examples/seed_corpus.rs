@@ -1103,6 +1103,22 @@ fn rcon(root: &Path) {
         &mut out,
     );
     c.add("factorio", &out);
+    let mut ark = Vec::new();
+    encode(7, TYPE_AUTH_RESPONSE, b"", &mut ark);
+    encode(
+        8,
+        TYPE_RESPONSE,
+        b"\n0. Alice, 0002a1b2c3d4e5f60718293a4b5c6d7e\n1. Bob, 00020f1e2d3c4b5a69788796a5b4c3d2\n \n",
+        &mut ark,
+    );
+    c.add("arkrcon", &ark);
+    let mut cs2 = Vec::new();
+    encode(8, TYPE_RESPONSE, b"players  : 1 humans, 1 bots (10 max)\nloaded spawngroup(  1)  : SV:  [1: de_train | main lump | mapload]\n---------players--------\n  id time ping loss state rate adr name\n    2 04:10 18 0 active 196608 192.0.2.5:27005 'Neo'\n#end\n", &mut cs2);
+    c.add("cs2-status", &cs2);
+    let mut consoles = Vec::new();
+    encode(8, TYPE_RESPONSE, b"Players connected (1): \n-alice\n", &mut consoles);
+    encode(10, TYPE_RESPONSE, b"Idx | Char name | Player name | User ID | Platform ID | Platform Name\n  0 | Zed | Zed#1 | A-1 | 7656 | STEAM\n", &mut consoles);
+    c.add("zomboid-conan", &consoles);
     let mut mc = Vec::new();
     encode(8, TYPE_RESPONSE, b"The game is running normallyTarget tick rate: 20.0 per second.\nAverage time per tick: 2.5ms (Target: 50.0ms)Percentiles: P50: 2.1ms P95: 3.4ms P99: 5.0ms, sample: 100", &mut mc);
     c.add("tick-query", &mc);

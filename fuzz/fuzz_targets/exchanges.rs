@@ -31,7 +31,7 @@ use gameserver_exporter::protocol::teeworlds::machine::Tokens;
 use gameserver_exporter::protocol::teeworlds::Flavour;
 use gameserver_exporter::protocol::unreal2::Unreal2;
 use gameserver_exporter::protocol::{
-    ase, battlefield, bedrock, doom3, factorio, fivem, gamespy2, mumble, palworld, satisfactory,
+    arkrcon, ase, battlefield, bedrock, doom3, factorio, fivem, gamespy2, mumble, palworld, satisfactory,
     terraria,
 };
 use gameserver_exporter::secret::Secret;
@@ -152,7 +152,7 @@ fuzz_target!(|data: &[u8]| {
                 return;
             };
             let secret = remembered.then(|| Secret::new("fuzz-secret"));
-            match ext % 9 {
+            match ext % 10 {
                 0 => run(
                     terraria::exchange::new(params, secret, deadline),
                     start,
@@ -191,6 +191,11 @@ fuzz_target!(|data: &[u8]| {
                     // A fixed login id (the first command takes the next two), so the fuzzer
                     // can learn to answer it.
                     let x = factorio::exchange::new(params, secret, 7, deadline);
+                    run(x, start, script)
+                }
+                9 => {
+                    // A fixed login id, as Factorio's.
+                    let x = arkrcon::exchange::new(params, secret, 7, deadline);
                     run(x, start, script)
                 }
                 7 => run(quake2::exchange::new(&params, deadline), start, script),

@@ -61,6 +61,7 @@ pub(super) struct RawTarget {
     pub(super) tls_fingerprint: Option<Box<Spanned<String>>>,
     pub(super) tls_insecure: Option<Box<Spanned<bool>>>,
     pub(super) voice_port: Option<Box<Spanned<i64>>>,
+    pub(super) max_players: Option<Box<Spanned<i64>>>,
     // Credentials (`config::validate::credentials`): a login name, and files holding the
     // secrets; never the secrets themselves.
     pub(super) username: Option<Box<Spanned<String>>>,
@@ -127,6 +128,7 @@ impl RawTarget {
             tls_fingerprint: boxed(self.tls_fingerprint),
             tls_insecure: self.tls_insecure.map(|b| Box::new(shift(*b, by))),
             voice_port: int(self.voice_port),
+            max_players: int(self.max_players),
             username: boxed(self.username),
             password_file: boxed(self.password_file),
             token_file: boxed(self.token_file),

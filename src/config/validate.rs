@@ -351,6 +351,10 @@ impl<'r> Targets<'r> {
                 Some(v) => Some(voice_port(ctx, v, protocol, &key("voice_port"))?),
                 None => None,
             };
+            let max_players = match &t.max_players {
+                Some(v) => Some(max_players(ctx, v, &key("max_players"))?),
+                None => None,
+            };
             let credentials = credentials(ctx, &key, t, protocol, dir, &name)?;
             // A pinned target's fingerprint rides with its credentials (Target stays small).
             let credentials = match &tls {
@@ -373,6 +377,7 @@ impl<'r> Targets<'r> {
                 rules: rules.into(),
                 proxy_protocol,
                 voice_port,
+                max_players,
                 credentials,
                 ..Target::new(name, protocol, address)
             });
@@ -679,6 +684,22 @@ fn voice_port(
                 v.span(),
                 key,
                 format!("{} is not a port (1 to 65535)", v.get_ref()),
+            )
+        })
+}
+
+/// `max_players = N`: the capacity published where the server reports none (ARK: Survival
+/// Ascended and Factorio over RCON), 1 up to the largest plausible count.
+fn max_players(ctx: &Ctx, v: &Spanned<i64>, key: &str) -> Result<u32, ConfigError> {
+    let limit = crate::status::MAX_PLAUSIBLE_COUNT;
+    u32::try_from(*v.get_ref())
+        .ok()
+        .filter(|n| (1..=limit).contains(n))
+        .ok_or_else(|| {
+            ctx.err(
+                v.span(),
+                key,
+                format!("{} is not a capacity (1 to {limit})", v.get_ref()),
             )
         })
 }

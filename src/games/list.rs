@@ -25,9 +25,9 @@
 
 use super::{Game, Quirks};
 use crate::target::Protocol::{
-    self, A2s, Ase, Battlefield, Doom3, Factorio, Fivem, Gamespy1, Gamespy2, Gamespy3, Minecraft,
-    MinecraftBedrock, MinecraftQuery, Mumble, Palworld, Quake1, Quake2, Quake3, Samp, Satisfactory,
-    Teamspeak3, Teeworlds, Terraria, Unreal2,
+    self, A2s, Arkrcon, Ase, Battlefield, Doom3, Factorio, Fivem, Gamespy1, Gamespy2, Gamespy3,
+    Minecraft, MinecraftBedrock, MinecraftQuery, Mumble, Palworld, Quake1, Quake2, Quake3, Samp,
+    Satisfactory, Teamspeak3, Teeworlds, Terraria, Unreal2,
 };
 
 const N: Quirks = Quirks::NONE;
@@ -77,6 +77,7 @@ pub static GAMES: &[Game] = &[
     game("americasarmy2", &[], "America's Army 2", Gamespy2, 1716, 1717, N, G, "Query port = game port + 1; the player count byte is sometimes missing"),
     game("americasarmy3", &[], "America's Army 3", A2s, 8777, 27020, N, G, "Query port is separate from the game port"),
     game("aapg", &["americasarmypg"], "America's Army: Proving Grounds", A2s, 8777, 27020, N, G, "Query port is separate from the game port"),
+    game("asa", &[], "ARK: Survival Ascended", Arkrcon, 7777, 27020, N, "gamedig", "No query answered (its servers list through Epic Online Services): RCON over TCP on RCONPort (27020) with password_file holding ServerAdminPassword; players online from ListPlayers and their names; capacity from max_players. gamedig instead asks Epic Online Services with the publisher's client credentials"),
     game("ase", &["arkse"], "ARK: Survival Evolved", A2s, 7777, 27015, N, GL, "QueryPort is separate from the game port. `query` and `/probe` read `ase` as the All-Seeing Eye protocol: use `game:ase` or `arkse` there"),
     game("arma2", &[], "ARMA 2", A2s, 2302, 2303, N, G, "Query port = game port + 1"),
     game("a2oa", &["arma2oa"], "ARMA 2: Operation Arrowhead", A2s, 2302, 2303, N, G, "Query port = game port + 1"),
@@ -126,13 +127,13 @@ pub static GAMES: &[Game] = &[
     game("colonysurvival", &[], "Colony Survival", A2s, 27004, 27004, N, G, ""),
     game("cacr", &["cacrenegade"], "Command and Conquer: Renegade", Gamespy1, 4848, 25300, N, G, "Fixed query port"),
     game("c3db", &["commandos3"], "Commandos 3: Destination Berlin", Gamespy1, 6500, 6500, N, G, ""),
-    game("conanexiles", &[], "Conan Exiles", A2s, 7777, 27015, N.no_players(), G, "Never answers the player query (gamedig notes), so it is not sent"),
+    game("conanexiles", &[], "Conan Exiles", A2s, 7777, 27015, N.no_players(), G, "Never answers the player query (gamedig notes), so it is not sent; with rcon (RconPort, default 25575) the names come from the console's listplayers"),
     game("contagion", &[], "Contagion", A2s, 27015, 27015, N, G, ""),
     game("contractjack", &["contactjack"], "Contract J.A.C.K.", Gamespy1, 27888, 27888, N, G, ""),
     game("corekeeper", &[], "Core Keeper", A2s, 1234, 1235, N, G, "Query port = game port + 1"),
     game("counterstrike15", &["cs15"], "Counter-Strike 1.5", A2s, 27015, 27015, N, G, "GoldSrc"),
     game("counterstrike16", &["cs16"], "Counter-Strike 1.6", A2s, 27015, 27015, N, GL, "GoldSrc"),
-    game("counterstrike2", &["cs2"], "Counter-Strike 2", A2s, 27015, 27015, N, GL, "Player list without names unless a plugin adds them"),
+    game("counterstrike2", &["cs2"], "Counter-Strike 2", A2s, 27015, 27015, N, GL, "Player list without names unless a plugin adds them; with rcon, the names and bots come from the console's status (CS2 has no stats)"),
     game("cscz", &[], "Counter-Strike: Condition Zero", A2s, 27015, 27015, N, G, ""),
     game("csgo", &[], "Counter-Strike: Global Offensive", A2s, 27015, 27015, N, GL, "Full player list only with host_players_show 2"),
     game("css", &[], "Counter-Strike: Source", A2s, 27015, 27015, N, GL, ""),
@@ -270,7 +271,7 @@ pub static GAMES: &[Game] = &[
     game("projectcars", &["pc"], "Project Cars", A2s, 27015, 27016, N, G, "Query port = game port + 1"),
     game("projectcars2", &["pc2"], "Project Cars 2", A2s, 27015, 27016, N, G, "Query port = game port + 1"),
     game("prb2", &["prbf2"], "Project Reality: Battlefield 2", Gamespy3, 16567, 29900, N, G, "Battlefield 2 mod: query port 29900, not the game port"),
-    game("projectzomboid", &["przomboid"], "Project Zomboid", A2s, 16261, 16261, N, GL, ""),
+    game("projectzomboid", &["przomboid"], "Project Zomboid", A2s, 16261, 16261, N, GL, "With rcon (RCONPort, default 27015) the names come from the console's players"),
     game("quake", &["quakeworld", "quake1"], "Quake", Quake1, 27500, 27500, N, G, "QuakeWorld status (mvdsv, FTE); tested against Debian's mvdsv 0.35 + KTX. NetQuake servers' control-packet query is not spoken"),
     game("quake2", &[], "Quake 2", Quake2, 27910, 27910, N, G, "bots are players with ping 0"),
     game("quake4", &[], "Quake 4", Doom3, 28004, 28004, N, G, "id Tech 4: getInfo on the game port"),

@@ -155,6 +155,9 @@ pub struct Start<'a> {
     pub voice_port: Option<u16>,
     /// What a configured target logs in with (`None`: an ad-hoc poll).
     pub credentials: Option<&'a Credentials>,
+    /// The game preset the target named, by id (`None`: no preset, or an ad-hoc poll): the
+    /// console dialect a health query over RCON speaks.
+    pub game: Option<&'static str>,
 }
 
 /// How a protocol's exchange is built for one poll, and what it leaves in the target's

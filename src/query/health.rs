@@ -42,8 +42,26 @@ pub(super) async fn add(
         min_gap: std::time::Duration::ZERO,
     };
     match drive(&mut x, &mut link, deadline, pacing, observer).await {
-        Ok(health) => status.health = health.health,
+        Ok(console) => merge(&mut status, console),
         Err(e) => note(&mut status.extras, HEALTH_ERROR, &e),
     }
     status
+}
+
+/// What the console adds to the poll's status: its health, and the players' names and the
+/// bot count where the poll had none (games whose A2S reply hides names: CS2, Project
+/// Zomboid, Conan Exiles). The poll's own counts stay: they are what `up` and the player
+/// gauges report for every protocol.
+fn merge(status: &mut Status, console: Status) {
+    status.health = console.health;
+    let nameless = status
+        .players
+        .as_ref()
+        .is_none_or(|p| p.iter().all(|p| p.name.is_empty()));
+    if nameless && console.players.is_some() {
+        status.players = console.players;
+    }
+    if status.bots.is_none() {
+        status.bots = console.bots;
+    }
 }

@@ -107,6 +107,7 @@ pub async fn run<X: Build>(
         deadline: deadline.into_std(),
         voice_port: req.voice_port,
         credentials: req.credentials.as_deref(),
+        game: req.game,
     };
     let mut observer = observer;
     if let (Some(o), Some(c)) = (observer.as_mut(), req.credentials.as_deref()) {
@@ -117,7 +118,11 @@ pub async fn run<X: Build>(
     // lifetime, which `&mut`'s invariance then ties to the whole function.
     #[allow(clippy::option_as_ref_deref)]
     let observed = observer.as_mut().map(|o| -> &mut dyn Observer { &mut **o });
-    let status = poll_link::<X>(spec, req, &mut start, session, deadline, observed).await?;
+    let mut status = poll_link::<X>(spec, req, &mut start, session, deadline, observed).await?;
+    // The configured capacity stands in where the server reports none.
+    if status.max == 0 {
+        status.max = req.max_players.unwrap_or(0);
+    }
     match X::health_over_rcon(&start) {
         Some(rcon) => {
             let addr = SocketAddr::new(peer.ip(), rcon.port);

@@ -79,6 +79,7 @@ mod future_size {
             deadline: deadline.into_std(),
             voice_port: None,
             credentials: None,
+            game: None,
         };
         let link = poll_link::<A2s>(spec, &req, &mut start, &mut session, deadline, None);
         let link_size = std::mem::size_of_val(&link);

@@ -42,6 +42,12 @@ pub struct Request {
     /// What a configured target logs in with; `None` for ad-hoc polls (`/probe?target=`,
     /// `[module.NAME]`, the `query` command without a config), which never carry any.
     pub credentials: Option<Arc<Credentials>>,
+    /// The game preset the target named (`game = "..."`), by id: which console commands a
+    /// health query over RCON runs (one `rcon` table serves several games' consoles).
+    /// `None` for ad-hoc polls and targets without a preset.
+    pub game: Option<&'static str>,
+    /// The capacity a poll reports when the server says none (the target's `max_players`).
+    pub max_players: Option<u32>,
 }
 
 /// What a dialogue may remember about one target between polls, so that steady-state polls
@@ -109,6 +115,8 @@ impl Request {
             voice_port: None,
             mux: None,
             credentials: None,
+            game: None,
+            max_players: None,
         }
     }
 }
@@ -146,6 +154,8 @@ impl From<&Target> for Request {
             voice_port: t.voice_port,
             mux: None,
             credentials: t.credentials.clone(),
+            game: t.game,
+            max_players: t.max_players,
         }
     }
 }

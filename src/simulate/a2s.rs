@@ -246,6 +246,24 @@ pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
     .await
 }
 
+/// The RCON password of the demo server's srcds console.
+pub const DEMO_RCON_PASSWORD: &str = "a2s-sim-rcon";
+
+/// [`spawn_demo`] with a Source RCON console beside it answering `stats` (Orange Box
+/// layout), so `demo` shows the Source health families (frame rate, CPU, traffic, uptime).
+pub async fn spawn_demo_with_console(world: World) -> io::Result<SimServer> {
+    let config = super::rcon::RconConfig {
+        flavour: super::rcon::Flavour::Srcds,
+        password: DEMO_RCON_PASSWORD.into(),
+        respond: super::rcon::srcds,
+        misbehaviour: super::rcon::Misbehaviour::None,
+    };
+    let console = super::rcon::spawn(world.clone(), config).await?;
+    Ok(spawn_demo(world)
+        .await?
+        .with_rcon(console, DEMO_RCON_PASSWORD))
+}
+
 struct Server {
     world: World,
     config: A2sConfig,

@@ -55,32 +55,10 @@ pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
     Ok(server)
 }
 
-/// The config line naming a file that holds [`PASSWORD`], for the hostile fleet's targets
-/// (its `config` lines are static): the file is written once per process, readable by its
-/// owner only, in the system's temporary directory, and left there (a few bytes of a test
-/// password).
+/// The config line naming a file that holds [`PASSWORD`], for the hostile fleet's targets.
 fn password_file_line() -> &'static str {
     static LINE: OnceLock<String> = OnceLock::new();
-    LINE.get_or_init(|| {
-        let path =
-            std::env::temp_dir().join(format!("gse-factorio-sim-{}.password", std::process::id()));
-        let written = {
-            use std::io::Write;
-            #[cfg(unix)]
-            use std::os::unix::fs::OpenOptionsExt;
-            let mut options = std::fs::OpenOptions::new();
-            options.write(true).create(true).truncate(true);
-            #[cfg(unix)]
-            options.mode(0o600);
-            options
-                .open(&path)
-                .and_then(|mut f| f.write_all(PASSWORD.as_bytes()))
-        };
-        if let Err(e) = written {
-            tracing::warn!(error = %e, "could not write the Factorio simulator's password file");
-        }
-        format!("password_file = {:?}", path.display().to_string())
-    })
+    rcon::password_file_line(&LINE, "factorio", PASSWORD)
 }
 
 /// The hostile fleet's Factorio servers: the count only (no name, no capacity: 0).

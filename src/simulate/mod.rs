@@ -7,6 +7,7 @@
 //! protocol dispatch through it instead of naming each one.
 
 pub mod a2s;
+pub mod arkrcon;
 pub mod ase;
 pub mod battlefield;
 pub mod bedrock;
@@ -77,7 +78,7 @@ pub fn simulator(protocol: Protocol) -> Simulator {
     let (spawn, spawn_demo, demo_rules): (SpawnFn, SpawnFn, _) = match protocol {
         Protocol::A2s => (
             |w| Box::pin(a2s::spawn(w, Default::default())),
-            |w| Box::pin(a2s::spawn_demo(w)),
+            |w| Box::pin(a2s::spawn_demo_with_console(w)),
             &["mp_friendlyfire"][..],
         ),
         Protocol::Minecraft => (
@@ -190,9 +191,15 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(battlefield::spawn_demo(w)),
             &["gamemode", "region"][..],
         ),
+        Protocol::Arkrcon => (
+            |w| Box::pin(arkrcon::spawn(w, arkrcon::config())),
+            |w| Box::pin(arkrcon::spawn_demo(w)),
+            &[][..],
+        ),
     };
     let password = match protocol {
         Protocol::Factorio => Some(factorio::PASSWORD),
+        Protocol::Arkrcon => Some(arkrcon::PASSWORD),
         _ => None,
     };
     Simulator {
@@ -233,6 +240,7 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         Protocol::Teamspeak3 => teamspeak3::hostile,
         Protocol::Factorio => factorio::hostile,
         Protocol::Battlefield => battlefield::hostile,
+        Protocol::Arkrcon => arkrcon::hostile,
     }
 }
 

@@ -51,6 +51,12 @@ pub enum Misbehaviour {
     Oversized,
     /// The login is answered with a reply to something else, forever.
     Flood,
+    /// A command's reply announces a 2^31-1 byte packet (the largest `size` an i32 holds).
+    MaxLength,
+    /// Every byte goes out in a write of its own (TCP segments of one byte).
+    Drip,
+    /// Every reply quotes the RCON password back (a console echoing what it was sent).
+    EchoPassword,
 }
 
 /// What the server answers a command with, from the world.
@@ -103,6 +109,138 @@ pub fn srcds(state: &WorldState, command: &str) -> String {
         ),
         other => format!("Unknown command \"{other}\"\n"),
     }
+}
+
+/// CS2's console (Source 2): no `stats` (it prints nothing the engine reads as a table);
+/// `status` in the layout other projects captured from real servers (docs of
+/// `protocol::a2s::console_status`), humans and bots from the world.
+pub fn cs2(state: &WorldState, command: &str) -> String {
+    match command.trim() {
+        "stats" => String::new(),
+        "status" => {
+            let mut text = format!(
+                "Server:  Running [0.0.0.0:27015]\n\
+                 Client:  Disconnected\n\
+                 ----- Status -----\n\
+                 @ Current  :  game\n\
+                 source   : console\n\
+                 hostname : {}\n\
+                 spawngroup count : 1\n\
+                 version  : 1.41.7.5/14175 10847 secure  public\n\
+                 os/type  : Linux dedicated\n\
+                 players  : {} humans, {} bots ({} max) (not hibernating) (unreserved)\n\
+                 ---------spawngroups----\n\
+                 loaded spawngroup(  1)  : SV:  [1: {} | main lump | mapload]\n\
+                 ---------players--------\n  \
+                   id     time ping loss      state   rate adr name\n",
+                state.name,
+                state.players.len(),
+                state.bots,
+                state.max,
+                state.map
+            );
+            for (i, (name, _, secs)) in state.players.iter().enumerate() {
+                let (m, s) = ((*secs as u32) / 60, (*secs as u32) % 60);
+                text.push_str(&format!(
+                    "{:>5}    {m:02}:{s:02}   18    0     active 196608 192.0.2.{}:27005 '{name}'\n",
+                    i + 2,
+                    i + 10
+                ));
+            }
+            for b in 0..state.bots {
+                let id = state.players.len() as u32 + 2 + b;
+                text.push_str(&format!(
+                    "{id:>5}      BOT    0    0     active      0 'Bot{b}'\n"
+                ));
+            }
+            text.push_str("#end\n");
+            text
+        }
+        other => format!("Unknown command '{other}'!\n"),
+    }
+}
+
+/// Project Zomboid's console: `players`, `Players connected (N): ` and a `-name` line each.
+pub fn zomboid(state: &WorldState, command: &str) -> String {
+    match command.trim() {
+        "players" => {
+            let mut text = format!("Players connected ({}): \n", state.players.len());
+            for (name, _, _) in &state.players {
+                text.push_str(&format!("-{name}\n"));
+            }
+            text
+        }
+        other => format!("Unknown command {other}\n"),
+    }
+}
+
+/// Conan Exiles' console: `listplayers`, a `|` table with the character name second.
+pub fn conan(state: &WorldState, command: &str) -> String {
+    match command.trim() {
+        "listplayers" => {
+            let mut text = String::from(
+                "Idx | Char name | Player name |      User ID |       Platform ID | Platform Name\n",
+            );
+            for (i, (name, _, _)) in state.players.iter().enumerate() {
+                text.push_str(&format!(
+                    "{i:>3} | {name} | {name}#{:04} | A-SIM{i:07} | 7656119800000{i:04} |         STEAM\n",
+                    1000 + i
+                ));
+            }
+            text
+        }
+        other => format!("Couldn't find the command: {other}. Try \"help\"\n"),
+    }
+}
+
+/// ARK: Survival Ascended's console: `ListPlayers` as `N. Name, EOSID` lines (a 32-hex-digit
+/// Epic product user id), or `No Players Connected`, each reply padded with ` \n` as ARK
+/// pads them; anything else is unknown.
+pub fn asa(state: &WorldState, command: &str) -> String {
+    let command = command.trim();
+    if command.eq_ignore_ascii_case("ListPlayers") {
+        if state.players.is_empty() {
+            return "No Players Connected\n \n".into();
+        }
+        let mut text = String::from("\n");
+        for (i, (name, _, _)) in state.players.iter().enumerate() {
+            text.push_str(&format!("{i}. {name}, 0002{:028x}\n", 0x5eed_0000 + i));
+        }
+        text.push_str(" \n");
+        return text;
+    }
+    "Server received, But no response!! \n".into()
+}
+
+/// The config line naming a file that holds `password`, for the hostile fleet's targets
+/// (its `config` lines are static): the file is written once per process into `cell`'s
+/// line, readable by its owner only, in the system's temporary directory, and left there
+/// (a few bytes of a test password).
+pub(super) fn password_file_line(
+    cell: &'static std::sync::OnceLock<String>,
+    tag: &str,
+    password: &str,
+) -> &'static str {
+    cell.get_or_init(|| {
+        let path =
+            std::env::temp_dir().join(format!("gse-{tag}-sim-{}.password", std::process::id()));
+        let written = {
+            use std::io::Write;
+            #[cfg(unix)]
+            use std::os::unix::fs::OpenOptionsExt;
+            let mut options = std::fs::OpenOptions::new();
+            options.write(true).create(true).truncate(true);
+            #[cfg(unix)]
+            options.mode(0o600);
+            options
+                .open(&path)
+                .and_then(|mut f| f.write_all(password.as_bytes()))
+        };
+        if let Err(e) = written {
+            tracing::warn!(error = %e, tag, "could not write a simulator's password file");
+        }
+        format!("password_file = {:?}", path.display().to_string())
+    })
 }
 
 /// Serves RCON on 127.0.0.1, on a port of the system's choosing, until the returned
@@ -180,13 +318,21 @@ async fn serve(mut stream: TcpStream, world: World, config: &RconConfig) -> io::
                     Flavour::Factorio => {}
                 },
                 TYPE_EXEC => {
-                    let text =
+                    let mut text =
                         (config.respond)(&world.snapshot(), &String::from_utf8_lossy(&p.body));
+                    if config.misbehaviour == Misbehaviour::EchoPassword {
+                        text = format!("rcon_password \"{}\"\n{text}", config.password);
+                    }
                     reply(config, p.id, text.as_bytes(), &mut out);
                 }
                 _ => {}
             }
-            if !out.is_empty() {
+            if config.misbehaviour == Misbehaviour::Drip {
+                for b in &out {
+                    stream.write_all(std::slice::from_ref(b)).await?;
+                    stream.flush().await?;
+                }
+            } else if !out.is_empty() {
                 stream.write_all(&out).await?;
             }
         }
@@ -199,6 +345,11 @@ fn reply(config: &RconConfig, id: i32, body: &[u8], out: &mut Vec<u8>) {
         (Misbehaviour::Silence, _) => return,
         (Misbehaviour::Oversized, _) => {
             out.extend_from_slice(&(1i32 << 20).to_le_bytes());
+            out.extend_from_slice(&id.to_le_bytes());
+            return;
+        }
+        (Misbehaviour::MaxLength, _) => {
+            out.extend_from_slice(&i32::MAX.to_le_bytes());
             out.extend_from_slice(&id.to_le_bytes());
             return;
         }

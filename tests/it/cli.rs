@@ -179,7 +179,7 @@ fn world() -> WorldState {
 
 /// Protocols whose reply carries no server name (Mumble's ping: counts only).
 /// Factorio's RCON: the count and names only.
-const NAMELESS: &[Protocol] = &[Protocol::Mumble, Protocol::Factorio];
+const NAMELESS: &[Protocol] = &[Protocol::Mumble, Protocol::Factorio, Protocol::Arkrcon];
 /// Protocols with counts but no player list (Mumble's ping, RakNet's unconnected pong).
 /// (FiveM's list comes from HTTP `/players.json` with `--players`, best effort.)
 const NO_PLAYER_LIST: &[Protocol] = &[
@@ -191,7 +191,7 @@ const NO_PLAYER_LIST: &[Protocol] = &[
 /// Protocols whose reply carries no counts (Satisfactory's Lightweight Query).
 const NO_COUNTS: &[Protocol] = &[Protocol::Satisfactory];
 /// Protocols reporting who is online but no capacity (Factorio's `/players online count`).
-const NO_MAX: &[Protocol] = &[Protocol::Factorio];
+const NO_MAX: &[Protocol] = &[Protocol::Factorio, Protocol::Arkrcon];
 
 /// `query --json` against every protocol's simulator prints every Status field.
 #[test]

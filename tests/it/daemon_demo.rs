@@ -53,6 +53,13 @@ async fn demo_brings_every_protocol_up() {
                         && l.contains("target=\"demo-satisfactory\"")),
                 "{body}"
             );
+            // The A2S server's srcds console answered `stats`: Source health.
+            assert!(
+                body.lines()
+                    .any(|l| l.starts_with("gameserver_frame_rate_hertz{")
+                        && l.contains("target=\"demo-a2s\"")),
+                "{body}"
+            );
             break;
         }
         assert!(

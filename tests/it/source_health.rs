@@ -116,3 +116,138 @@ async fn failed_health_keeps_the_target_up() {
         .unwrap();
     assert_eq!(s.health.expect("health").frame_rate_hertz, Some(66.67));
 }
+
+fn console_of(respond: rcon::Responder) -> RconConfig {
+    RconConfig {
+        respond,
+        ..console(Misbehaviour::None)
+    }
+}
+
+fn names(s: &gameserver_exporter::status::Status) -> Vec<String> {
+    let players = s.players.as_ref().expect("players");
+    players.iter().map(|p| p.name.clone()).collect()
+}
+
+/// CS2's console prints no `stats` table: `status` is asked next, and the names it lists
+/// (A2S's player list from CS2 has none) and its bots are kept beside the A2S status; no
+/// health families, and no `health_error`.
+#[tokio::test]
+async fn cs2_falls_back_to_status() {
+    let w = world();
+    w.update(|s| s.bots = 1);
+    let game = spawn(w.clone(), A2sConfig::default()).await.unwrap();
+    let cs2 = rcon::spawn(w, console_of(rcon::cs2)).await.unwrap();
+    let mut req = request(game.addr, cs2.addr.port(), PASSWORD);
+    req.game = Some("counterstrike2");
+    let s = poll(&req).await.unwrap();
+    assert_eq!(s.health, None);
+    assert!(!s.extras.contains_key("health_error"), "{:?}", s.extras);
+    // Without the list asked, the console's names fill the empty list.
+    assert_eq!(names(&s), ["alice", "bob", "Bot0"]);
+}
+
+/// Project Zomboid's `players` and Conan Exiles' `listplayers` name the players, chosen
+/// by the target's game; the A2S counts stay.
+#[tokio::test]
+async fn zomboid_and_conan_name_their_players() {
+    let game = spawn(world(), A2sConfig::default()).await.unwrap();
+    for (id, respond) in [
+        ("projectzomboid", rcon::zomboid as rcon::Responder),
+        ("conanexiles", rcon::conan),
+    ] {
+        let sim = rcon::spawn(world(), console_of(respond)).await.unwrap();
+        let mut req = request(game.addr, sim.addr.port(), PASSWORD);
+        req.game = Some(id);
+        let s = poll(&req).await.unwrap();
+        assert_eq!((s.online, s.max), (2, 24), "{id}");
+        assert!(
+            !s.extras.contains_key("health_error"),
+            "{id}: {:?}",
+            s.extras
+        );
+        assert_eq!(names(&s), ["alice", "bob"], "{id}");
+        // A srcds console answers neither command: the failure is named, the target up.
+        let srcds = rcon::spawn(world(), console(Misbehaviour::None))
+            .await
+            .unwrap();
+        let mut req = request(game.addr, srcds.addr.port(), PASSWORD);
+        req.game = Some(id);
+        let s = poll(&req).await.unwrap();
+        assert_eq!(s.online, 2, "{id}");
+        assert_eq!(s.extras["health_error"], "malformed", "{id}");
+    }
+}
+
+/// Every console the health and player queries read (srcds `stats`, CS2 `status`, Project
+/// Zomboid, Conan Exiles) against each hostile behaviour: a wrong password, a reply that
+/// never ends, a 2^31-1 length, replies in 1-byte TCP segments, and a console quoting the
+/// password back. The A2S status stays up each time; the failures are named; the password is
+/// in no form (raw, URL-encoded, base64, hex) in the status or its JSON.
+#[tokio::test]
+async fn hostile_consoles() {
+    let game = spawn(world(), A2sConfig::default()).await.unwrap();
+    let consoles: [(Option<&'static str>, rcon::Responder); 4] = [
+        (None, rcon::srcds),
+        (Some("counterstrike2"), rcon::cs2),
+        (Some("projectzomboid"), rcon::zomboid),
+        (Some("conanexiles"), rcon::conan),
+    ];
+    for (id, respond) in consoles {
+        let cases = [
+            (Misbehaviour::None, "pl4nted-wrong", Some("auth_refused")),
+            (Misbehaviour::Silence, PASSWORD, Some("timeout")),
+            (Misbehaviour::MaxLength, PASSWORD, Some("too_large")),
+            (Misbehaviour::Drip, PASSWORD, None),
+            (Misbehaviour::EchoPassword, PASSWORD, None),
+        ];
+        for (misbehaviour, password, failure) in cases {
+            let config = RconConfig {
+                respond,
+                misbehaviour,
+                ..console(Misbehaviour::None)
+            };
+            let sim = rcon::spawn(world(), config).await.unwrap();
+            let mut req = request(game.addr, sim.addr.port(), password);
+            req.game = id;
+            req.timeout = Duration::from_millis(1500);
+            let s = poll(&req).await.unwrap();
+            let what = format!("{id:?} {misbehaviour:?}");
+            assert_eq!(s.online, 2, "{what}");
+            match failure {
+                Some(reason) => assert_eq!(s.extras["health_error"], reason, "{what}"),
+                None => {
+                    assert!(
+                        !s.extras.contains_key("health_error"),
+                        "{what}: {:?}",
+                        s.extras
+                    );
+                    assert!(s.health.is_some() || s.players.is_some(), "{what}");
+                }
+            }
+            let shown = format!("{s:?}\n{}", serde_json::to_string(&s).unwrap());
+            for secret in [password, PASSWORD] {
+                for form in forms_of(secret) {
+                    assert!(!shown.contains(&form), "{what}: {form} in {shown}");
+                }
+            }
+        }
+    }
+}
+
+/// A secret as raw text, URL-encoded, base64 and hex.
+fn forms_of(secret: &str) -> Vec<String> {
+    use base64::Engine;
+    let url: String = secret
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                char::from(b).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect();
+    let hex: String = secret.bytes().map(|b| format!("{b:02x}")).collect();
+    let b64 = base64::engine::general_purpose::STANDARD.encode(secret);
+    vec![secret.to_string(), url, b64, hex]
+}

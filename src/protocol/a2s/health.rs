@@ -1,7 +1,9 @@
 //! Server health from a Source dedicated server's console over RCON: `stats`, text ->
-//! [`Health`]. Pure functions, and the one command a health poll runs ([`Script`]), which
+//! [`Health`]. Pure functions, and the commands a health poll runs ([`Script`]), which
 //! the registry asks after a successful A2S poll on targets with `rcon` set
-//! (docs/protocols/a2s.md, "Server health over RCON").
+//! (docs/protocols/a2s.md, "Server health over RCON"). Where `stats` prints no table (CS2's
+//! console has none), the poll asks `status` next ([`super::console_status`]): the split of
+//! humans and bots and the players' names, which CS2's A2S player list leaves empty.
 //!
 //! `stats` prints a header line and a line of numbers under it, in two layouts:
 //! - Orange Box engines (TF2, CS:S, DoD:S, HL2DM, Garry's Mod, L4D2):
@@ -17,13 +19,16 @@
 
 use std::time::Duration;
 
+use super::console_status::parse_status;
 use crate::protocol::exchange::Error;
 use crate::protocol::rcon::exchange::Script as RconScript;
 use crate::protocol::DecodeError;
-use crate::status::{Health, Status};
+use crate::status::{Health, Player, Status};
 
 /// The console command printing the server's performance line.
 pub const STATS: &str = "stats";
+/// What is asked when `stats` prints no table.
+pub const STATUS: &str = "status";
 
 /// Multi-word column names, as one word each (the Orange Box header has spaces in them).
 const JOINED: [(&str, &str); 6] = [
@@ -35,27 +40,48 @@ const JOINED: [(&str, &str); 6] = [
     ("Map_changes", "Maps"),
 ];
 
-/// One health poll: `stats`, once.
+/// One health poll: `stats`, and `status` only when `stats` printed no table.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Script;
 
 impl RconScript for Script {
     fn next_command(&mut self, replies: &[String]) -> Option<String> {
-        replies.is_empty().then(|| STATS.to_string())
+        match replies {
+            [] => Some(STATS.to_string()),
+            [stats] if parse_stats(stats).is_none() => Some(STATUS.to_string()),
+            _ => None,
+        }
     }
 
-    /// The health alone in a [`Status`] (the A2S poll gives the rest); an error when the
-    /// reply holds no `stats` table (a console without the command, e.g. CS2's).
+    /// The health alone in a [`Status`] (the A2S poll gives the rest), or what `status`
+    /// says (bots and names, no health); an error when neither reply reads (a console
+    /// answering neither command).
     fn finish(&mut self, replies: Vec<String>, latency: Duration) -> Result<Status, Error> {
-        let health = replies
-            .first()
-            .and_then(|r| parse_stats(r))
+        if let Some(health) = replies.first().and_then(|r| parse_stats(r)) {
+            return Ok(Status {
+                latency,
+                health: Some(Box::new(health)),
+                ..Status::default()
+            });
+        }
+        let status = replies
+            .get(1)
+            .and_then(|r| parse_status(r))
             .ok_or(DecodeError::Invalid(
-                "Source health: no `stats` table in the reply",
+                "Source health: no `stats` table and no `status` in the replies",
             ))?;
+        let players = status
+            .names
+            .into_iter()
+            .map(|name| Player {
+                name,
+                ..Player::default()
+            })
+            .collect();
         Ok(Status {
             latency,
-            health: Some(Box::new(health)),
+            bots: status.bots,
+            players: Some(players),
             ..Status::default()
         })
     }
@@ -156,11 +182,40 @@ mod tests {
         assert_eq!(parse_stats("CPU FPS\nNaN 2\n"), None);
         let mut s = Script;
         assert_eq!(s.next_command(&[]).as_deref(), Some(STATS));
-        assert_eq!(s.next_command(&["x".into()]), None);
         assert!(s
             .finish(vec!["Unknown command".into()], Duration::ZERO)
             .is_err());
         assert!(s.finish(vec![], Duration::ZERO).is_err());
+    }
+
+    /// A `stats` table ends the poll; without one `status` is asked once, and what it says
+    /// (bots, names) is the result; neither reading is an error that names both.
+    #[test]
+    fn status_after_an_empty_stats() {
+        let table = "CPU FPS\n1 60\n".to_string();
+        let mut s = Script;
+        assert_eq!(s.next_command(std::slice::from_ref(&table)), None);
+        let asked = s.next_command(&[String::new()]);
+        assert_eq!(asked.as_deref(), Some(STATUS));
+        assert_eq!(s.next_command(&[String::new(), String::new()]), None);
+        let status = "players  : 1 humans, 1 bots (10 max)\n---------players--------\n\
+                      id time ping loss state rate adr name\n\
+                      2 04:10 44 0 active 786432 192.0.2.5:27005 'Neo'\n\
+                      3 BOT 0 0 active 0 'Kyle'\n#end\n";
+        let got = s
+            .finish(vec![String::new(), status.into()], Duration::ZERO)
+            .unwrap();
+        assert_eq!(got.bots, Some(1));
+        assert_eq!(got.health, None);
+        let names: Vec<String> = got.players.unwrap().into_iter().map(|p| p.name).collect();
+        assert_eq!(names, ["Neo", "Kyle"]);
+        let e = s
+            .finish(
+                vec![String::new(), "Unknown command".into()],
+                Duration::ZERO,
+            )
+            .unwrap_err();
+        assert!(format!("{e:?}").contains("no `status`"), "{e:?}");
     }
 
     proptest::proptest! {

@@ -16,6 +16,8 @@
 //! 4. Optionally the same for [`encode_player_request`] / [`encode_rules_request`], whose
 //!    challenge sits right after the type byte (`-1` asks for one).
 
+pub mod console_players;
+pub mod console_status;
 mod crc32;
 pub mod exchange;
 pub mod health;
