@@ -112,7 +112,7 @@ check "exporter /-/ready within 15s" wait_http "http://$exporter/-/ready" 15
 # exist) in an included target file, probe_allowed_networks for the ad-hoc probes of the
 # sharded setup, and the [module.minecraft_players] that prometheus/scrape-blackbox.yml names.
 # The demo's protocols: every protocol the exporter speaks, read from README's protocol table
-# (its first column after the header; tests/protocol_checklist.rs keeps it equal to
+# (its first column after the header; tests/it/protocol_checklist.rs keeps it equal to
 # Protocol::ALL).
 mapfile -t protos < <(sed -n '/^## Supported protocols/,/^## /p' README.md |
     grep -oP '^\| `\K[a-z0-9-]+(?=` \|)' | sed 1d)

@@ -19,7 +19,7 @@ How expressions are checked:
   only appears once a failure happened, so e2e.sh also runs a --config exporter with one
   target on a closed loopback port; its refused polls feed the failure panel and rules.
 - Data source: the dashboard's `datasource` variable (type datasource) is resolved by Grafana,
-  not by Prometheus; its plugin type must be prometheus. tests/grafana.rs checks that every
+  not by Prometheus; its plugin type must be prometheus. tests/it/grafana.rs checks that every
   panel, query and variable uses it.
 - Metric names: every identifier used as a metric in the dashboard and the rules must appear
   in the exporter's /metrics (Prometheus's own `up` excepted).

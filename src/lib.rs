@@ -11,7 +11,7 @@
 //! ```
 //!
 //! The layers, bottom to top; each may use only the layers below it, and within the daemon
-//! only what `tests/architecture.rs` lists (its `ALLOWED` table is the edge-by-edge version
+//! only what `tests/it/architecture.rs` lists (its `ALLOWED` table is the edge-by-edge version
 //! of this list, checked against every `crate::` path in `src/` on each test run):
 //!
 //! 1. The shared vocabulary, used by everyone and using nobody: [`status`] (what a poll

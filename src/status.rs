@@ -11,6 +11,12 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+/// The largest player count (online, capacity, bots, queue) a status may carry. The busiest
+/// game servers hold a few thousand players; a decoded count above a million is a misread
+/// reply (a wrong length byte shifted the fields, a negative wrapped to 4,294,967,295), and
+/// the poll fails `malformed` naming the field rather than publish it (docs/metrics.md).
+pub const MAX_PLAUSIBLE_COUNT: u32 = 1_000_000;
+
 /// What a server said about itself, normalized across protocols.
 ///
 /// `latency` is one request/reply round trip of the protocol's cheapest status exchange,
@@ -59,6 +65,18 @@ pub struct Health {
     pub tick_duration_seconds: Option<f64>,
     /// Tick time percentiles, in seconds (Minecraft's `/tick query`).
     pub tick_quantiles: Option<TickQuantiles>,
+    /// Frames per second the server runs, where the game does not tie frames to ticks
+    /// (Source's `stats` FPS: the engine runs frames as fast as `fps_max` lets it and
+    /// simulates ticks at the tick rate within them).
+    pub frame_rate_hertz: Option<f64>,
+    /// The server process's CPU use as the game reports it, 0..1 (Source `stats` CPU %).
+    pub cpu_usage_ratio: Option<f64>,
+    /// Game traffic into the server, bytes per second (Source `stats` In, KiB/s).
+    pub network_receive_bytes_per_second: Option<f64>,
+    /// Game traffic out of the server, bytes per second (Source `stats` Out, KiB/s).
+    pub network_transmit_bytes_per_second: Option<f64>,
+    /// How long the server has been running, as it says (Source `stats` Uptime, minutes).
+    pub uptime_seconds: Option<f64>,
 }
 
 /// Tick time percentiles, in seconds.
@@ -69,6 +87,22 @@ pub struct TickQuantiles {
     pub p99: f64,
 }
 
+impl Status {
+    /// The first count above [`MAX_PLAUSIBLE_COUNT`], by field name, with its value.
+    pub fn implausible(&self) -> Option<(&'static str, u64)> {
+        [
+            ("online", Some(self.online)),
+            ("max", Some(self.max)),
+            ("bots", self.bots),
+            ("queued", self.queued),
+        ]
+        .into_iter()
+        .filter_map(|(field, n)| Some((field, n?)))
+        .find(|(_, n)| *n > MAX_PLAUSIBLE_COUNT)
+        .map(|(field, n)| (field, u64::from(n)))
+    }
+}
+
 impl Health {
     /// Whether the server reported anything at all.
     pub fn is_empty(&self) -> bool {
@@ -76,6 +110,11 @@ impl Health {
             && self.tick_target_rate_hertz.is_none()
             && self.tick_duration_seconds.is_none()
             && self.tick_quantiles.is_none()
+            && self.frame_rate_hertz.is_none()
+            && self.cpu_usage_ratio.is_none()
+            && self.network_receive_bytes_per_second.is_none()
+            && self.network_transmit_bytes_per_second.is_none()
+            && self.uptime_seconds.is_none()
     }
 }
 
@@ -180,3 +219,30 @@ impl fmt::Display for Failure {
 }
 
 impl std::error::Error for Failure {}
+
+#[cfg(test)]
+mod plausible_tests {
+    use super::*;
+
+    /// Real counts pass; a count past the bound, or a negative that wrapped, is named.
+    #[test]
+    fn implausible_counts_are_named() {
+        let ok = Status {
+            online: 3_000,
+            max: MAX_PLAUSIBLE_COUNT,
+            bots: Some(0),
+            ..Status::default()
+        };
+        assert_eq!(ok.implausible(), None);
+        let shifted = Status {
+            online: 1_179_323_136,
+            ..ok.clone()
+        };
+        assert_eq!(shifted.implausible(), Some(("online", 1_179_323_136)));
+        let wrapped = Status {
+            queued: Some(-1i32 as u32),
+            ..ok
+        };
+        assert_eq!(wrapped.implausible(), Some(("queued", 4_294_967_295)));
+    }
+}

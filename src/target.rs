@@ -86,6 +86,10 @@ protocols! {
     /// Quake 3-engine `getstatus` (ioquake3, OpenArena, Urban Terror, ET, Call of Duty,
     /// DarkPlaces games...), UDP.
     Quake3 => quake3::spec;
+    /// Quake 2-engine `status` (Quake 2, Alien Arena, Daikatana), UDP.
+    Quake2 => quake2::spec;
+    /// QuakeWorld `status` (mvdsv, FTE, ezQuake; Quake 1 servers of the QuakeWorld line), UDP.
+    Quake1 => quake1::spec;
     /// Teeworlds 0.6/0.7 and DDNet server info, UDP.
     Teeworlds => teeworlds::spec;
     /// GameSpy 1 `\status\` (Unreal Tournament, Battlefield 1942, Halo, netPanzer...), UDP.
@@ -112,6 +116,9 @@ protocols! {
     Teamspeak3 => teamspeak3::spec;
     /// Factorio over Source RCON (`/players online count`), TCP: the game has no query.
     Factorio => factorio::spec;
+    /// Frostbite query (`serverInfo`: Battlefield 3, 4, Hardline, Bad Company 2, Medal of
+    /// Honor 2010 and Warfighter), TCP.
+    Battlefield => battlefield::spec;
 }
 
 impl Protocol {

@@ -13,9 +13,14 @@ use gameserver_exporter::scheduler::QueryProber;
 use gameserver_exporter::simulate::minecraft::Console;
 use gameserver_exporter::simulate::{self, World, WorldState};
 use gameserver_exporter::target::Protocol;
-#[path = "support/daemon.rs"]
+// A binary of its own, not a module of tests/it: the test installs a global tracing
+// subscriber at debug level to search every log line, which would capture (and slow) every
+// other suite's daemons in a shared process. It borrows the shared helpers by path.
+#[allow(dead_code)]
+#[path = "it/support/daemon.rs"]
 mod harness;
-#[path = "support/http.rs"]
+#[allow(dead_code)]
+#[path = "it/support/http.rs"]
 mod http;
 
 /// The planted secret: distinctive, so any copy of it anywhere is found.
@@ -58,6 +63,12 @@ fn targets(protocol: Protocol, addr: SocketAddr, pw: &Path, rcon_port: u16) -> O
     let (name, keys) = match protocol {
         Protocol::Minecraft => (
             "mc",
+            format!("rcon = {{ port = {rcon_port}, password_file = \"{pw}\" }}"),
+        ),
+        // Source RCON health beside the A2S poll: the planted password goes out on the
+        // console's login every poll.
+        Protocol::A2s => (
+            "srcds",
             format!("rcon = {{ port = {rcon_port}, password_file = \"{pw}\" }}"),
         ),
         Protocol::Terraria => ("tshock", format!("token_file = \"{pw}\"")),

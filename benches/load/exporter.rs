@@ -202,7 +202,7 @@ fn drain(stderr: impl Read, tx: mpsc::Sender<SocketAddr>, log: Arc<Mutex<Log>>) 
     }
 }
 
-/// One request through the integration tests' HTTP/1.1 client (tests/support/http.rs:
+/// One request through the integration tests' HTTP/1.1 client (tests/it/support/http.rs:
 /// `Connection: close`, read to the end within 20 s), a chunked body joined (`/metrics` is
 /// streamed in chunks above 64 KiB).
 fn request(

@@ -54,7 +54,9 @@
 #![allow(unsafe_code)]
 
 mod exporter;
-#[path = "../../tests/support/http.rs"]
+// The integration tests' client; the benchmark uses a part of it.
+#[allow(dead_code)]
+#[path = "../../tests/it/support/http.rs"]
 mod http;
 mod page;
 mod responder;

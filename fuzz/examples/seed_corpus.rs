@@ -22,6 +22,7 @@ use gameserver_exporter::protocol::gamespy3 as gs3;
 use gameserver_exporter::protocol::minecraft::{legacy, query, slp, varint};
 use gameserver_exporter::protocol::mumble::{self, Pong, Version};
 use gameserver_exporter::protocol::quake3::{self, Command, PlayerLine};
+use gameserver_exporter::protocol::{quake1, quake2};
 use gameserver_exporter::protocol::samp::{self, Client, Detailed, Header, Opcode};
 use gameserver_exporter::protocol::satisfactory::{self, ServerState, SubState};
 use gameserver_exporter::protocol::teamspeak3 as ts3;
@@ -569,6 +570,45 @@ fn quake3(root: &Path) {
     );
 }
 
+/// The real mvdsv 0.35 reply (`src/protocol/quake1`'s fixture) and what the simulator's
+/// encoders write in both dialects.
+fn quake2(root: &Path) {
+    let c = Corpus::new(root, "quake2");
+    c.add("request", &build(quake2::encode_request));
+    c.add(
+        "mvdsv_status",
+        b"\xff\xff\xff\xffn\\*gamedir\\ktx\\maxfps\\77\\maxspectators\\8\\hostname\\unnamed\\deathmatch\\3\\pm_ktjump\\1\\*version\\MVDSV 0.35\\*z_ext\\511\\maxclients\\8\\*qvm\\so\\*progs\\so\\ktxver\\1.42\\timelimit\\30\\map\\start\\status\\Standby\n\x00",
+    );
+    let vars = vec![
+        ("hostname".to_string(), "^1Q2".to_string()),
+        ("maxclients".to_string(), "8".to_string()),
+        ("mapname".to_string(), "q2dm1".to_string()),
+    ];
+    let mut lines = Vec::new();
+    quake2::encode_player_line(3, 40, "alice", &mut lines);
+    quake2::encode_player_line(0, 0, "bot", &mut lines);
+    c.add(
+        "q2_status",
+        &build(|o| quake2::encode_frame(quake2::HEADER, &vars, &lines, o)),
+    );
+    let mut lines = Vec::new();
+    let p = quake1::Player {
+        userid: Some(1),
+        frags: Some(5),
+        minutes: Some(2),
+        ping: Some(30),
+        name: "alice".into(),
+        skin: "base".into(),
+        top: Some(4),
+        bottom: Some(4),
+    };
+    quake1::encode_player_line(&p, &mut lines);
+    c.add(
+        "qw_status",
+        &build(|o| quake2::encode_frame(quake1::HEADER, &vars, &lines, o)),
+    );
+}
+
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
     a2s(&root);
@@ -577,11 +617,13 @@ fn main() {
     mumble(&root);
     bedrock(&root);
     quake3(&root);
+    quake2(&root);
     teeworlds(&root);
     fivem(&root);
     satisfactory(&root);
     teamspeak3(&root);
     rcon(&root);
+    battlefield(&root);
     gamespy1(&root);
     gamespy2(&root);
     gamespy3(&root);
@@ -1020,6 +1062,32 @@ fn teamspeak3(root: &Path) {
     let mut ban = Vec::new();
     ts3::encode_error_line(3329, "connection failed, you are banned", &mut ban);
     c.add("ban", &ban);
+}
+
+/// Frostbite: a BF4 `serverInfo`, `version` and `listPlayers all` as the simulator answers
+/// them, back to back, and a Bad Company 2 `serverInfo`.
+fn battlefield(root: &Path) {
+    use gameserver_exporter::protocol::battlefield::{encode, RESPONSE};
+    use gameserver_exporter::simulate::battlefield::{answer, Flavour};
+    use gameserver_exporter::simulate::WorldState;
+    let c = Corpus::new(root, "battlefield");
+    let world = WorldState {
+        players: vec![("alice".into(), 5, 10.0), ("bob".into(), 3, 20.0)],
+        ..WorldState::default()
+    };
+    for (name, flavour) in [("bf4", Flavour::Bf4), ("bc2", Flavour::Bc2)] {
+        let mut out = Vec::new();
+        for (n, ask) in [&["serverInfo"][..], &["version"], &["listPlayers", "all"]]
+            .iter()
+            .enumerate()
+        {
+            let ask: Vec<String> = ask.iter().map(|s| s.to_string()).collect();
+            let words = answer(&world, flavour, &ask);
+            let refs: Vec<&str> = words.iter().map(String::as_str).collect();
+            encode(RESPONSE | (n as u32 + 1), &refs, &mut out);
+        }
+        c.add(name, &out);
+    }
 }
 
 /// Source RCON: a login answer, Factorio's and vanilla Minecraft's replies, Paper's.

@@ -226,7 +226,7 @@ mod tests {
         let cases = [
             (
                 target("a2s", &format!("password_file = \"{p}\"")),
-                "target[0].password_file: protocol a2s takes no credentials",
+                "target[0].password_file: protocol a2s takes only rcon",
             ),
             (
                 target("minecraft", &format!("token_file = \"{p}\"")),

@@ -525,8 +525,11 @@ max_split_packets = 9
         );
         assert_eq!(
             err(&format!("{T}\nproxy_protocol = \"v2\"\n")),
-            "exporter.toml:6: target[0].proxy_protocol: only TCP protocols (minecraft, teamspeak3, factorio) can send a \
-             PROXY header; a2s runs over UDP"
+            format!(
+                "exporter.toml:6: target[0].proxy_protocol: only TCP protocols ({}) can send a \
+                 PROXY header; a2s runs over UDP",
+                Protocol::tcp_names()
+            )
         );
         assert_eq!(
             err(&format!("{mc}proxy_protocol = true\n")),

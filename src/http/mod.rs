@@ -1,7 +1,7 @@
 //! The HTTP side, every endpoint in one place: a hyper HTTP/1 server that parses, delegates
 //! and responds. It reads the running exporter through [`crate::daemon::Daemon`], renders
 //! through [`crate::metrics`] and polls (for `/probe`) through [`crate::query`]; it never
-//! reaches `protocol` or `net` (`tests/architecture.rs` pins that).
+//! reaches `protocol` or `net` (`tests/it/architecture.rs` pins that).
 //!
 //! | Endpoint | Served by |
 //! |---|---|

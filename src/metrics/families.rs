@@ -4,7 +4,7 @@
 //! label names the config refuses and against the metric tables of docs/metrics.md.
 
 /// A family's metric type. Here rather than in `encode.rs`, which reads the table: the table
-/// is the lower file, so the two do not import each other (tests/architecture.rs).
+/// is the lower file, so the two do not import each other (tests/it/architecture.rs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     Gauge,
@@ -154,6 +154,36 @@ pub const TICK_DURATION_QUANTILE: Family = target(
     Kind::Summary,
     &QUANTILE_LABELS,
     "Server tick time percentiles, where the game reports them.",
+);
+pub const FRAME_RATE: Family = target(
+    "gameserver_frame_rate_hertz",
+    Gauge,
+    &[],
+    "Server frames per second, where the game reports frames apart from ticks.",
+);
+pub const CPU_USAGE: Family = target(
+    "gameserver_cpu_usage_ratio",
+    Gauge,
+    &[],
+    "The server process's CPU use (0 to 1) as the game reports it.",
+);
+pub const NETWORK_RECEIVE: Family = target(
+    "gameserver_network_receive_bytes_per_second",
+    Gauge,
+    &[],
+    "Game traffic into the server, bytes per second, as the game reports it.",
+);
+pub const NETWORK_TRANSMIT: Family = target(
+    "gameserver_network_transmit_bytes_per_second",
+    Gauge,
+    &[],
+    "Game traffic out of the server, bytes per second, as the game reports it.",
+);
+pub const UPTIME: Family = target(
+    "gameserver_uptime_seconds",
+    Gauge,
+    &[],
+    "How long the server has been running, as the game reports it.",
 );
 pub const RULE_VALUE: Family = target(
     "gameserver_rule_value",
@@ -314,7 +344,7 @@ pub const PROCESS_START_TIME: Family = exporter(
 );
 
 /// Every family, in the order a `/metrics` page writes them.
-pub const ALL: [Family; 38] = [
+pub const ALL: [Family; 43] = [
     UP,
     PLAYERS_ONLINE,
     PLAYERS_MAX,
@@ -326,6 +356,11 @@ pub const ALL: [Family; 38] = [
     TICK_TARGET_RATE,
     TICK_DURATION,
     TICK_DURATION_QUANTILE,
+    FRAME_RATE,
+    CPU_USAGE,
+    NETWORK_RECEIVE,
+    NETWORK_TRANSMIT,
+    UPTIME,
     RULE_VALUE,
     RULE_INFO,
     PLAYER_INFO,

@@ -232,31 +232,52 @@ fn targets(enc: &mut Encoder, entries: &[Arc<Entry>], counters: bool) {
     players::counters(enc, entries);
 }
 
-/// The `gameserver_tick_*` families: each series only where the server reported the value.
+/// The health families (`gameserver_tick_*`, frame rate, CPU, network, uptime): each series
+/// only where the server reported the value, in [`F::ALL`]'s order.
 fn health(enc: &mut Encoder, entries: &[Arc<Entry>]) {
-    let of = |e: &Entry| up(e).and_then(|s| s.health()).copied();
-    type Field = fn(&Health) -> Option<f64>;
-    let scalars: [(&F::Family, Field); 3] = [
+    let ticks: [(&F::Family, Field); 3] = [
         (&F::TICK_RATE, |h| h.tick_rate_hertz),
         (&F::TICK_TARGET_RATE, |h| h.tick_target_rate_hertz),
         (&F::TICK_DURATION, |h| h.tick_duration_seconds),
     ];
-    for (family, field) in scalars {
-        enc.family(family);
-        for e in entries {
-            if let Some(v) = of(e).as_ref().and_then(field) {
-                enc.sample_f64(family, labels::of(&e.meta), v);
-            }
-        }
-    }
+    health_scalars(enc, entries, &ticks);
     let [quantile] = F::QUANTILE_LABELS;
     enc.family(&F::TICK_DURATION_QUANTILE);
     for e in entries {
-        if let Some(q) = of(e).and_then(|h| h.tick_quantiles) {
+        if let Some(q) = health_of(e).and_then(|h| h.tick_quantiles) {
             for (at, v) in [("0.5", q.p50), ("0.95", q.p95), ("0.99", q.p99)] {
                 enc.start(&F::TICK_DURATION_QUANTILE, labels::of(&e.meta));
                 enc.label(quantile, at);
                 enc.value_f64(v);
+            }
+        }
+    }
+    let host: [(&F::Family, Field); 5] = [
+        (&F::FRAME_RATE, |h| h.frame_rate_hertz),
+        (&F::CPU_USAGE, |h| h.cpu_usage_ratio),
+        (&F::NETWORK_RECEIVE, |h| h.network_receive_bytes_per_second),
+        (&F::NETWORK_TRANSMIT, |h| {
+            h.network_transmit_bytes_per_second
+        }),
+        (&F::UPTIME, |h| h.uptime_seconds),
+    ];
+    health_scalars(enc, entries, &host);
+}
+
+/// One health value of a target's last status.
+type Field = fn(&Health) -> Option<f64>;
+
+fn health_of(e: &Entry) -> Option<Health> {
+    up(e).and_then(|s| s.health()).copied()
+}
+
+/// One gauge family per field, a sample per target that reported it.
+fn health_scalars(enc: &mut Encoder, entries: &[Arc<Entry>], fields: &[(&F::Family, Field)]) {
+    for (family, field) in fields {
+        enc.family(family);
+        for e in entries {
+            if let Some(v) = health_of(e).as_ref().and_then(field) {
+                enc.sample_f64(family, labels::of(&e.meta), v);
             }
         }
     }
@@ -358,6 +379,8 @@ mod tests {
             health: Some(Box::new(Health {
                 tick_rate_hertz: Some(19.5),
                 tick_duration_seconds: Some(0.0125),
+                frame_rate_hertz: Some(66.67),
+                uptime_seconds: Some(5700.0),
                 ..Health::default()
             })),
             ..Default::default()
@@ -420,6 +443,18 @@ gameserver_tick_rate_hertz{target="alpha",protocol="a2s",region="eu"} 19.5
 gameserver_tick_duration_seconds{target="alpha",protocol="a2s",region="eu"} 0.0125
 # HELP gameserver_tick_duration_quantile_seconds Server tick time percentiles, where the game reports them.
 # TYPE gameserver_tick_duration_quantile_seconds summary
+# HELP gameserver_frame_rate_hertz Server frames per second, where the game reports frames apart from ticks.
+# TYPE gameserver_frame_rate_hertz gauge
+gameserver_frame_rate_hertz{target="alpha",protocol="a2s",region="eu"} 66.67
+# HELP gameserver_cpu_usage_ratio The server process's CPU use (0 to 1) as the game reports it.
+# TYPE gameserver_cpu_usage_ratio gauge
+# HELP gameserver_network_receive_bytes_per_second Game traffic into the server, bytes per second, as the game reports it.
+# TYPE gameserver_network_receive_bytes_per_second gauge
+# HELP gameserver_network_transmit_bytes_per_second Game traffic out of the server, bytes per second, as the game reports it.
+# TYPE gameserver_network_transmit_bytes_per_second gauge
+# HELP gameserver_uptime_seconds How long the server has been running, as the game reports it.
+# TYPE gameserver_uptime_seconds gauge
+gameserver_uptime_seconds{target="alpha",protocol="a2s",region="eu"} 5700
 # HELP gameserver_rule_value A configured server rule whose value is a number.
 # TYPE gameserver_rule_value gauge
 gameserver_rule_value{target="alpha",protocol="a2s",region="eu",rule="mp_timelimit"} 25

@@ -2,7 +2,9 @@
 //! 2): keys compared without case, as the engines compare their own variables
 //! (`Info_ValueForKey`, cvars), and the first pair wins when a server repeats a key.
 
-/// The value of `key` among `pairs`.
+/// The value of `key` among `pairs`. Inline: it was each family's own method before, and
+/// every poll of those families calls it a dozen times.
+#[inline]
 pub fn get<'a>(pairs: &'a [(String, String)], key: &str) -> Option<&'a str> {
     pairs
         .iter()
@@ -11,6 +13,7 @@ pub fn get<'a>(pairs: &'a [(String, String)], key: &str) -> Option<&'a str> {
 }
 
 /// The value of the first of `keys` present among `pairs`.
+#[inline]
 pub fn first<'a>(pairs: &'a [(String, String)], keys: &[&str]) -> Option<&'a str> {
     keys.iter().find_map(|k| get(pairs, k))
 }

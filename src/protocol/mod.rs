@@ -12,6 +12,7 @@
 
 pub mod a2s;
 pub mod ase;
+pub mod battlefield;
 pub mod bedrock;
 pub mod credentials;
 pub mod doom3;
@@ -30,6 +31,8 @@ pub mod minecraft;
 pub mod mumble;
 pub mod palworld;
 pub mod proxy_header;
+pub mod quake1;
+pub mod quake2;
 pub mod quake3;
 pub mod rcon;
 mod reader;

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use super::credentials::{CredentialKey, Credentials};
 use super::exchange::{Exchange, Params};
 use super::memory::Memory;
+use super::rcon::exchange::Script;
 use crate::secret::Secret;
 
 /// Everything the rest of the exporter needs to know about one protocol, besides its
@@ -181,10 +182,34 @@ pub trait Build: Exchange + Send + Sized + 'static {
     const LOCAL_PORT: bool = false;
 
     /// Server health asked over RCON after a successful poll, on another port of the same
-    /// host: the port and password (Minecraft targets with `rcon` set). `None` for every
-    /// other protocol and target.
-    fn health_over_rcon(_start: &Start<'_>) -> Option<(u16, Secret)> {
+    /// host (Minecraft and A2S targets with `rcon` set). `None` for every other protocol
+    /// and target.
+    fn health_over_rcon(_start: &Start<'_>) -> Option<RconHealth> {
         None
+    }
+}
+
+/// Where and how a target's health is asked over Source RCON: the console's port and
+/// password, and the commands the game's console understands.
+pub struct RconHealth {
+    pub port: u16,
+    pub password: Secret,
+    pub script: Box<dyn Script>,
+}
+
+impl RconHealth {
+    /// From the target's `rcon` table (its port, else `default_port`); `None` without one.
+    pub fn from_rcon(
+        start: &Start<'_>,
+        default_port: u16,
+        script: Box<dyn Script>,
+    ) -> Option<RconHealth> {
+        let rcon = start.credentials?.rcon.as_ref()?;
+        Some(RconHealth {
+            port: rcon.port.unwrap_or(default_port),
+            password: rcon.password.clone(),
+            script,
+        })
     }
 }
 

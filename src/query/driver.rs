@@ -274,6 +274,12 @@ pub async fn drive<X: Exchange, T: Transport>(
                 }
             }
             Step::Done(status) => {
+                // A count no server reaches is a misread reply: never published.
+                if let Some((field, value)) = status.implausible() {
+                    let e = Error::Implausible { field, value };
+                    seen(None, Event::Finished(Err(&e)));
+                    return Err(e);
+                }
                 seen(None, Event::Finished(Ok(&status)));
                 return Ok(status);
             }
@@ -394,6 +400,47 @@ mod tests {
         assert_eq!(t.0[1].0 - start, Duration::from_secs(1));
         // The round trip counts from the copy that was answered.
         assert_eq!(s.latency, Duration::ZERO);
+    }
+
+    /// A reply whose count wrapped (a negative read as unsigned): the poll fails
+    /// `malformed`, the field named, and the count is never handed on.
+    #[tokio::test(start_paused = true)]
+    async fn implausible_count_fails_malformed() {
+        struct Wrapped;
+        impl Codec for Wrapped {
+            type Reply = ();
+            const REQUEST: &'static str = "wrapped";
+            fn encode_request(&mut self, out: &mut Vec<u8>) {
+                out.extend_from_slice(b"req");
+            }
+            fn decode_reply(&self, _: &[u8]) -> Result<(), DecodeError> {
+                Ok(())
+            }
+            fn to_status(&self, _: (), latency: Duration) -> Status {
+                Status {
+                    online: 2,
+                    max: -1i32 as u32,
+                    latency,
+                    ..Status::default()
+                }
+            }
+        }
+        let mut fake = Fake::<true>::new(|_, _, _| vec![Answer::Bytes(b"re".to_vec())]);
+        let deadline = Instant::now() + Duration::from_secs(3);
+        let mut x = OneShot::new(Wrapped, deadline.into_std());
+        let mut t = Transcript::default();
+        let e = drive(&mut x, &mut fake, deadline, Pacing::default(), Some(&mut t))
+            .await
+            .unwrap_err();
+        assert_eq!(e.reason(), crate::status::Reason::Malformed);
+        assert_eq!(
+            e.to_string(),
+            "max 4294967295 is not a count a real server reports (over 1000000)"
+        );
+        assert_eq!(
+            t.0.last().map(|(_, l)| l.as_str()),
+            Some("failed malformed")
+        );
     }
 
     /// A transport that knows when its request left and its reply was read (the shared UDP

@@ -1,6 +1,7 @@
 //! Server health asked on the side of a successful poll, over the game's RCON console on
-//! another port of the same host (Minecraft targets with `rcon` set: `tick query`, else
-//! Paper's `tps`/`mspt`). The status poll alone decides `up`: a health query that fails
+//! another port of the same host (targets with `rcon` set: Minecraft's `tick query`, else
+//! Paper's `tps`/`mspt`; Source's `stats`). One login per poll, the connection closed at
+//! the end of it. The status poll alone decides `up`: a health query that fails
 //! leaves the status as it was, without health, and says why in its extras
 //! ([`HEALTH_ERROR`]: the failure's reason, e.g. `auth_refused`), where `/probe` and
 //! `query --json` show it.
@@ -13,8 +14,7 @@ use super::driver::{drive, Observer, Pacing};
 use super::transport::TcpLink;
 use crate::protocol::exchange::tools::{note, random_u32};
 use crate::protocol::exchange::Params;
-use crate::protocol::minecraft::health::Script;
-use crate::protocol::rcon::exchange::Rcon;
+use crate::protocol::rcon::exchange::{Rcon, Script};
 use crate::secret::Secret;
 use crate::status::Status;
 
@@ -28,12 +28,13 @@ pub(super) async fn add(
     mut status: Status,
     addr: SocketAddr,
     password: Secret,
+    script: Box<dyn Script>,
     params: Params,
     deadline: Instant,
     observer: Option<&mut dyn Observer>,
 ) -> Status {
     let first_id = (random_u32() >> 2) as i32;
-    let mut x = Rcon::new(Script, password, params, first_id, deadline.into_std());
+    let mut x = Rcon::new(script, password, params, first_id, deadline.into_std());
     let mut link = TcpLink::new(addr);
     // TCP: nothing is resent; no gap to keep.
     let pacing = Pacing {

@@ -119,13 +119,21 @@ pub async fn run<X: Build>(
     let observed = observer.as_mut().map(|o| -> &mut dyn Observer { &mut **o });
     let status = poll_link::<X>(spec, req, &mut start, session, deadline, observed).await?;
     match X::health_over_rcon(&start) {
-        Some((port, password)) => {
-            let addr = SocketAddr::new(peer.ip(), port);
+        Some(rcon) => {
+            let addr = SocketAddr::new(peer.ip(), rcon.port);
             // Boxed: the RCON health query's future is nearly the size of the poll's, and
             // inline it would size every protocol's poll future, which the scheduler moves
             // into a box on every poll; few targets ask for it (benches/RESULTS.md, "A2S
             // poll future").
-            let health = health::add(status, addr, password, start.params, deadline, observer);
+            let health = health::add(
+                status,
+                addr,
+                rcon.password,
+                rcon.script,
+                start.params,
+                deadline,
+                observer,
+            );
             Ok(Box::pin(health).await)
         }
         None => Ok(status),

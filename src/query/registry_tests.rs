@@ -88,6 +88,7 @@ mod future_size {
             Status::default(),
             peer,
             secret,
+            Box::new(crate::protocol::a2s::health::Script),
             req.params(),
             deadline,
             None,

@@ -91,7 +91,7 @@ pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
 }
 
 /// The hostile fleet's id Tech 4 servers (Doom 3 layout): one per misbehaviour. The count
-/// is the list's, so for the fleet's world (`tests/hostile.rs`: 2 players and 2 bots, 24
+/// is the list's, so for the fleet's world (`tests/it/hostile.rs`: 2 players and 2 bots, 24
 /// slots) it is 4 of 24 (bots are not flagged in Doom 3's layout), except where the server
 /// lies about its slots.
 pub fn hostile() -> Vec<Hostile> {

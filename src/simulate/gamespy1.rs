@@ -116,12 +116,11 @@ pub fn hostile() -> Vec<Hostile> {
             None,
             with(M::Reordered, Style::QueryIdFirst),
         ),
-        // Published as told, clamped: no overflow, no panic.
-        Hostile::up(
+        // A count no server reaches (4,294,967,295 online) is never published: malformed
+        // (status::MAX_PLAUSIBLE_COUNT).
+        Hostile::down(
             "lying-counts",
-            u32::MAX,
-            0,
-            None,
+            "malformed",
             with(M::LyingCounts, Style::Unreal),
         ),
         Hostile::down("silence", "timeout", with(M::Silence, Style::Unreal)),

@@ -1,5 +1,5 @@
 //! The hostile fleet's catalogue: each simulator says how it can misbehave and what the
-//! exporter must publish for each misbehaviour, so `tests/hostile.rs` builds its fleet by
+//! exporter must publish for each misbehaviour, so `tests/it/hostile.rs` builds its fleet by
 //! walking [`Protocol::ALL`](crate::target::Protocol::ALL) through
 //! [`simulator`](super::simulator) instead of naming every server by hand. A protocol added
 //! to the table brings its hostile servers with it.

@@ -8,6 +8,7 @@
 
 pub mod a2s;
 pub mod ase;
+pub mod battlefield;
 pub mod bedrock;
 pub mod churn;
 pub mod datagrams;
@@ -23,6 +24,8 @@ pub mod mcquery;
 pub mod minecraft;
 pub mod mumble;
 pub mod palworld;
+pub mod quake1;
+pub mod quake2;
 pub mod quake3;
 pub mod rcon;
 pub mod samp;
@@ -61,7 +64,7 @@ pub struct Simulator {
     /// panels have data.
     pub demo_rules: &'static [&'static str],
     /// The hostile fleet's servers of this protocol: each misbehaviour the simulator knows,
-    /// with what the exporter must publish for it (`tests/hostile.rs` runs them all).
+    /// with what the exporter must publish for it (`tests/it/hostile.rs` runs them all).
     pub hostile: fn() -> Vec<hostile::Hostile>,
     /// The password the default configuration (and the demo server) logs in with, for a
     /// protocol that answers nothing without one (its `Protocol::required_credential`):
@@ -106,6 +109,16 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(quake3::spawn(w, Default::default())),
             |w| Box::pin(quake3::spawn_demo(w)),
             &[][..],
+        ),
+        Protocol::Quake2 => (
+            |w| Box::pin(quake2::spawn(w, Default::default())),
+            |w| Box::pin(quake2::spawn_demo(w)),
+            &["fraglimit"][..],
+        ),
+        Protocol::Quake1 => (
+            |w| Box::pin(quake1::spawn(w, Default::default())),
+            |w| Box::pin(quake1::spawn_demo(w)),
+            &["fraglimit"][..],
         ),
         Protocol::Teeworlds => (
             |w| Box::pin(teeworlds::spawn(w, Default::default())),
@@ -172,6 +185,11 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(factorio::spawn_demo(w)),
             &[][..],
         ),
+        Protocol::Battlefield => (
+            |w| Box::pin(battlefield::spawn(w, Default::default())),
+            |w| Box::pin(battlefield::spawn_demo(w)),
+            &["gamemode", "region"][..],
+        ),
     };
     let password = match protocol {
         Protocol::Factorio => Some(factorio::PASSWORD),
@@ -189,7 +207,7 @@ pub fn simulator(protocol: Protocol) -> Simulator {
 
 /// The hostile servers of `protocol` (see [`hostile`]). Each list holds at least one server
 /// that must be up (`ok`: the default configuration, on [`hostile::world`]) and one that must
-/// be down: `tests/hostile.rs` fails for a protocol without both.
+/// be down: `tests/it/hostile.rs` fails for a protocol without both.
 fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
     match protocol {
         Protocol::A2s => a2s::hostile,
@@ -199,6 +217,8 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         Protocol::Samp => samp::hostile,
         Protocol::Mumble => mumble::hostile,
         Protocol::Quake3 => quake3::hostile,
+        Protocol::Quake2 => quake2::hostile,
+        Protocol::Quake1 => quake1::hostile,
         Protocol::Teeworlds => teeworlds::hostile,
         Protocol::Gamespy3 => gamespy3::hostile,
         Protocol::Ase => ase::hostile,
@@ -212,6 +232,7 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         Protocol::Satisfactory => satisfactory::hostile,
         Protocol::Teamspeak3 => teamspeak3::hostile,
         Protocol::Factorio => factorio::hostile,
+        Protocol::Battlefield => battlefield::hostile,
     }
 }
 

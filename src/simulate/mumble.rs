@@ -122,12 +122,11 @@ pub fn hostile() -> Vec<Hostile> {
     };
     vec![
         Hostile::up("ok", 4, 24, None, with(Default::default)).expect_name(""),
-        // Lying counts are published as told (no overflow, no panic).
-        Hostile::up(
+        // A count no server reaches (4,294,967,295 users) is never published: malformed
+        // (status::MAX_PLAUSIBLE_COUNT).
+        Hostile::down(
             "lying-counts",
-            u32::MAX,
-            1,
-            None,
+            "malformed",
             with(|| MumbleConfig {
                 misbehaviour: Misbehaviour::LyingCounts,
                 ..Default::default()

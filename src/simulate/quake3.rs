@@ -394,7 +394,7 @@ pub fn hostile() -> Vec<Hostile> {
         // DarkPlaces, flood-protected and losing every other reply: up only because resends
         // keep the registry's gap. The gap is 1.1 s against DarkPlaces' 1 s, so a first
         // request that reaches a busy server 0.1 s late gets its resend dropped too: the
-        // timeout leaves room for a third try (as tests/flood.rs does).
+        // timeout leaves room for a third try (as tests/it/flood.rs does).
         Hostile::up(
             "flood-lossy",
             4,

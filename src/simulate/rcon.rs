@@ -91,6 +91,20 @@ pub fn factorio(state: &WorldState, command: &str) -> String {
     }
 }
 
+/// A Source dedicated server's console (Orange Box layout, as CS:S, Garry's Mod and L4D2
+/// print it): `stats` with the world's player count; any other command is unknown, as
+/// srcds says it.
+pub fn srcds(state: &WorldState, command: &str) -> String {
+    match command.trim() {
+        "stats" => format!(
+            "CPU   In (KB/s)  Out (KB/s)  Uptime  Map changes  FPS      Players  Connects\n\
+             12.50 3.25       16.50       95      2            66.67    {:<8} 31\n",
+            state.players.len()
+        ),
+        other => format!("Unknown command \"{other}\"\n"),
+    }
+}
+
 /// Serves RCON on 127.0.0.1, on a port of the system's choosing, until the returned
 /// [`SimServer`] is dropped.
 pub async fn spawn(world: World, config: RconConfig) -> io::Result<SimServer> {

@@ -108,7 +108,7 @@ pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
 
 /// The hostile fleet's Unreal 2 servers: one per misbehaviour, each polled with players on
 /// (so the list cap can be hit). Counts are the info reply's, whatever the lists did: for
-/// the fleet's world (`tests/hostile.rs`: 2 players and 2 bots online, 24 slots) that is
+/// the fleet's world (`tests/it/hostile.rs`: 2 players and 2 bots online, 24 slots) that is
 /// 4 of 24, except where the server lies.
 pub fn hostile() -> Vec<Hostile> {
     let with = |m: Misbehaviour| {

@@ -18,6 +18,7 @@
 
 mod crc32;
 pub mod exchange;
+pub mod health;
 mod info;
 mod players;
 mod request;

@@ -2,11 +2,18 @@
 //! (`protocol::spec`).
 
 use super::exchange::{A2s, Memory as Remembered};
+use super::health::Script;
+use crate::protocol::credentials::CredentialKey;
 use crate::protocol::memory::Memory;
-use crate::protocol::spec::{recalled, Build, Spec, Start};
+use crate::protocol::spec::{recalled, Build, RconHealth, Spec, Start};
 
-/// Source's default game and query port.
-pub const SPEC: Spec = Spec::udp("a2s", 27015);
+/// Source's default game and query port. `rcon` (optional): server health over the
+/// console's Source RCON after each good poll (`stats`), on the game port by default as
+/// srcds listens for RCON on its game port over TCP.
+pub const SPEC: Spec = Spec {
+    credential_keys: &[CredentialKey::Rcon],
+    ..Spec::udp("a2s", 27015)
+};
 
 pub type Exchange = A2s;
 
@@ -22,5 +29,11 @@ impl Build for A2s {
             challenge: self.challenge(),
             list_challenge: self.list_challenge(),
         });
+    }
+
+    fn health_over_rcon(start: &Start<'_>) -> Option<RconHealth> {
+        // srcds takes RCON over TCP on its game port: the query port's number by default.
+        let port = start.peer.port();
+        RconHealth::from_rcon(start, port, Box::new(Script))
     }
 }

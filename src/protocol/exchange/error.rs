@@ -92,6 +92,10 @@ pub enum Error {
         protocol: &'static str,
         key: &'static str,
     },
+    /// A decoded count no real server reaches ([`crate::status::MAX_PLAUSIBLE_COUNT`]): a
+    /// misread reply (a length byte off by one, a negative that wrapped), never published.
+    #[error("{field} {value} is not a count a real server reports (over {max})", max = crate::status::MAX_PLAUSIBLE_COUNT)]
+    Implausible { field: &'static str, value: u64 },
 }
 
 fn http_status_hint(status: u16) -> &'static str {
@@ -137,6 +141,7 @@ impl Error {
             // The server is there and says no: a rate limit.
             Error::HttpStatus { status: 429 | 503 } => Reason::Refused,
             Error::HttpStatus { .. } | Error::ContentType { .. } => Reason::Malformed,
+            Error::Implausible { .. } => Reason::Malformed,
             Error::AuthRefused { .. } | Error::NoCredentials { .. } => Reason::AuthRefused,
         }
     }

@@ -117,6 +117,7 @@ pub fn parse_tick_query(text: &str) -> Option<Health> {
         tick_target_rate_hertz: Some(target),
         tick_duration_seconds: Some(mean_ms / 1000.0),
         tick_quantiles: quantiles,
+        ..Health::default()
     })
 }
 
@@ -145,6 +146,7 @@ pub fn paper(tps: &str, mspt: Option<&str>) -> Option<Health> {
         tick_target_rate_hertz: Some(20.0),
         tick_duration_seconds: mspt.and_then(parse_paper_mspt),
         tick_quantiles: None,
+        ..Health::default()
     })
 }
 

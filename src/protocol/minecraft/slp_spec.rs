@@ -3,11 +3,11 @@
 
 use std::time::Duration;
 
+use super::health::Script;
 use super::slp_exchange::Slp;
 use crate::protocol::credentials::CredentialKey;
 use crate::protocol::memory::Memory;
-use crate::protocol::spec::{Build, Link, Resolve, Spec, Start};
-use crate::secret::Secret;
+use crate::protocol::spec::{Build, Link, RconHealth, Resolve, Spec, Start};
 
 pub const SPEC: Spec = Spec {
     id: "minecraft",
@@ -39,9 +39,7 @@ impl Build for Slp {
         )
     }
 
-    fn health_over_rcon(start: &Start<'_>) -> Option<(u16, Secret)> {
-        let rcon = start.credentials?.rcon.as_ref()?;
-        let port = rcon.port.unwrap_or(SPEC.default_rcon_port);
-        Some((port, rcon.password.clone()))
+    fn health_over_rcon(start: &Start<'_>) -> Option<RconHealth> {
+        RconHealth::from_rcon(start, SPEC.default_rcon_port, Box::new(Script))
     }
 }

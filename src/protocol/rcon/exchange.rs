@@ -39,6 +39,16 @@ pub trait Script: Send + 'static {
     fn finish(&mut self, replies: Vec<String>, latency: Duration) -> Result<Status, Error>;
 }
 
+/// A script chosen per target (the health query: each game's console its own commands).
+impl Script for Box<dyn Script> {
+    fn next_command(&mut self, replies: &[String]) -> Option<String> {
+        (**self).next_command(replies)
+    }
+    fn finish(&mut self, replies: Vec<String>, latency: Duration) -> Result<Status, Error> {
+        (**self).finish(replies, latency)
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
     Connect,

@@ -138,6 +138,8 @@ mod tests {
         ));
         let huge = (MAX_SIZE as i32 + 1).to_le_bytes();
         assert!(matches!(decode(&huge), Err(DecodeError::TooLarge { .. })));
+        let max = i32::MAX.to_le_bytes();
+        assert!(matches!(decode(&max), Err(DecodeError::TooLarge { .. })));
         let mut open = Vec::new();
         encode(1, 0, b"ab", &mut open);
         let n = open.len();

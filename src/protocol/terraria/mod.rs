@@ -38,7 +38,9 @@ pub struct ServerStatus {
     pub name: String,
     #[serde(default)]
     pub serverversion: Option<String>,
-    #[serde(default)]
+    /// A string since TShock 5 (`"5.2.0.0"`); TShock 4 serializes .NET's `Version` as an
+    /// object (`{"Major":4,"Minor":5,"Build":10,"Revision":0,...}`), read as `4.5.10.0`.
+    #[serde(default, deserialize_with = "version_text")]
     pub tshockversion: Option<String>,
     #[serde(default)]
     pub port: Option<u16>,
@@ -68,6 +70,26 @@ pub struct TshockPlayer {
     pub team: Option<i64>,
 }
 
+/// `tshockversion` as text, from a string or from .NET's `Version` object; anything else
+/// (a number, an array) is left out rather than failing the whole status.
+fn version_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    let value = serde_json::Value::deserialize(d)?;
+    Ok(match value {
+        serde_json::Value::String(s) => Some(s),
+        serde_json::Value::Object(o) => {
+            let part = |k: &str| o.get(k).and_then(serde_json::Value::as_i64);
+            let parts: Vec<String> = ["Major", "Minor", "Build", "Revision"]
+                .into_iter()
+                .map_while(part)
+                .filter(|n| *n >= 0)
+                .map(|n| n.to_string())
+                .collect();
+            (!parts.is_empty()).then(|| parts.join("."))
+        }
+        _ => None,
+    })
+}
+
 /// Reads the status body. A TShock refusal inside a 200 (`"status": "401"`) is the HTTP
 /// status it names ([`Error::HttpStatus`]: a refused login).
 pub fn decode_status(body: &[u8]) -> Result<ServerStatus, Error> {
@@ -89,10 +111,15 @@ pub fn decode_status(body: &[u8]) -> Result<ServerStatus, Error> {
 
 /// The normalized status.
 pub fn to_status(s: ServerStatus, latency: Duration, detail: bool) -> Status {
+    // TShock 4 leaves `name` empty unless the owner set one: the world names the server then.
+    let name = match (s.name.is_empty(), &s.world) {
+        (true, Some(world)) => world.clone(),
+        _ => s.name,
+    };
     let mut out = Status {
         online: s.playercount,
         max: s.maxplayers,
-        name: s.name,
+        name,
         map: s.world,
         game: Some("Terraria".into()),
         version: s.serverversion,
@@ -162,5 +189,43 @@ mod tests {
         ] {
             assert!(decode_status(bad).is_err(), "{bad:?}");
         }
+    }
+
+    /// A TShock 4.5.10 answer as a live server gave it (quoted in a public Terraria status
+    /// bot's source, found through code search): the version is .NET's `Version` object and
+    /// the name is empty. It used to be refused whole as malformed.
+    #[test]
+    fn tshock_4_version_object_and_empty_name() {
+        let body = br#"{
+            "status": "200",
+            "name": "",
+            "serverversion": "v1.4.3.2",
+            "tshockversion": {
+              "Major": 4,
+              "Minor": 5,
+              "Build": 10,
+              "Revision": 0,
+              "MajorRevision": 0,
+              "MinorRevision": 0
+            },
+            "port": 7777,
+            "playercount": 0,
+            "maxplayers": 8,
+            "world": "Solaire",
+            "uptime": "12.00:06:41",
+            "serverpassword": true
+          }"#;
+        let s = decode_status(body).unwrap();
+        assert_eq!(s.tshockversion.as_deref(), Some("4.5.10.0"));
+        let status = to_status(s, Duration::ZERO, false);
+        assert_eq!(status.name, "Solaire");
+        assert_eq!(status.map.as_deref(), Some("Solaire"));
+        assert_eq!((status.online, status.max), (0, 8));
+        assert_eq!(status.password, Some(true));
+        assert_eq!(status.extras["tshock_version"], "4.5.10.0");
+        // A version that is neither text nor an object is left out, not fatal.
+        let odd =
+            br#"{"status":"200","name":"n","tshockversion":[4,3],"playercount":1,"maxplayers":2}"#;
+        assert_eq!(decode_status(odd).unwrap().tshockversion, None);
     }
 }

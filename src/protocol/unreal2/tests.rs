@@ -427,3 +427,77 @@ proptest! {
         prop_assert!(!matches!(step(&mut x, deadline), Step::Wait(_)));
     }
 }
+
+/// The first 147 bytes of a real Killing Floor server's 207-byte info reply, as gamedig's
+/// debug output printed them in node-gamedig issue #121 (2019, server 212.109.217.192:7712):
+/// the name is 64 UCS-2 characters, so its length is the two-byte compact index `C0 01`.
+const KF_CAPTURED_PREFIX: &[u8] = &[
+    0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1f, 0x1e, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0xc0, 0x01, 0x5b, 0x00, 0x76, 0x00, 0x35, 0x00, 0x32, 0x00, 0x5d, 0x00, 0x20, 0x00,
+    0x1b, 0x00, 0x40, 0x00, 0xf8, 0x00, 0x40, 0x00, 0x4e, 0x00, 0x6f, 0x00, 0x6f, 0x00, 0x62, 0x00,
+    0x20, 0x00, 0x73, 0x00, 0x65, 0x00, 0x72, 0x00, 0x76, 0x00, 0x65, 0x00, 0x72, 0x00, 0x20, 0x00,
+    0x2d, 0x00, 0x20, 0x00, 0x4e, 0x00, 0x69, 0x00, 0x63, 0x00, 0x65, 0x00, 0x50, 0x00, 0x61, 0x00,
+    0x63, 0x00, 0x6b, 0x00, 0x20, 0x00, 0x6d, 0x00, 0x6f, 0x00, 0x64, 0x00, 0x20, 0x00, 0x1b, 0x00,
+    0x48, 0x04, 0x48, 0x04, 0x40, 0x00, 0x5b, 0x00, 0x43, 0x00, 0x75, 0x00, 0x72, 0x00, 0x72, 0x00,
+    0x65, 0x00, 0x6e, 0x00, 0x74, 0x00, 0x20, 0x00, 0x73, 0x00, 0x74, 0x00, 0x61, 0x00, 0x74, 0x00,
+    0x65, 0x00, 0x3a, 0x00, 0x20, 0x00, 0x4c, 0x00, 0x4f, 0x00, 0x42, 0x00, 0x42, 0x00, 0x59, 0x00,
+    0x5d, 0x00, 0x00, 0x00, 0x0f, 0x1b, 0x40, 0xf8, 0x40, 0x4b, 0x46, 0x2d, 0x4f, 0x6c, 0x64, 0x43,
+    0x69,
+];
+
+/// The captured name reads whole, and the map's own length byte (`0F`, 15) follows it: the
+/// fields after the name are where the engine put them.
+#[test]
+fn killing_floor_captured_name_is_64_wide_characters() {
+    let mut r = crate::protocol::Reader::new(&KF_CAPTURED_PREFIX[18..]);
+    let name = super::text::read_string(&mut r).unwrap();
+    assert_eq!(
+        name,
+        "[v52] Noob server - NicePack mod [Current state: LOBBY]"
+    );
+    assert_eq!(r.position(), 2 + 64 * 2);
+    assert_eq!(r.u8().unwrap(), 0x0f);
+}
+
+/// The whole reply: the capture, then the rest completed by us (the map finished as
+/// `KF-OldCity`, the game type, 3 of 6 players, wave 2 of 10, ping, flags and skill; the
+/// capture was cut there). Before the compact index was read, the counts came out as
+/// 1,179,323,136 and the name was cut.
+#[test]
+fn killing_floor_reply_with_a_long_wide_name() {
+    let mut b = KF_CAPTURED_PREFIX.to_vec();
+    b.extend_from_slice(b"\x74\x79\x00"); // "ty" and the map's NUL
+    b.extend_from_slice(b"\x0bKFGameType\x00");
+    b.extend_from_slice(&[3, 0, 0, 0, 6, 0, 0, 0]); // players, max
+    b.extend_from_slice(&[2, 0, 0, 0, 10, 0, 0, 0]); // wave, waves
+    b.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 0, 0]); // ping, flags, skill ""
+    let reply = decode_reply(&b).unwrap();
+    let Body::Info(info) = reply.body else {
+        panic!("not an info reply");
+    };
+    assert_eq!(
+        info.name,
+        "[v52] Noob server - NicePack mod [Current state: LOBBY]"
+    );
+    assert_eq!(info.map, "KF-OldCity");
+    assert_eq!(info.game_type, "KFGameType");
+    assert_eq!((info.players, info.max_players), (3, 6));
+    assert_eq!(info.waves, Some((2, 10)));
+}
+
+/// Long strings round-trip through the compact index, narrow and wide, at its 64-unit edge.
+#[test]
+fn compact_index_lengths_round_trip() {
+    for text in [
+        "a".repeat(62),
+        "b".repeat(63),
+        "c".repeat(100),
+        "é".repeat(70),
+    ] {
+        let mut out = Vec::new();
+        super::text::write_string(&text, &mut out);
+        let mut r = crate::protocol::Reader::new(&out);
+        assert_eq!(super::text::read_string(&mut r).unwrap(), text);
+        assert!(r.is_empty(), "{text}");
+    }
+}

@@ -1,9 +1,18 @@
-//! Unreal Engine 2 query strings: one length byte, then either 8-bit text or UCS-2.
+//! Unreal Engine 2 query strings: a length in the engine's compact index, then either 8-bit
+//! text or UCS-2.
 //!
 //! ```text
-//! len < 0x80:  len bytes of Latin-1 (or UTF-8) text, the last one a NUL; len 0 = empty
-//! len >= 0x80: (len & 0x7F) UCS-2 LE characters, the last one a NUL (2 bytes)
+//! length:  the engine's compact index (FCompactIndex): first byte = sign (bit 7), "more"
+//!          (bit 6) and the low 6 bits of the count; each further byte = "more" (bit 7) and
+//!          the next 7 bits. One byte for counts below 64, so most strings look like a plain
+//!          length byte (qstat and most readers stop there).
+//! count > 0:  count bytes of Latin-1 (or UTF-8) text, the last one a NUL; 0 = empty
+//! count < 0:  -count UCS-2 LE characters, the last one a NUL (2 bytes)
 //! ```
+//! A Killing Floor server named in 64 UCS-2 characters sends `C0 01` (gamedig issue #121's
+//! capture, in `tests.rs`): read as one length byte, `C0` is 64 characters starting one byte
+//! too early, every later field shifts, and the player count read `00 0B 'K' 'F'` =
+//! 1,179,323,136.
 //! The engine serializes an `FString` with its terminator, so the count includes the NUL,
 //! and an empty string is the single byte `00` (qstat reads the info reply's empty IP that
 //! way: its server name is at a fixed offset). Servers switch to UCS-2 when a string holds a
@@ -18,19 +27,64 @@ use crate::protocol::{DecodeError, Reader};
 
 /// The escape that starts a colour code.
 pub const COLOUR: u8 = 0x1B;
-/// Bit 7 of the length byte: the string is UCS-2.
+/// Bit 7 of the length's first byte (its sign): the string is UCS-2.
 const WIDE: u8 = 0x80;
+/// Bit 6 of the length's first byte: another length byte follows.
+const MORE_FIRST: u8 = 0x40;
 
 /// Reads one string, colour codes and control characters removed. A missing terminator is
 /// tolerated (the text is what the length says); a length past the end is an error.
 pub fn read_string(r: &mut Reader<'_>) -> Result<String, DecodeError> {
-    let len = r.u8()?;
-    if len & WIDE == 0 {
-        let bytes = counted(r, usize::from(len), 1)?;
-        Ok(decode_narrow(bytes))
-    } else {
-        let bytes = counted(r, usize::from(len & !WIDE), 2)?;
+    let (wide, count) = read_length(r)?;
+    if wide {
+        let bytes = counted(r, count, 2)?;
         Ok(decode_wide(bytes))
+    } else {
+        let bytes = counted(r, count, 1)?;
+        Ok(decode_narrow(bytes))
+    }
+}
+
+/// A compact index: whether the string is UCS-2 (negative), and its count of units.
+fn read_length(r: &mut Reader<'_>) -> Result<(bool, usize), DecodeError> {
+    let first = r.u8()?;
+    let wide = first & WIDE != 0;
+    let mut count = usize::from(first & 0x3F);
+    let mut more = first & MORE_FIRST != 0;
+    let mut shift = 6;
+    // At most five bytes hold a 32-bit index; a longer run is not a length.
+    while more {
+        if shift > 27 {
+            return Err(DecodeError::Invalid(
+                "Unreal 2 string length (a compact index over 5 bytes)",
+            ));
+        }
+        let b = r.u8()?;
+        count |= usize::from(b & 0x7F) << shift;
+        more = b & 0x80 != 0;
+        shift += 7;
+    }
+    Ok((wide, count))
+}
+
+/// Writes a compact index of `count` units, UCS-2 when `wide`.
+fn write_length(count: usize, wide: bool, out: &mut Vec<u8>) {
+    let mut first = (count & 0x3F) as u8;
+    if wide {
+        first |= WIDE;
+    }
+    let mut rest = count >> 6;
+    if rest != 0 {
+        first |= MORE_FIRST;
+    }
+    out.push(first);
+    while rest != 0 {
+        let mut b = (rest & 0x7F) as u8;
+        rest >>= 7;
+        if rest != 0 {
+            b |= 0x80;
+        }
+        out.push(b);
     }
 }
 
@@ -109,7 +163,7 @@ pub fn write_string(text: &str, out: &mut Vec<u8>) {
         return;
     }
     let units: Vec<u16> = text.encode_utf16().take(126).collect();
-    out.push(WIDE | (units.len() as u8 + 1));
+    write_length(units.len() + 1, true, out);
     for u in units {
         out.extend_from_slice(&u.to_le_bytes());
     }
@@ -120,7 +174,7 @@ pub fn write_string(text: &str, out: &mut Vec<u8>) {
 /// NUL and at most 126 bytes; more are cut.
 pub fn write_raw(bytes: &[u8], out: &mut Vec<u8>) {
     let bytes = &bytes[..bytes.len().min(126)];
-    out.push(bytes.len() as u8 + 1);
+    write_length(bytes.len() + 1, false, out);
     out.extend_from_slice(bytes);
     out.push(0);
 }

@@ -1,0 +1,57 @@
+//! The integration tests, one binary: each file in this folder is a module (one `mod` line
+//! below per file), so the crate and its dependencies are linked once, not once per file.
+//! A new suite `tests/it/<name>.rs` adds `mod <name>;` here; run it alone with
+//! `cargo test --test it <name>::`.
+//!
+//! Only a test that needs a process of its own stays a separate binary in tests/, with the
+//! reason at its top: tests/secrets.rs installs a global tracing subscriber at debug level.
+
+mod support;
+
+mod a2s;
+mod a2s_early_end;
+mod api;
+mod architecture;
+mod ase;
+mod battlefield;
+mod bedrock;
+mod cli;
+mod config_include;
+mod daemon;
+mod daemon_demo;
+mod doom3;
+mod fivem;
+mod flood;
+mod games;
+mod gamespy1;
+mod gamespy2;
+mod gamespy3;
+mod grafana;
+mod hostile;
+mod http_daemon;
+mod http_hostile;
+mod log_colours;
+mod mcquery;
+mod minecraft;
+mod minecraft_strict_handshake;
+mod mumble;
+mod palworld;
+mod players;
+mod probe_debug;
+mod probe_module;
+mod protocol_checklist;
+mod proxy_protocol;
+mod quake3_sim;
+mod rcon;
+mod safety;
+mod samp;
+mod satisfactory;
+mod scrape_stream;
+mod server_text;
+mod shard;
+mod source_health;
+mod teamspeak3;
+mod teeworlds;
+mod terraria;
+mod unreal2;
+mod web;

@@ -1,0 +1,10 @@
+//! What several suites share: the in-process daemon, the HTTP client, the strict exposition
+//! parser, the TLS simulator.
+
+// Each suite uses its own subset of these.
+#![allow(dead_code)]
+
+pub mod daemon;
+pub mod expo;
+pub mod http;
+pub mod tls_sim;
