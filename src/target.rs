@@ -119,6 +119,8 @@ protocols! {
     /// Frostbite query (`serverInfo`: Battlefield 3, 4, Hardline, Bad Company 2, Medal of
     /// Honor 2010 and Warfighter), TCP.
     Battlefield => battlefield::spec;
+    /// Farming Simulator's dedicated-server stats feed (XML over HTTP, `code_file`).
+    Farmingsimulator => farmingsimulator::spec;
 }
 
 impl Protocol {

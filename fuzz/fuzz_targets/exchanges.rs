@@ -32,7 +32,7 @@ use gameserver_exporter::protocol::teeworlds::Flavour;
 use gameserver_exporter::protocol::unreal2::Unreal2;
 use gameserver_exporter::protocol::{
     ase, battlefield, bedrock, doom3, factorio, fivem, gamespy2, mumble, palworld, satisfactory,
-    terraria,
+    farmingsimulator, terraria,
 };
 use gameserver_exporter::secret::Secret;
 use libfuzzer_sys::fuzz_target;
@@ -152,7 +152,7 @@ fuzz_target!(|data: &[u8]| {
                 return;
             };
             let secret = remembered.then(|| Secret::new("fuzz-secret"));
-            match ext % 9 {
+            match ext % 10 {
                 0 => run(
                     terraria::exchange::new(params, secret, deadline),
                     start,
@@ -195,6 +195,11 @@ fuzz_target!(|data: &[u8]| {
                 }
                 7 => run(quake2::exchange::new(&params, deadline), start, script),
                 8 => run(quake1::exchange::new(&params, deadline), start, script),
+                9 => run(
+                    farmingsimulator::exchange::new(params, secret, deadline),
+                    start,
+                    script,
+                ),
                 5 => {
                     // Sequence numbers from 1, so the fuzzer can learn to answer them.
                     let x = battlefield::exchange::Battlefield::new(params, 1, deadline);

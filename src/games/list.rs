@@ -25,9 +25,9 @@
 
 use super::{Game, Quirks};
 use crate::target::Protocol::{
-    self, A2s, Ase, Battlefield, Doom3, Factorio, Fivem, Gamespy1, Gamespy2, Gamespy3, Minecraft,
-    MinecraftBedrock, MinecraftQuery, Mumble, Palworld, Quake1, Quake2, Quake3, Samp, Satisfactory,
-    Teamspeak3, Teeworlds, Terraria, Unreal2,
+    self, A2s, Ase, Battlefield, Doom3, Factorio, Farmingsimulator, Fivem, Gamespy1, Gamespy2,
+    Gamespy3, Minecraft, MinecraftBedrock, MinecraftQuery, Mumble, Palworld, Quake1, Quake2,
+    Quake3, Samp, Satisfactory, Teamspeak3, Teeworlds, Terraria, Unreal2,
 };
 
 const N: Quirks = Quirks::NONE;
@@ -178,6 +178,9 @@ pub static GAMES: &[Game] = &[
     game("factorio", &[], "Factorio", Factorio, 34197, 34198, N, "LinuxGSM", "No query protocol: RCON over TCP on --rcon-port (LinuxGSM's rconport: game port + 1) with password_file holding --rcon-password; players online and their names, no server name or capacity. gamedig instead asks the vendor's multiplayer.factorio.com game details for the game port (34197): public servers only"),
     game("farcry", &[], "Far Cry", Ase, 49001, 49124, N, G, "ASE on game port + 123"),
     game("farcry2", &[], "Far Cry 2", Ase, 14001, 14001, N, G, "ASE on port 14001"),
+    game("farmingsimulator19", &[], "Farming Simulator 19", Farmingsimulator, 10823, 8080, N, G, "The dedicated server's web interface (its stats feed; port from dedicatedServer.xml's <webserver port>, 8080 by default; the game itself on UDP 10823); code_file holds the feed's code (the web interface's Settings page shows it)"),
+    game("farmingsimulator22", &[], "Farming Simulator 22", Farmingsimulator, 10823, 8080, N, G, "The dedicated server's web interface (its stats feed; port from dedicatedServer.xml's <webserver port>, 8080 by default; the game itself on UDP 10823); code_file holds the feed's code (the web interface's Settings page shows it)"),
+    game("farmingsimulator25", &[], "Farming Simulator 25", Farmingsimulator, 10823, 8080, N, G, "The dedicated server's web interface (its stats feed; port from dedicatedServer.xml's <webserver port>, 8080 by default; the game itself on UDP 10823); code_file holds the feed's code (the web interface's Settings page shows it)"),
     game("fof", &[], "Fistful of Frags", A2s, 27015, 27015, N, GL, ""),
     game("formulaone2002", &["f12002"], "Formula One 2002", Gamespy1, 3297, 3297, N, G, ""),
     game("fortressforever", &[], "Fortress Forever", A2s, 27015, 27015, N, G, ""),

@@ -19,6 +19,7 @@ pub mod doom3;
 mod error;
 pub mod exchange;
 pub mod factorio;
+pub mod farmingsimulator;
 pub mod fivem;
 pub mod gamespy1;
 pub mod gamespy2;

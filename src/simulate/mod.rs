@@ -14,6 +14,7 @@ pub mod churn;
 pub mod datagrams;
 pub mod doom3;
 pub mod factorio;
+pub mod farmingsimulator;
 pub mod fivem;
 pub mod gamespy1;
 pub mod gamespy2;
@@ -190,6 +191,11 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(battlefield::spawn_demo(w)),
             &["gamemode", "region"][..],
         ),
+        Protocol::Farmingsimulator => (
+            |w| Box::pin(farmingsimulator::spawn(w, Default::default())),
+            |w| Box::pin(farmingsimulator::spawn_demo(w)),
+            &[][..],
+        ),
     };
     let password = match protocol {
         Protocol::Factorio => Some(factorio::PASSWORD),
@@ -233,6 +239,7 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         Protocol::Teamspeak3 => teamspeak3::hostile,
         Protocol::Factorio => factorio::hostile,
         Protocol::Battlefield => battlefield::hostile,
+        Protocol::Farmingsimulator => farmingsimulator::hostile,
     }
 }
 

@@ -20,6 +20,7 @@ mod config_include;
 mod daemon;
 mod daemon_demo;
 mod doom3;
+mod farmingsimulator;
 mod fivem;
 mod flood;
 mod games;
