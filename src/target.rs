@@ -121,6 +121,8 @@ protocols! {
     Battlefield => battlefield::spec;
     /// Farming Simulator's dedicated-server stats feed (XML over HTTP, `code_file`).
     Farmingsimulator => farmingsimulator::spec;
+    /// HexenWorld `status` (Hexen II's QuakeWorld-derived server), UDP.
+    Hexen2 => hexen2::spec;
 }
 
 impl Protocol {

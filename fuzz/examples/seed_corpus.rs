@@ -23,7 +23,7 @@ use gameserver_exporter::protocol::gamespy3 as gs3;
 use gameserver_exporter::protocol::minecraft::{legacy, query, slp, varint};
 use gameserver_exporter::protocol::mumble::{self, Pong, Version};
 use gameserver_exporter::protocol::quake3::{self, Command, PlayerLine};
-use gameserver_exporter::protocol::{quake1, quake2};
+use gameserver_exporter::protocol::{hexen2, quake1, quake2};
 use gameserver_exporter::protocol::samp::{self, Client, Detailed, Header, Opcode};
 use gameserver_exporter::protocol::satisfactory::{self, ServerState, SubState};
 use gameserver_exporter::protocol::teamspeak3 as ts3;
@@ -607,6 +607,10 @@ fn quake2(root: &Path) {
     c.add(
         "qw_status",
         &build(|o| quake2::encode_frame(quake1::HEADER, &vars, &lines, o)),
+    );
+    c.add(
+        "hw_status",
+        &build(|o| quake2::encode_frame(hexen2::HEADER, &vars, &lines, o)),
     );
 }
 

@@ -26,8 +26,8 @@
 use super::{Game, Quirks};
 use crate::target::Protocol::{
     self, A2s, Ase, Battlefield, Doom3, Factorio, Farmingsimulator, Fivem, Gamespy1, Gamespy2,
-    Gamespy3, Minecraft, MinecraftBedrock, MinecraftQuery, Mumble, Palworld, Quake1, Quake2,
-    Quake3, Samp, Satisfactory, Teamspeak3, Teeworlds, Terraria, Unreal2,
+    Gamespy3, Hexen2, Minecraft, MinecraftBedrock, MinecraftQuery, Mumble, Palworld, Quake1,
+    Quake2, Quake3, Samp, Satisfactory, Teamspeak3, Teeworlds, Terraria, Unreal2,
 };
 
 const N: Quirks = Quirks::NONE;
@@ -203,6 +203,7 @@ pub static GAMES: &[Game] = &[
     game("halo2", &[], "Halo 2", Gamespy2, 2302, 2302, N, G, "Query port = game port"),
     game("hll", &[], "Hell Let Loose", A2s, 27015, 27015, N, G, ""),
     game("heretic2", &[], "Heretic II", Gamespy1, 27900, 27901, N, G, "Query port = game port + 1"),
+    game("hexen2", &["hexenworld"], "Hexen II", Hexen2, 26900, 26950, N, G, "HexenWorld status (hwsv) on game port + 50, gamedig's port; Hexen II's NetQuake-style server query (qstat -h2s) is not spoken"),
     game("hiddendangerous2", &["had2"], "Hidden & Dangerous 2", Gamespy1, 11001, 11004, N, G, "Query port = game port + 3"),
     game("homefront", &[], "Homefront", A2s, 27015, 27015, N, G, ""),
     game("homeworld2", &[], "Homeworld 2", Gamespy1, 6500, 6500, N, G, ""),

@@ -24,6 +24,7 @@ pub mod fivem;
 pub mod gamespy1;
 pub mod gamespy2;
 pub mod gamespy3;
+pub mod hexen2;
 pub mod http;
 pub mod keyvalue;
 pub mod limits;

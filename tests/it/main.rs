@@ -28,6 +28,7 @@ mod gamespy1;
 mod gamespy2;
 mod gamespy3;
 mod grafana;
+mod hexen2;
 mod hostile;
 mod http_daemon;
 mod http_hostile;
