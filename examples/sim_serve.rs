@@ -8,9 +8,10 @@
 //! `--idle`: Satisfactory reports the idle state (no save loaded) instead of playing.
 //! `--api TOKEN`: Satisfactory also serves its HTTPS API (the demo's self-signed certificate,
 //! printed as `sha256 <hex>`) accepting `Authorization: Bearer TOKEN`.
+//! `--code CODE`: Farming Simulator's feed answers only with `?code=CODE`.
 
 use gameserver_exporter::protocol::satisfactory::ServerState;
-use gameserver_exporter::simulate::{self, satisfactory, World, WorldState};
+use gameserver_exporter::simulate::{self, farmingsimulator, satisfactory, World, WorldState};
 use gameserver_exporter::target::Protocol;
 
 #[tokio::main]
@@ -44,7 +45,17 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .iter()
         .position(|a| a == "--api")
         .and_then(|i| args.get(i + 1));
-    let server = if protocol == Protocol::Satisfactory && (idle || token.is_some()) {
+    let code = args
+        .iter()
+        .position(|a| a == "--code")
+        .and_then(|i| args.get(i + 1));
+    let server = if let (Protocol::Farmingsimulator, Some(code)) = (protocol, code) {
+        let config = farmingsimulator::FarmingSimulatorConfig {
+            code: Some(code.clone()),
+            ..Default::default()
+        };
+        farmingsimulator::spawn(world, config).await?
+    } else if protocol == Protocol::Satisfactory && (idle || token.is_some()) {
         let (tls, pin) = satisfactory::demo_tls();
         if token.is_some() {
             let hex: String = pin.iter().map(|b| format!("{b:02x}")).collect();

@@ -365,6 +365,10 @@ struct QueryArgs {
     /// API).
     #[arg(long, value_name = "FILE")]
     api_token_file: Option<std::path::PathBuf>,
+    /// A file holding an access code, as a target's `code_file` (Farming Simulator's stats
+    /// feed code).
+    #[arg(long, value_name = "FILE")]
+    code_file: Option<std::path::PathBuf>,
     /// HTTP protocols: HTTPS with the certificate verified, as a target's `tls = true`.
     #[arg(long)]
     tls: bool,
@@ -468,6 +472,7 @@ async fn run_query(a: QueryArgs) -> ExitCode {
             CredentialKey::ApiToken,
             "--api-token-file",
         ),
+        (a.code_file.is_some(), CredentialKey::Code, "--code-file"),
         (
             a.rcon_password_file.is_some(),
             CredentialKey::Rcon,
@@ -494,6 +499,7 @@ async fn run_query(a: QueryArgs) -> ExitCode {
             &mut credentials.api_token,
             "--api-token-file",
         ),
+        (&a.code_file, &mut credentials.code, "--code-file"),
     ] {
         if let Some(path) = path {
             match read_secret(option, path) {

@@ -122,6 +122,10 @@ protocols! {
     /// ARK: Survival Ascended over its RCON console (`ListPlayers`), TCP: the game answers
     /// no query.
     Arkrcon => arkrcon::spec;
+    /// Farming Simulator's dedicated-server stats feed (XML over HTTP, `code_file`).
+    Farmingsimulator => farmingsimulator::spec;
+    /// HexenWorld `status` (Hexen II's QuakeWorld-derived server), UDP.
+    Hexen2 => hexen2::spec;
 }
 
 impl Protocol {

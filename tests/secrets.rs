@@ -86,6 +86,8 @@ fn targets(protocol: Protocol, addr: SocketAddr, pw: &Path, rcon_port: u16) -> O
             "factorio",
             format!("password_file = \"{pw}\"\nplayers = true"),
         ),
+        // The stats feed's code goes out in the URL's query every poll.
+        Protocol::Farmingsimulator => ("farm", format!("code_file = \"{pw}\"\nplayers = true")),
         _ => return None,
     };
     Some(format!(

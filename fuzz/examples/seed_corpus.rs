@@ -17,12 +17,13 @@ use gameserver_exporter::protocol::a2s::{self, Engine, GoldSrcMod, Info, SourceT
 use gameserver_exporter::protocol::ase;
 use gameserver_exporter::protocol::bedrock;
 use gameserver_exporter::protocol::doom3::{self as d3, Dialect};
+use gameserver_exporter::protocol::farmingsimulator;
 use gameserver_exporter::protocol::fivem;
 use gameserver_exporter::protocol::gamespy3 as gs3;
 use gameserver_exporter::protocol::minecraft::{legacy, query, slp, varint};
 use gameserver_exporter::protocol::mumble::{self, Pong, Version};
 use gameserver_exporter::protocol::quake3::{self, Command, PlayerLine};
-use gameserver_exporter::protocol::{quake1, quake2};
+use gameserver_exporter::protocol::{hexen2, quake1, quake2};
 use gameserver_exporter::protocol::samp::{self, Client, Detailed, Header, Opcode};
 use gameserver_exporter::protocol::satisfactory::{self, ServerState, SubState};
 use gameserver_exporter::protocol::teamspeak3 as ts3;
@@ -607,6 +608,10 @@ fn quake2(root: &Path) {
         "qw_status",
         &build(|o| quake2::encode_frame(quake1::HEADER, &vars, &lines, o)),
     );
+    c.add(
+        "hw_status",
+        &build(|o| quake2::encode_frame(hexen2::HEADER, &vars, &lines, o)),
+    );
 }
 
 fn main() {
@@ -945,6 +950,27 @@ fn http_apis(root: &Path) {
     let info = br#"{"version":"v0.3.11.0","servername":"Pal","description":"d","worldguid":"0"}"#;
     let metrics = br#"{"serverfps":58,"currentplayernum":2,"serverframetime":17.25,"maxplayernum":32,"uptime":3600,"days":12}"#;
     let players = br#"{"players":[{"name":"Zoe","accountName":"zoe","playerId":"1","userId":"steam_1","ip":"127.0.0.1","ping":30.0,"location_x":0.0,"location_y":0.0,"level":12,"building_count":0}]}"#;
+    let mut feed = String::new();
+    let fs = farmingsimulator::Feed {
+        game: Some("Farming Simulator 22".into()),
+        version: Some("1.14.0.0".into()),
+        name: "Sim & farm".into(),
+        map: Some("Elmcreek".into()),
+        map_size: Some(2048),
+        day_time: Some(43_215_000),
+        capacity: 4,
+        used: 1,
+        players: vec![farmingsimulator::FsPlayer {
+            name: "Alice".into(),
+            admin: true,
+            uptime_minutes: Some(12),
+        }],
+        mods: 1,
+    };
+    farmingsimulator::encode_feed(&fs, &mut feed);
+    let c = Corpus::new(root, "farmingsimulator_feed");
+    c.add("feed", feed.as_bytes());
+    c.add("empty-slots", b"<Server name=\"a\"><Slots capacity=\"2\" numUsed=\"0\"><Player isUsed=\"false\"/></Slots></Server>");
     let c = Corpus::new(root, "terraria_status");
     c.add("status", tshock);
     c.add("refused", refused);

@@ -23,7 +23,7 @@ use gameserver_exporter::protocol::http::then::Then;
 use gameserver_exporter::protocol::minecraft::query_exchange::{McQuery, Memory};
 use gameserver_exporter::protocol::minecraft::slp_exchange::Slp;
 use gameserver_exporter::protocol::quake3::{self, Want};
-use gameserver_exporter::protocol::{quake1, quake2};
+use gameserver_exporter::protocol::{hexen2, quake1, quake2};
 use gameserver_exporter::protocol::samp::{exchange::Samp, Header};
 use gameserver_exporter::protocol::teamspeak3::exchange::{Login, Ts3};
 use gameserver_exporter::protocol::teeworlds::exchange::Teeworlds;
@@ -31,8 +31,8 @@ use gameserver_exporter::protocol::teeworlds::machine::Tokens;
 use gameserver_exporter::protocol::teeworlds::Flavour;
 use gameserver_exporter::protocol::unreal2::Unreal2;
 use gameserver_exporter::protocol::{
-    arkrcon, ase, battlefield, bedrock, doom3, factorio, fivem, gamespy2, mumble, palworld, satisfactory,
-    terraria,
+    arkrcon, ase, battlefield, bedrock, doom3, factorio, farmingsimulator, fivem, gamespy2, mumble,
+    palworld, satisfactory, terraria,
 };
 use gameserver_exporter::secret::Secret;
 use libfuzzer_sys::fuzz_target;
@@ -152,7 +152,7 @@ fuzz_target!(|data: &[u8]| {
                 return;
             };
             let secret = remembered.then(|| Secret::new("fuzz-secret"));
-            match ext % 10 {
+            match ext % 12 {
                 0 => run(
                     terraria::exchange::new(params, secret, deadline),
                     start,
@@ -200,6 +200,12 @@ fuzz_target!(|data: &[u8]| {
                 }
                 7 => run(quake2::exchange::new(&params, deadline), start, script),
                 8 => run(quake1::exchange::new(&params, deadline), start, script),
+                11 => run(hexen2::exchange::new(&params, deadline), start, script),
+                10 => run(
+                    farmingsimulator::exchange::new(params, secret, deadline),
+                    start,
+                    script,
+                ),
                 5 => {
                     // Sequence numbers from 1, so the fuzzer can learn to answer them.
                     let x = battlefield::exchange::Battlefield::new(params, 1, deadline);

@@ -25,7 +25,7 @@ pub(super) fn credentials(
     dir: &Path,
     name: &str,
 ) -> Result<Option<Arc<Credentials>>, ConfigError> {
-    let given: [(CredentialKey, Option<std::ops::Range<usize>>); 5] = [
+    let given: [(CredentialKey, Option<std::ops::Range<usize>>); 6] = [
         (
             CredentialKey::Username,
             t.username.as_ref().map(|v| v.span()),
@@ -43,6 +43,7 @@ pub(super) fn credentials(
             t.api_token_file.as_ref().map(|v| v.span()),
         ),
         (CredentialKey::Rcon, t.rcon.as_ref().map(|v| v.span())),
+        (CredentialKey::Code, t.code_file.as_ref().map(|v| v.span())),
     ];
     let accepted = protocol.credential_keys();
     for (k, span) in &given {
@@ -111,6 +112,10 @@ pub(super) fn credentials(
         Some(v) => Some(read(v, "api_token_file")?),
         None => None,
     };
+    let code = match &t.code_file {
+        Some(v) => Some(read(v, "code_file")?),
+        None => None,
+    };
     let rcon = match t.rcon.as_deref().map(Spanned::get_ref) {
         Some(RawRcon {
             port,
@@ -137,6 +142,7 @@ pub(super) fn credentials(
         token,
         api_token,
         rcon,
+        code,
         tls_pin: None,
     })))
 }

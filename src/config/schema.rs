@@ -68,6 +68,7 @@ pub(super) struct RawTarget {
     pub(super) password_file: Option<Box<Spanned<String>>>,
     pub(super) token_file: Option<Box<Spanned<String>>>,
     pub(super) api_token_file: Option<Box<Spanned<String>>>,
+    pub(super) code_file: Option<Box<Spanned<String>>>,
     pub(super) rcon: Option<Box<Spanned<RawRcon>>>,
 }
 
@@ -133,6 +134,7 @@ impl RawTarget {
             password_file: boxed(self.password_file),
             token_file: boxed(self.token_file),
             api_token_file: boxed(self.api_token_file),
+            code_file: boxed(self.code_file),
             rcon: self.rcon.map(|b| {
                 let span = b.span();
                 let r = b.into_inner();

@@ -24,11 +24,9 @@
 //! `port_query_offset`).
 
 use super::{Game, Quirks};
-use crate::target::Protocol::{
-    self, A2s, Arkrcon, Ase, Battlefield, Doom3, Factorio, Fivem, Gamespy1, Gamespy2, Gamespy3,
-    Minecraft, MinecraftBedrock, MinecraftQuery, Mumble, Palworld, Quake1, Quake2, Quake3, Samp,
-    Satisfactory, Teamspeak3, Teeworlds, Terraria, Unreal2,
-};
+// Every protocol by its variant name: each new protocol adds presets here, and a list of
+// names in this `use` was the line every protocol branch conflicted on.
+use crate::target::Protocol::{self, *};
 
 const N: Quirks = Quirks::NONE;
 const G: &str = "gamedig";
@@ -179,6 +177,9 @@ pub static GAMES: &[Game] = &[
     game("factorio", &[], "Factorio", Factorio, 34197, 34198, N, "LinuxGSM", "No query protocol: RCON over TCP on --rcon-port (LinuxGSM's rconport: game port + 1) with password_file holding --rcon-password; players online and their names, no server name or capacity. gamedig instead asks the vendor's multiplayer.factorio.com game details for the game port (34197): public servers only"),
     game("farcry", &[], "Far Cry", Ase, 49001, 49124, N, G, "ASE on game port + 123"),
     game("farcry2", &[], "Far Cry 2", Ase, 14001, 14001, N, G, "ASE on port 14001"),
+    game("farmingsimulator19", &[], "Farming Simulator 19", Farmingsimulator, 10823, 8080, N, G, "The dedicated server's web interface (its stats feed; port from dedicatedServer.xml's <webserver port>, 8080 by default; the game itself on UDP 10823); code_file holds the feed's code (the web interface's Settings page shows it)"),
+    game("farmingsimulator22", &[], "Farming Simulator 22", Farmingsimulator, 10823, 8080, N, G, "The dedicated server's web interface (its stats feed; port from dedicatedServer.xml's <webserver port>, 8080 by default; the game itself on UDP 10823); code_file holds the feed's code (the web interface's Settings page shows it)"),
+    game("farmingsimulator25", &[], "Farming Simulator 25", Farmingsimulator, 10823, 8080, N, G, "The dedicated server's web interface (its stats feed; port from dedicatedServer.xml's <webserver port>, 8080 by default; the game itself on UDP 10823); code_file holds the feed's code (the web interface's Settings page shows it)"),
     game("fof", &[], "Fistful of Frags", A2s, 27015, 27015, N, GL, ""),
     game("formulaone2002", &["f12002"], "Formula One 2002", Gamespy1, 3297, 3297, N, G, ""),
     game("fortressforever", &[], "Fortress Forever", A2s, 27015, 27015, N, G, ""),
@@ -201,6 +202,7 @@ pub static GAMES: &[Game] = &[
     game("halo2", &[], "Halo 2", Gamespy2, 2302, 2302, N, G, "Query port = game port"),
     game("hll", &[], "Hell Let Loose", A2s, 27015, 27015, N, G, ""),
     game("heretic2", &[], "Heretic II", Gamespy1, 27900, 27901, N, G, "Query port = game port + 1"),
+    game("hexen2", &["hexenworld"], "Hexen II", Hexen2, 26900, 26950, N, G, "HexenWorld status (hwsv) on game port + 50, gamedig's port; Hexen II's NetQuake-style server query (qstat -h2s) is not spoken"),
     game("hiddendangerous2", &["had2"], "Hidden & Dangerous 2", Gamespy1, 11001, 11004, N, G, "Query port = game port + 3"),
     game("homefront", &[], "Homefront", A2s, 27015, 27015, N, G, ""),
     game("homeworld2", &[], "Homeworld 2", Gamespy1, 6500, 6500, N, G, ""),

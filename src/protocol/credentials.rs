@@ -17,15 +17,19 @@ pub enum CredentialKey {
     ApiToken,
     /// `rcon = { port = N, password_file = "..." }`.
     Rcon,
+    /// `code_file = "..."`: an access code sent in a URL's query (Farming Simulator's stats
+    /// feed).
+    Code,
 }
 
 impl CredentialKey {
-    pub const ALL: [CredentialKey; 5] = [
+    pub const ALL: [CredentialKey; 6] = [
         CredentialKey::Username,
         CredentialKey::Password,
         CredentialKey::Token,
         CredentialKey::ApiToken,
         CredentialKey::Rcon,
+        CredentialKey::Code,
     ];
 
     /// The key as written in the config.
@@ -36,6 +40,7 @@ impl CredentialKey {
             CredentialKey::Token => "token_file",
             CredentialKey::ApiToken => "api_token_file",
             CredentialKey::Rcon => "rcon",
+            CredentialKey::Code => "code_file",
         }
     }
 }
@@ -55,6 +60,8 @@ pub struct Credentials {
     pub api_token: Option<Secret>,
     /// Source RCON (`rcon = { port, password_file }`).
     pub rcon: Option<Rcon>,
+    /// `code_file`'s content.
+    pub code: Option<Secret>,
     /// HTTP APIs: the SHA-256 of the certificate the server must present
     /// (`tls_fingerprint`; the target's `tls` says `TlsMode::Pinned`). Not a secret, but
     /// carried here so that the rare pinned target pays for it and `Target` stays small.
@@ -79,6 +86,7 @@ impl Credentials {
             CredentialKey::Token => self.token.is_some(),
             CredentialKey::ApiToken => self.api_token.is_some(),
             CredentialKey::Rcon => self.rcon.is_some(),
+            CredentialKey::Code => self.code.is_some(),
         }
     }
 }

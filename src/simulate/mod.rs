@@ -15,10 +15,12 @@ pub mod churn;
 pub mod datagrams;
 pub mod doom3;
 pub mod factorio;
+pub mod farmingsimulator;
 pub mod fivem;
 pub mod gamespy1;
 pub mod gamespy2;
 pub mod gamespy3;
+pub mod hexen2;
 pub mod hostile;
 pub mod http;
 pub mod mcquery;
@@ -196,6 +198,16 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(arkrcon::spawn_demo(w)),
             &[][..],
         ),
+        Protocol::Farmingsimulator => (
+            |w| Box::pin(farmingsimulator::spawn(w, Default::default())),
+            |w| Box::pin(farmingsimulator::spawn_demo(w)),
+            &[][..],
+        ),
+        Protocol::Hexen2 => (
+            |w| Box::pin(hexen2::spawn(w, Default::default())),
+            |w| Box::pin(hexen2::spawn_demo(w)),
+            &["fraglimit"][..],
+        ),
     };
     let password = match protocol {
         Protocol::Factorio => Some(factorio::PASSWORD),
@@ -241,6 +253,8 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         Protocol::Factorio => factorio::hostile,
         Protocol::Battlefield => battlefield::hostile,
         Protocol::Arkrcon => arkrcon::hostile,
+        Protocol::Farmingsimulator => farmingsimulator::hostile,
+        Protocol::Hexen2 => hexen2::hostile,
     }
 }
 

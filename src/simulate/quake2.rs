@@ -9,7 +9,7 @@ use std::time::Duration;
 use super::churn::churn;
 use super::hostile::{start, Hostile};
 use super::{datagrams, SimServer, World, WorldState};
-use crate::protocol::{quake1, quake2};
+use crate::protocol::{hexen2, quake1, quake2};
 
 /// Player lines sent by [`Misbehaviour::HugePlayerList`]: well past the 256 a reply may list,
 /// and still one datagram (QuakeWorld lines run to about 40 bytes; 10,000 did not fit).
@@ -24,6 +24,8 @@ pub enum Dialect {
     /// QuakeWorld (mvdsv): `n`, `userid frags minutes ping "name" "skin" top bottom`, a NUL
     /// at the end.
     Quake1,
+    /// HexenWorld: QuakeWorld's reply behind a fifth `FF`, asked for with five.
+    Hexen2,
 }
 
 /// Hostile behaviour, for the robustness suite.
@@ -69,6 +71,7 @@ pub async fn spawn_demo_as(world: World, dialect: Dialect) -> io::Result<SimServ
     let (name, map, game, version) = match dialect {
         Dialect::Quake2 => ("Simulated Q2 DM", "q2dm1", "baseq2", "3.20 x86 Dec 21 2002"),
         Dialect::Quake1 => ("Simulated QW DM", "dm3", "ktx", "MVDSV 0.35"),
+        Dialect::Hexen2 => ("Simulated HexenWorld", "demo1", "hw", "HexenWorld 0.15"),
     };
     world.update(|w| {
         *w = WorldState {
@@ -101,12 +104,17 @@ pub async fn spawn_demo_as(world: World, dialect: Dialect) -> io::Result<SimServ
 
 /// The reply to one datagram, if any.
 fn answer(datagram: &[u8], w: &WorldState, config: &QuakeConfig) -> Option<Vec<u8>> {
-    if !quake2::is_request(datagram) || config.misbehaviour == Misbehaviour::Silence {
+    let asked = match config.dialect {
+        Dialect::Hexen2 => hexen2::is_request(datagram),
+        _ => quake2::is_request(datagram),
+    };
+    if !asked || config.misbehaviour == Misbehaviour::Silence {
         return None;
     }
     let header = match config.dialect {
         Dialect::Quake2 => quake2::HEADER,
         Dialect::Quake1 => quake1::HEADER,
+        Dialect::Hexen2 => hexen2::HEADER,
     };
     let mut out = Vec::new();
     if config.misbehaviour == Misbehaviour::PrintOnly {
@@ -129,7 +137,7 @@ fn answer(datagram: &[u8], w: &WorldState, config: &QuakeConfig) -> Option<Vec<u
             ("version".into(), w.version.clone()),
             ("maxclients".into(), max.to_string()),
         ],
-        Dialect::Quake1 => vec![
+        Dialect::Quake1 | Dialect::Hexen2 => vec![
             ("*gamedir".into(), w.game.clone()),
             ("maxspectators".into(), "0".into()),
             ("hostname".into(), w.name.clone()),
@@ -143,7 +151,7 @@ fn answer(datagram: &[u8], w: &WorldState, config: &QuakeConfig) -> Option<Vec<u
     let mut lines = Vec::new();
     let mut line = |i: usize, name: &str, frags: i64, secs: f32, ping: i64| match config.dialect {
         Dialect::Quake2 => quake2::encode_player_line(frags, ping, name, &mut lines),
-        Dialect::Quake1 => quake1::encode_player_line(
+        Dialect::Quake1 | Dialect::Hexen2 => quake1::encode_player_line(
             &quake1::Player {
                 userid: Some(i as i64 + 1),
                 frags: Some(frags),
@@ -170,7 +178,7 @@ fn answer(datagram: &[u8], w: &WorldState, config: &QuakeConfig) -> Option<Vec<u
         }
     }
     quake2::encode_frame(header, &vars, &lines, &mut out);
-    if config.dialect == Dialect::Quake1 {
+    if config.dialect != Dialect::Quake2 {
         out.push(0);
     }
     if config.misbehaviour == Misbehaviour::Truncated {

@@ -158,7 +158,7 @@ fn errors_in_included_files() {
     d.write("t/a.toml", &format!("{}port = 1\n", target("a")));
     assert_eq!(
         load_err(&main),
-        "t/a.toml:5: target \"a\".port: unknown field `port`, expected one of `name`, `protocol`, `address`, `interval`, `timeout`, `encoding`, `max_reply_bytes`, `max_split_packets`, `labels`, `game`, `players`, `rules`, `proxy_protocol`, `tls`, `tls_fingerprint`, `tls_insecure`, `voice_port`, `max_players`, `username`, `password_file`, `token_file`, `api_token_file`, `rcon`"
+        "t/a.toml:5: target \"a\".port: unknown field `port`, expected one of `name`, `protocol`, `address`, `interval`, `timeout`, `encoding`, `max_reply_bytes`, `max_split_packets`, `labels`, `game`, `players`, `rules`, `proxy_protocol`, `tls`, `tls_fingerprint`, `tls_insecure`, `voice_port`, `max_players`, `username`, `password_file`, `token_file`, `api_token_file`, `code_file`, `rcon`"
     );
     d.write(
         "t/a.toml",

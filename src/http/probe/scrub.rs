@@ -38,6 +38,7 @@ impl Scrub {
             credentials.password.as_ref(),
             credentials.token.as_ref(),
             credentials.api_token.as_ref(),
+            credentials.code.as_ref(),
             credentials.rcon.as_ref().map(|r| &r.password),
         ];
         let users: Vec<&str> = credentials

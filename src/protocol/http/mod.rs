@@ -24,7 +24,7 @@ use crate::protocol::DecodeError;
 pub const MAX_HEADERS: usize = 128;
 
 /// Query parameters whose value is a secret (TShock's `token`): masked in transcripts.
-const SECRET_PARAMS: [&str; 4] = ["token", "password", "apikey", "api_key"];
+const SECRET_PARAMS: [&str; 5] = ["token", "password", "apikey", "api_key", "code"];
 /// Headers whose value is a secret: masked in transcripts.
 const SECRET_HEADERS: [&str; 4] = [
     "authorization",

@@ -1,0 +1,126 @@
+//! HexenWorld against the simulator on 127.0.0.1 through the exporter's own poll: the status
+//! with players, each misbehaviour ending in its reason, a QuakeWorld server's reply (four
+//! `FF`) never taken for HexenWorld's, and `/probe?module=hexen2`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use gameserver_exporter::query::{poll, Request};
+use gameserver_exporter::simulate::hexen2::spawn;
+use gameserver_exporter::simulate::quake2::Misbehaviour;
+use gameserver_exporter::simulate::{quake1, SimServer, World, WorldState};
+use gameserver_exporter::status::{Reason, Status};
+use gameserver_exporter::target::{Address, Protocol};
+
+fn world() -> World {
+    World::new(WorldState {
+        name: "Hexen Arena".into(),
+        map: "demo1".into(),
+        game: "hw".into(),
+        version: "HexenWorld 0.15".into(),
+        max: 8,
+        bots: 0,
+        players: vec![
+            ("Paladin".into(), 12, 300.0),
+            ("Necromancer".into(), -1, 60.0),
+        ],
+        rules: vec![("fraglimit".into(), "30".into())],
+        password: false,
+    })
+}
+
+fn request(server: &SimServer) -> Request {
+    let mut req = Request::new(
+        Protocol::Hexen2,
+        Address::parse(&server.addr.to_string()).unwrap(),
+    );
+    req.timeout = Duration::from_millis(800);
+    req.players = true;
+    req
+}
+
+async fn status(m: Misbehaviour) -> Result<Status, Reason> {
+    let server = spawn(world(), m).await.unwrap();
+    poll(&request(&server)).await.map_err(|f| f.reason)
+}
+
+/// Name, map, counts and the players with their minutes as seconds.
+#[tokio::test]
+async fn status_with_players() {
+    let s = status(Misbehaviour::None).await.unwrap();
+    assert_eq!((s.online, s.max), (2, 8));
+    assert_eq!(s.name, "Hexen Arena");
+    assert_eq!(s.map.as_deref(), Some("demo1"));
+    let players: Vec<(String, Option<i64>)> = s
+        .players
+        .unwrap()
+        .into_iter()
+        .map(|p| (p.name, p.score))
+        .collect();
+    assert_eq!(
+        players,
+        [
+            ("Paladin".into(), Some(12)),
+            ("Necromancer".into(), Some(-1))
+        ]
+    );
+}
+
+/// Silence, a cut reply, lying counts and a printed message end in their reasons.
+#[tokio::test]
+async fn misbehaviours() {
+    for (m, want) in [
+        (Misbehaviour::Silence, Reason::Timeout),
+        (Misbehaviour::Truncated, Reason::Malformed),
+        (Misbehaviour::LyingCounts, Reason::TooLarge),
+        (Misbehaviour::PrintOnly, Reason::Mismatch),
+    ] {
+        assert_eq!(status(m).await.unwrap_err(), want, "{m:?}");
+    }
+}
+
+/// A QuakeWorld server does not answer HexenWorld's five-`FF` request: nothing is mistaken
+/// for a status.
+#[tokio::test]
+async fn quakeworld_server_is_not_hexenworld() {
+    let server = quake1::spawn(world(), Misbehaviour::None).await.unwrap();
+    assert_eq!(
+        poll(&request(&server))
+            .await
+            .map_err(|f| f.reason)
+            .unwrap_err(),
+        Reason::Timeout
+    );
+}
+
+/// `/probe?module=hexen2` (the preset) polls the simulator and publishes it up.
+#[tokio::test]
+async fn probe_the_preset() {
+    use crate::support::daemon::start;
+    use crate::support::http::plain;
+    use gameserver_exporter::scheduler::QueryProber;
+    let server = spawn(world(), Misbehaviour::None).await.unwrap();
+    let config = "[exporter]\ninterval = \"24h\"\ntimeout = \"2s\"\n\
+                  probe_allowed_networks = [\"127.0.0.0/8\"]\n";
+    let d = start(config, Arc::new(QueryProber)).await;
+    let a = server.addr;
+    let r = plain(
+        d.addr,
+        "GET",
+        &format!("/probe?module=hexen2&target={a}"),
+        "",
+    )
+    .await
+    .unwrap();
+    assert_eq!(r.status, 200, "{}", r.text());
+    let body = r.text();
+    let line = |metric: &str| {
+        body.lines()
+            .find(|l| l.starts_with(metric) && l.contains(&format!("target=\"{a}\"")))
+            .map(str::to_string)
+            .unwrap_or_default()
+    };
+    assert!(line("gameserver_up{").ends_with(" 1"), "{body}");
+    assert!(line("gameserver_players_online{").ends_with(" 2"), "{body}");
+    d.stop().await;
+}
