@@ -119,6 +119,9 @@ protocols! {
     /// Frostbite query (`serverInfo`: Battlefield 3, 4, Hardline, Bad Company 2, Medal of
     /// Honor 2010 and Warfighter), TCP.
     Battlefield => battlefield::spec;
+    /// Assetto Corsa's server (Kunos acServer, AssettoServer): its HTTP lobby pages `/INFO` and
+    /// `/JSON|`.
+    Assettocorsa => assettocorsa::spec;
 }
 
 impl Protocol {

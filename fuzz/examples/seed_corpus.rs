@@ -945,6 +945,7 @@ fn http_apis(root: &Path) {
     let info = br#"{"version":"v0.3.11.0","servername":"Pal","description":"d","worldguid":"0"}"#;
     let metrics = br#"{"serverfps":58,"currentplayernum":2,"serverframetime":17.25,"maxplayernum":32,"uptime":3600,"days":12}"#;
     let players = br#"{"players":[{"name":"Zoe","accountName":"zoe","playerId":"1","userId":"steam_1","ip":"127.0.0.1","ping":30.0,"location_x":0.0,"location_y":0.0,"level":12,"building_count":0}]}"#;
+    json_pages(root);
     let c = Corpus::new(root, "terraria_status");
     c.add("status", tshock);
     c.add("refused", refused);
@@ -1117,4 +1118,19 @@ fn rcon(root: &Path) {
     let mut refused = Vec::new();
     encode(-1, TYPE_AUTH_RESPONSE, b"", &mut refused);
     c.add("refused", &refused);
+}
+
+/// The single-game JSON pages as their simulators write them.
+fn json_pages(root: &Path) {
+    use gameserver_exporter::simulate::{assettocorsa, WorldState};
+    let w = WorldState {
+        name: "Seed".into(),
+        map: "seed-map".into(),
+        max: 8,
+        players: vec![("Alice".into(), 1, 2.0)],
+        ..WorldState::default()
+    };
+    let c = Corpus::new(root, "json_pages");
+    c.add("ac_info", assettocorsa::info_body(&w, false).to_string().as_bytes());
+    c.add("ac_cars", assettocorsa::cars_body(&w).to_string().as_bytes());
 }

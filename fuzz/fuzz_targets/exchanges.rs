@@ -31,7 +31,7 @@ use gameserver_exporter::protocol::teeworlds::machine::Tokens;
 use gameserver_exporter::protocol::teeworlds::Flavour;
 use gameserver_exporter::protocol::unreal2::Unreal2;
 use gameserver_exporter::protocol::{
-    ase, battlefield, bedrock, doom3, factorio, fivem, gamespy2, mumble, palworld, satisfactory,
+    ase, assettocorsa, battlefield, bedrock, doom3, factorio, fivem, gamespy2, mumble, palworld, satisfactory,
     terraria,
 };
 use gameserver_exporter::secret::Secret;
@@ -152,7 +152,7 @@ fuzz_target!(|data: &[u8]| {
                 return;
             };
             let secret = remembered.then(|| Secret::new("fuzz-secret"));
-            match ext % 9 {
+            match ext % 10 {
                 0 => run(
                     terraria::exchange::new(params, secret, deadline),
                     start,
@@ -192,6 +192,15 @@ fuzz_target!(|data: &[u8]| {
                     // can learn to answer it.
                     let x = factorio::exchange::new(params, secret, 7, deadline);
                     run(x, start, script)
+                }
+                9 => {
+                    // The single-game JSON pages: the script's next byte picks one.
+                    let Some((&page, script)) = script.split_first() else {
+                        return;
+                    };
+                    match page % 1 {
+                        _ => run(assettocorsa::exchange::new(params, 7, deadline), start, script),
+                    }
                 }
                 7 => run(quake2::exchange::new(&params, deadline), start, script),
                 8 => run(quake1::exchange::new(&params, deadline), start, script),

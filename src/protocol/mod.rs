@@ -12,6 +12,7 @@
 
 pub mod a2s;
 pub mod ase;
+pub mod assettocorsa;
 pub mod battlefield;
 pub mod bedrock;
 pub mod credentials;

@@ -8,6 +8,7 @@
 
 pub mod a2s;
 pub mod ase;
+pub mod assettocorsa;
 pub mod battlefield;
 pub mod bedrock;
 pub mod churn;
@@ -20,6 +21,7 @@ pub mod gamespy2;
 pub mod gamespy3;
 pub mod hostile;
 pub mod http;
+pub mod json_page;
 pub mod mcquery;
 pub mod minecraft;
 pub mod mumble;
@@ -190,6 +192,11 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(battlefield::spawn_demo(w)),
             &["gamemode", "region"][..],
         ),
+        Protocol::Assettocorsa => (
+            |w| Box::pin(assettocorsa::spawn(w, Default::default())),
+            |w| Box::pin(assettocorsa::spawn_demo(w)),
+            &[][..],
+        ),
     };
     let password = match protocol {
         Protocol::Factorio => Some(factorio::PASSWORD),
@@ -233,6 +240,7 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         Protocol::Teamspeak3 => teamspeak3::hostile,
         Protocol::Factorio => factorio::hostile,
         Protocol::Battlefield => battlefield::hostile,
+        Protocol::Assettocorsa => assettocorsa::hostile,
     }
 }
 

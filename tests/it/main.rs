@@ -13,6 +13,7 @@ mod a2s_early_end;
 mod api;
 mod architecture;
 mod ase;
+mod assettocorsa;
 mod battlefield;
 mod bedrock;
 mod cli;
