@@ -59,13 +59,55 @@ check() {
     unset 'pids[-1]'
 }
 
-for protocol in ${GSE_HTTP_GAMES:-assettocorsa}; do
+for protocol in ${GSE_HTTP_GAMES:-assettocorsa eco buildandshoot eldewrito}; do
     case $protocol in
     assettocorsa)
         # /INFO holds name and counts; the drivers are the entry list's connected slots.
         check assettocorsa assettocorsa \
             '[.[0].name, .[0].clients, .[0].maxclients, [.[1].Cars[] | select(.IsConnected) | .DriverName]]' \
             /INFO '/JSON|0'
+        ;;
+    eco)
+        # No capacity here (TotalPlayers is everyone who ever joined; gamedig calls it
+        # maxplayers): gamedig's maxplayers is compared with our total_players extra. gamedig
+        # keeps the name's rich-text tags, which we cut: its name is read with them cut.
+        gamedig='[(.name | gsub("<[a-zA-Z/#][^<>]{0,63}>"; "")), (.numplayers | tonumber), 0, [.players[].name]]' \
+            check eco eco \
+            '[(.[0].Info.Description | gsub("<[a-zA-Z/#][^<>]{0,63}>"; "")), .[0].Info.OnlinePlayers, 0, .[0].Info.OnlinePlayersNames]' \
+            /frontpage
+        [[ -z $gamedig_dir ]] || [[ $(jq .maxplayers "$work/gamedig.json") == $(jq .extras.total_players "$work/ours.json") ]] ||
+            interop_fail "eco: gamedig's maxplayers $(jq .maxplayers "$work/gamedig.json") is not our total_players"
+        ;;
+    buildandshoot)
+        check buildandshoot bas '[.[0].serverName, (.[0].players | length), .[0].maxPlayers, [.[0].players[].name]]' /json
+        ;;
+    eldewrito)
+        # gamedig's eldewrito reader sets no numplayers (it stays 0): its count is its list's.
+        gamedig='[.name, (.players | length), (.maxplayers | tonumber), [.players[].name]]' \
+            check eldewrito eldewrito '[.[0].name, .[0].numPlayers, .[0].maxPlayers, [.[0].players[].name]]' /
+        # opengsq's ElDewrito reader: its page fetch and parser on the simulator's port (its
+        # get_status first broadcasts on UDP 11774, which a loopback check cannot answer).
+        need_opengsq
+        if [[ -n $opengsq_py ]]; then
+            sim_start eldewrito
+            "$opengsq_py" - "${sim_addr##*:}" >"$work/opengsq.txt" 2>"$work/opengsq.log" <<'PY' || interop_fail "opengsq eldewrito"
+import asyncio, sys
+from opengsq.protocols.eldewrito import ElDewrito
+async def main():
+    port = int(sys.argv[1])
+    e = ElDewrito("127.0.0.1", 11774, 3.0)
+    e.ELDEWRITO_HTTP_PORT = port
+    s = e._parse_server_info(await e._query_http_endpoint())
+    print("name=%s online=%d max=%d players=%s" % (s.name, s.num_players, s.max_players, "|".join(p.name for p in s.players)))
+asyncio.run(main())
+PY
+            "$bin" query eldewrito "$sim_addr" --json --players --timeout 2s >"$work/ours.json" ||
+                interop_fail "query eldewrito"
+            want=$(summary "$ours" <"$work/ours.json")
+            echo "$NAME: eldewrito: opengsq ElDewrito: $(cat "$work/opengsq.txt")"
+            [[ $(cat "$work/opengsq.txt") == "$want" ]] || interop_fail "eldewrito: opengsq read $(cat "$work/opengsq.txt")"
+            kill "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null || true; unset 'pids[-1]'
+        fi
         ;;
     *) interop_fail "unknown protocol $protocol" ;;
     esac

@@ -1122,7 +1122,7 @@ fn rcon(root: &Path) {
 
 /// The single-game JSON pages as their simulators write them.
 fn json_pages(root: &Path) {
-    use gameserver_exporter::simulate::{assettocorsa, WorldState};
+    use gameserver_exporter::simulate::{assettocorsa, buildandshoot, eco, eldewrito, WorldState};
     let w = WorldState {
         name: "Seed".into(),
         map: "seed-map".into(),
@@ -1133,4 +1133,8 @@ fn json_pages(root: &Path) {
     let c = Corpus::new(root, "json_pages");
     c.add("ac_info", assettocorsa::info_body(&w, false).to_string().as_bytes());
     c.add("ac_cars", assettocorsa::cars_body(&w).to_string().as_bytes());
+    c.add("eco_frontpage", eco::frontpage_body(&w).to_string().as_bytes());
+    c.add("bas_json", buildandshoot::page_body(&w, false).to_string().as_bytes());
+    c.add("bas_teams", buildandshoot::page_body(&w, true).to_string().as_bytes());
+    c.add("eldewrito_info", eldewrito::info_body(&w).to_string().as_bytes());
 }

@@ -31,7 +31,7 @@ use gameserver_exporter::protocol::teeworlds::machine::Tokens;
 use gameserver_exporter::protocol::teeworlds::Flavour;
 use gameserver_exporter::protocol::unreal2::Unreal2;
 use gameserver_exporter::protocol::{
-    ase, assettocorsa, battlefield, bedrock, doom3, factorio, fivem, gamespy2, mumble, palworld, satisfactory,
+    ase, assettocorsa, battlefield, bedrock, buildandshoot, eco, eldewrito, doom3, factorio, fivem, gamespy2, mumble, palworld, satisfactory,
     terraria,
 };
 use gameserver_exporter::secret::Secret;
@@ -198,8 +198,11 @@ fuzz_target!(|data: &[u8]| {
                     let Some((&page, script)) = script.split_first() else {
                         return;
                     };
-                    match page % 1 {
-                        _ => run(assettocorsa::exchange::new(params, 7, deadline), start, script),
+                    match page % 4 {
+                        2 => run(eldewrito::exchange::new(params, deadline), start, script),
+                        0 => run(assettocorsa::exchange::new(params, 7, deadline), start, script),
+                        1 => run(buildandshoot::exchange::new(params, deadline), start, script),
+                        _ => run(eco::exchange::new(params, deadline), start, script),
                     }
                 }
                 7 => run(quake2::exchange::new(&params, deadline), start, script),

@@ -25,9 +25,9 @@
 
 use super::{Game, Quirks};
 use crate::target::Protocol::{
-    self, A2s, Ase, Assettocorsa, Battlefield, Doom3, Factorio, Fivem, Gamespy1, Gamespy2,
-    Gamespy3, Minecraft, MinecraftBedrock, MinecraftQuery, Mumble, Palworld, Quake1, Quake2,
-    Quake3, Samp, Satisfactory, Teamspeak3, Teeworlds, Terraria, Unreal2,
+    self, A2s, Ase, Assettocorsa, Battlefield, Buildandshoot, Doom3, Eco, Eldewrito, Factorio,
+    Fivem, Gamespy1, Gamespy2, Gamespy3, Minecraft, MinecraftBedrock, MinecraftQuery, Mumble,
+    Palworld, Quake1, Quake2, Quake3, Samp, Satisfactory, Teamspeak3, Teeworlds, Terraria, Unreal2,
 };
 
 const N: Quirks = Quirks::NONE;
@@ -65,6 +65,7 @@ const fn game(
 pub static GAMES: &[Game] = &[
     game("sdtd", &["7d2d"], "7 Days to Die", A2s, 26900, 26900, N, "LinuxGSM, gamedig", "Follows LinuxGSM (query port = game port); gamedig tries game port + 1. No player names without telnet"),
     game("abioticfactor", &[], "Abiotic Factor", A2s, 27015, 27015, N, G, ""),
+    game("aosc", &[], "Ace of Spades Classic", Buildandshoot, 32887, 32886, N, G, "The status server's /json (piqueserver: status_server enabled, port 32886 = game port - 1): name, map, counts, version, game mode; player names, kills and latency with players"),
     game("ahl", &[], "Action Half-Life", A2s, 27015, 27015, N, G, ""),
     game("actionsource", &["as"], "Action: Source", A2s, 27015, 27015, N, G, ""),
     game("aoc", &["ageofchivalry"], "Age of Chivalry", A2s, 27015, 27015, N, G, ""),
@@ -108,6 +109,7 @@ pub static GAMES: &[Game] = &[
     game("breach", &[], "Breach", A2s, 27016, 27016, N, G, ""),
     game("breed", &[], "Breed", Gamespy2, 7649, 7649, N, G, "Query port = game port"),
     game("brink", &[], "Brink", A2s, 27015, 27016, N, G, "Query port = game port + 1; gamedig names no default game port, so 27015 is assumed: put the query port in the address"),
+    game("bas", &["buildandshoot"], "Build and Shoot", Buildandshoot, 32887, 32886, N, G, "The status server's /json (piqueserver: status_server enabled, port 32886 = game port - 1): name, map, counts, version, game mode; player names, kills and latency with players. `query` and `/probe` read `buildandshoot` as the protocol id (the same protocol and port)"),
     game("cod", &[], "Call of Duty", Quake3, 28960, 28960, N, GL, "Quake 3 engine: getstatus on the game port"),
     game("cod2", &[], "Call of Duty 2", Quake3, 28960, 28960, N, GL, "Quake 3 engine: getstatus on the game port"),
     game("cod3", &[], "Call of Duty 3", Quake3, 28960, 28960, N, G, "Quake 3 engine protocol: getstatus on the game port"),
@@ -168,6 +170,7 @@ pub static GAMES: &[Game] = &[
     game("dootf", &["drakan"], "Drakan: Order of the Flame", Gamespy1, 27045, 27046, N, G, "Query port = game port + 1"),
     game("dnf2001", &[], "Duke Nukem Forever 2001", Gamespy1, 7777, 7778, N, G, "Query port = game port + 1"),
     game("dystopia", &["dys"], "Dystopia", A2s, 27015, 27015, N, G, ""),
+    game("eco", &[], "Eco", Eco, 3000, 3001, N, G, "The web server (WebServerPort, the game port + 1): /frontpage for name, counts, version, password and player names. TotalPlayers is everyone who ever joined the world, not slots: published as the total_players extra, no capacity (gamedig reads it as maxplayers)"),
     game("empiresmod", &["em"], "Empires Mod", A2s, 27015, 27015, N, G, ""),
     game("egs", &["empyrion"], "Empyrion - Galactic Survival", A2s, 30000, 30001, N, G, "Query port = game port + 1"),
     game("etqw", &[], "Enemy Territory: Quake Wars", Doom3, 3074, 27733, N, G, "id Tech 4: query port 27733 (gamedig), not the game port; bots counted from their flags"),
@@ -199,6 +202,7 @@ pub static GAMES: &[Game] = &[
     game("hlof", &["hlopfor"], "Half-Life: Opposing Force", A2s, 27015, 27015, N, G, ""),
     game("halo", &[], "Halo", Gamespy2, 2302, 2302, N, G, "Query port = game port"),
     game("halo2", &[], "Halo 2", Gamespy2, 2302, 2302, N, G, "Query port = game port"),
+    game("eldewrito", &[], "Halo Online - ElDewrito", Eldewrito, 11774, 11775, N, G, "The game's info server (GET / on the game port + 1): name, map, counts, variant, ElDewrito version; player names and scores with players. A server with a password sends no player list"),
     game("hll", &[], "Hell Let Loose", A2s, 27015, 27015, N, G, ""),
     game("heretic2", &[], "Heretic II", Gamespy1, 27900, 27901, N, G, "Query port = game port + 1"),
     game("hiddendangerous2", &["had2"], "Hidden & Dangerous 2", Gamespy1, 11001, 11004, N, G, "Query port = game port + 3"),

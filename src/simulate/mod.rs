@@ -11,9 +11,12 @@ pub mod ase;
 pub mod assettocorsa;
 pub mod battlefield;
 pub mod bedrock;
+pub mod buildandshoot;
 pub mod churn;
 pub mod datagrams;
 pub mod doom3;
+pub mod eco;
+pub mod eldewrito;
 pub mod factorio;
 pub mod fivem;
 pub mod gamespy1;
@@ -197,6 +200,21 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(assettocorsa::spawn_demo(w)),
             &[][..],
         ),
+        Protocol::Eco => (
+            |w| Box::pin(eco::spawn(w, Default::default())),
+            |w| Box::pin(eco::spawn_demo(w)),
+            &[][..],
+        ),
+        Protocol::Buildandshoot => (
+            |w| Box::pin(buildandshoot::spawn(w, Default::default())),
+            |w| Box::pin(buildandshoot::spawn_demo(w)),
+            &[][..],
+        ),
+        Protocol::Eldewrito => (
+            |w| Box::pin(eldewrito::spawn(w, Default::default())),
+            |w| Box::pin(eldewrito::spawn_demo(w)),
+            &[][..],
+        ),
     };
     let password = match protocol {
         Protocol::Factorio => Some(factorio::PASSWORD),
@@ -241,6 +259,9 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         Protocol::Factorio => factorio::hostile,
         Protocol::Battlefield => battlefield::hostile,
         Protocol::Assettocorsa => assettocorsa::hostile,
+        Protocol::Eco => eco::hostile,
+        Protocol::Buildandshoot => buildandshoot::hostile,
+        Protocol::Eldewrito => eldewrito::hostile,
     }
 }
 

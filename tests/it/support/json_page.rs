@@ -10,7 +10,7 @@ use super::http::plain;
 use gameserver_exporter::games::list::GAMES;
 use gameserver_exporter::query::{self, Request};
 use gameserver_exporter::scheduler::QueryProber;
-use gameserver_exporter::simulate::hostile::Outcome;
+use gameserver_exporter::simulate::hostile::{self, Outcome};
 use gameserver_exporter::simulate::{simulator, World, WorldState};
 use gameserver_exporter::target::{Address, Protocol};
 
@@ -75,16 +75,16 @@ pub async fn catalogue_holds(protocol: Protocol) {
         list.len()
     );
     for h in list {
-        let server = (h.start)(world(&format!("{protocol}-{}", h.name)))
+        let server = (h.start)(hostile::world(&format!("{protocol}-{}", h.name)))
             .await
             .unwrap();
         let mut req = Request::new(protocol, Address::parse(&server.addr.to_string()).unwrap());
         req.timeout = Duration::from_secs(1);
         let got = query::poll(&req).await;
         match h.outcome {
-            Outcome::Up { online, .. } => {
+            Outcome::Up { online, max, .. } => {
                 let s = got.unwrap();
-                assert_eq!((s.online, s.max), (online, 16), "{protocol}-{}", h.name);
+                assert_eq!((s.online, s.max), (online, max), "{protocol}-{}", h.name);
                 assert_eq!(s.name, format!("{protocol}-{}", h.name));
             }
             Outcome::Down(reason) => {
