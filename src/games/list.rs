@@ -86,7 +86,7 @@ pub static GAMES: &[Game] = &[
     game("acwa", &["armacwa"], "ARMA: Cold War Assault", Gamespy1, 2302, 2303, N, G, "Query port = game port + 1"),
     game("armareforger", &["armare"], "ARMA: Reforger", A2s, 2001, 17777, N.no_players(), G, "A2S must be enabled in the server config (a2s section); sends no player list"),
     game("armaresistance", &["armar"], "ARMA: Resistance", Gamespy1, 2302, 2303, N, G, "Query port = game port + 1"),
-    game("assettocorsa", &[], "Assetto Corsa", Assettocorsa, 9600, 8081, N, G, "The server's HTTP port (HTTP_PORT of server_cfg.ini, 8081 as Kunos ships it and AssettoServer keeps it); gamedig's list says 9610, no default of either server. /INFO for name, track, counts; with players the connected drivers of /JSON|. AssettoServer also reports its version (poweredBy)"),
+    game("assettocorsa", &[], "Assetto Corsa", Assettocorsa, 9600, 8081, N, G, "The server's HTTP port (HTTP_PORT of server_cfg.ini, 8081 as Kunos ships it and AssettoServer keeps it); gamedig's list says 9610, no default of either server. /INFO for name, track, counts; with players the connected drivers of the entry list (/JSON). AssettoServer also reports its version (poweredBy)"),
     game("atlas", &[], "Atlas", A2s, 5761, 57561, N, G, "Query port is separate from the game port"),
     game("avorion", &[], "Avorion", A2s, 27000, 27020, N, G, "Query port = game port + 20"),
     game("baldursgate", &[], "Baldur's Gate", Gamespy1, 6073, 1470, N, G, "Fixed query port"),

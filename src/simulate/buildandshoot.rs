@@ -49,7 +49,7 @@ pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
 
 /// `/json` of `w`: players alternate Blue and Green, kills are their scores.
 pub fn page_body(w: &WorldState, teams: bool) -> serde_json::Value {
-    let team = |i: usize| if i % 2 == 0 { "Blue" } else { "Green" };
+    let team = |i: usize| if i.is_multiple_of(2) { "Blue" } else { "Green" };
     let mut body = json!({
         "serverIdentifier": "aos://16777343:32887", "serverName": w.name,
         "serverVersion": w.version, "serverUptime": 61.02, "gameMode": "ctf",
