@@ -126,6 +126,15 @@ protocols! {
     Farmingsimulator => farmingsimulator::spec;
     /// HexenWorld `status` (Hexen II's QuakeWorld-derived server), UDP.
     Hexen2 => hexen2::spec;
+    /// Assetto Corsa's server (Kunos acServer, AssettoServer): its HTTP lobby pages `/INFO` and
+    /// `/JSON|`.
+    Assettocorsa => assettocorsa::spec;
+    /// Eco's web API (`/frontpage`).
+    Eco => eco::spec;
+    /// Build and Shoot / Ace of Spades Classic: the status server's `/json` (piqueserver).
+    Buildandshoot => buildandshoot::spec;
+    /// Halo Online with ElDewrito: the info server's JSON (game port + 1).
+    Eldewrito => eldewrito::spec;
 }
 
 impl Protocol {

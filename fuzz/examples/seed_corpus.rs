@@ -971,6 +971,7 @@ fn http_apis(root: &Path) {
     let c = Corpus::new(root, "farmingsimulator_feed");
     c.add("feed", feed.as_bytes());
     c.add("empty-slots", b"<Server name=\"a\"><Slots capacity=\"2\" numUsed=\"0\"><Player isUsed=\"false\"/></Slots></Server>");
+    json_pages(root);
     let c = Corpus::new(root, "terraria_status");
     c.add("status", tshock);
     c.add("refused", refused);
@@ -1159,4 +1160,23 @@ fn rcon(root: &Path) {
     let mut refused = Vec::new();
     encode(-1, TYPE_AUTH_RESPONSE, b"", &mut refused);
     c.add("refused", &refused);
+}
+
+/// The single-game JSON pages as their simulators write them.
+fn json_pages(root: &Path) {
+    use gameserver_exporter::simulate::{assettocorsa, buildandshoot, eco, eldewrito, WorldState};
+    let w = WorldState {
+        name: "Seed".into(),
+        map: "seed-map".into(),
+        max: 8,
+        players: vec![("Alice".into(), 1, 2.0)],
+        ..WorldState::default()
+    };
+    let c = Corpus::new(root, "json_pages");
+    c.add("ac_info", assettocorsa::info_body(&w, false).to_string().as_bytes());
+    c.add("ac_cars", assettocorsa::cars_body(&w).to_string().as_bytes());
+    c.add("eco_frontpage", eco::frontpage_body(&w).to_string().as_bytes());
+    c.add("bas_json", buildandshoot::page_body(&w, false).to_string().as_bytes());
+    c.add("bas_teams", buildandshoot::page_body(&w, true).to_string().as_bytes());
+    c.add("eldewrito_info", eldewrito::info_body(&w).to_string().as_bytes());
 }

@@ -31,8 +31,8 @@ use gameserver_exporter::protocol::teeworlds::machine::Tokens;
 use gameserver_exporter::protocol::teeworlds::Flavour;
 use gameserver_exporter::protocol::unreal2::Unreal2;
 use gameserver_exporter::protocol::{
-    arkrcon, ase, battlefield, bedrock, doom3, factorio, farmingsimulator, fivem, gamespy2, mumble,
-    palworld, satisfactory, terraria,
+    arkrcon, ase, assettocorsa, battlefield, bedrock, buildandshoot, doom3, eco, eldewrito,
+    factorio, farmingsimulator, fivem, gamespy2, mumble, palworld, satisfactory, terraria,
 };
 use gameserver_exporter::secret::Secret;
 use libfuzzer_sys::fuzz_target;
@@ -152,7 +152,7 @@ fuzz_target!(|data: &[u8]| {
                 return;
             };
             let secret = remembered.then(|| Secret::new("fuzz-secret"));
-            match ext % 12 {
+            match ext % 13 {
                 0 => run(
                     terraria::exchange::new(params, secret, deadline),
                     start,
@@ -197,6 +197,18 @@ fuzz_target!(|data: &[u8]| {
                     // A fixed login id, as Factorio's.
                     let x = arkrcon::exchange::new(params, secret, 7, deadline);
                     run(x, start, script)
+                }
+                12 => {
+                    // The single-game JSON pages: the script's next byte picks one.
+                    let Some((&page, script)) = script.split_first() else {
+                        return;
+                    };
+                    match page % 4 {
+                        2 => run(eldewrito::exchange::new(params, deadline), start, script),
+                        0 => run(assettocorsa::exchange::new(params, 7, deadline), start, script),
+                        1 => run(buildandshoot::exchange::new(params, deadline), start, script),
+                        _ => run(eco::exchange::new(params, deadline), start, script),
+                    }
                 }
                 7 => run(quake2::exchange::new(&params, deadline), start, script),
                 8 => run(quake1::exchange::new(&params, deadline), start, script),

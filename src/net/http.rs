@@ -186,7 +186,7 @@ async fn read_capped(response: hyper::Response<Incoming>, cap: usize) -> Result<
     }
     let mut data = Vec::new();
     while let Some(frame) = body.frame().await {
-        let Ok(chunk) = frame.map_err(hyper_error)?.into_data() else {
+        let Ok(chunk) = frame.map_err(|e| body_error(e, data.len()))?.into_data() else {
             continue; // trailers
         };
         if data.len() + chunk.len() > cap {
@@ -223,6 +223,22 @@ fn hyper_error(e: hyper::Error) -> NetError {
         return NetError::Decode(DecodeError::Invalid("HTTP response"));
     }
     NetError::Io(Arc::new(io::Error::other(e.to_string())))
+}
+
+/// An error while the body streams: the connection ending before the body did (a
+/// `Content-Length` larger than what came, a chunked body cut off) is `Closed` with what had
+/// come, as an answer cut short before its body is; anything else as [`hyper_error`].
+fn body_error(e: hyper::Error, received: usize) -> NetError {
+    let mut source = std::error::Error::source(&e);
+    while let Some(s) = source {
+        if s.downcast_ref::<io::Error>()
+            .is_some_and(|io| io.kind() == io::ErrorKind::UnexpectedEof)
+        {
+            return NetError::Closed { received };
+        }
+        source = s.source();
+    }
+    hyper_error(e)
 }
 
 /// The TLS server name: the configured host (an IP literal as itself).

@@ -13,10 +13,14 @@
 pub mod a2s;
 pub mod arkrcon;
 pub mod ase;
+pub mod assettocorsa;
 pub mod battlefield;
 pub mod bedrock;
+pub mod buildandshoot;
 pub mod credentials;
 pub mod doom3;
+pub mod eco;
+pub mod eldewrito;
 mod error;
 pub mod exchange;
 pub mod factorio;

@@ -51,6 +51,21 @@ pub struct SimReply {
     pub drip: Option<Duration>,
     /// Extra header lines (`Retry-After: 10`, `WWW-Authenticate: Basic`).
     pub headers: Vec<String>,
+    /// How the body is framed: honestly, or in the ways a broken server frames it.
+    pub framing: Framing,
+}
+
+/// How a reply's body is delimited on the wire.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Framing {
+    /// `Content-Length` is the body's length.
+    #[default]
+    Exact,
+    /// `Content-Length` claims this many bytes more than the body has; the connection is
+    /// closed after the body (a server that miscounts, or dies mid-answer).
+    ClaimsMore(usize),
+    /// Chunked, and the body repeated for ever: a page that never ends.
+    Endless,
 }
 
 impl SimReply {
@@ -61,6 +76,7 @@ impl SimReply {
             body: body.into(),
             drip: None,
             headers: Vec::new(),
+            framing: Framing::Exact,
         }
     }
 
@@ -71,6 +87,7 @@ impl SimReply {
             body: Vec::new(),
             drip: None,
             headers: Vec::new(),
+            framing: Framing::Exact,
         }
     }
 }
@@ -127,6 +144,8 @@ where
             return;
         };
         let reply = handler(&req);
+        // A reply framed dishonestly leaves the connection unusable: close it.
+        let close = close || reply.framing != Framing::Exact;
         if write_reply(&mut stream, &reply, close).await.is_err() || close {
             return;
         }
@@ -208,12 +227,18 @@ async fn write_reply<S: AsyncWrite + Unpin>(
     close: bool,
 ) -> io::Result<()> {
     let mut head = format!(
-        "HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\n",
+        "HTTP/1.1 {} {}\r\nContent-Type: {}\r\n",
         reply.status,
         reason(reply.status),
         reply.content_type,
-        reply.body.len()
     );
+    match reply.framing {
+        Framing::Exact => head.push_str(&format!("Content-Length: {}\r\n", reply.body.len())),
+        Framing::ClaimsMore(n) => {
+            head.push_str(&format!("Content-Length: {}\r\n", reply.body.len() + n))
+        }
+        Framing::Endless => head.push_str("Transfer-Encoding: chunked\r\n"),
+    }
     for h in &reply.headers {
         head.push_str(h);
         head.push_str("\r\n");
@@ -223,6 +248,18 @@ async fn write_reply<S: AsyncWrite + Unpin>(
     }
     head.push_str("\r\n");
     stream.write_all(head.as_bytes()).await?;
+    if reply.framing == Framing::Endless {
+        // Until the client hangs up (a write fails).
+        let piece = if reply.body.is_empty() {
+            &b" "[..]
+        } else {
+            &reply.body
+        };
+        let chunk = [format!("{:x}\r\n", piece.len()).as_bytes(), piece, b"\r\n"].concat();
+        loop {
+            stream.write_all(&chunk).await?;
+        }
+    }
     match reply.drip {
         None => stream.write_all(&reply.body).await?,
         Some(every) => {

@@ -9,11 +9,15 @@
 pub mod a2s;
 pub mod arkrcon;
 pub mod ase;
+pub mod assettocorsa;
 pub mod battlefield;
 pub mod bedrock;
+pub mod buildandshoot;
 pub mod churn;
 pub mod datagrams;
 pub mod doom3;
+pub mod eco;
+pub mod eldewrito;
 pub mod factorio;
 pub mod farmingsimulator;
 pub mod fivem;
@@ -23,6 +27,7 @@ pub mod gamespy3;
 pub mod hexen2;
 pub mod hostile;
 pub mod http;
+pub mod json_page;
 pub mod mcquery;
 pub mod minecraft;
 pub mod mumble;
@@ -208,6 +213,26 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(hexen2::spawn_demo(w)),
             &["fraglimit"][..],
         ),
+        Protocol::Assettocorsa => (
+            |w| Box::pin(assettocorsa::spawn(w, Default::default())),
+            |w| Box::pin(assettocorsa::spawn_demo(w)),
+            &[][..],
+        ),
+        Protocol::Eco => (
+            |w| Box::pin(eco::spawn(w, Default::default())),
+            |w| Box::pin(eco::spawn_demo(w)),
+            &[][..],
+        ),
+        Protocol::Buildandshoot => (
+            |w| Box::pin(buildandshoot::spawn(w, Default::default())),
+            |w| Box::pin(buildandshoot::spawn_demo(w)),
+            &[][..],
+        ),
+        Protocol::Eldewrito => (
+            |w| Box::pin(eldewrito::spawn(w, Default::default())),
+            |w| Box::pin(eldewrito::spawn_demo(w)),
+            &[][..],
+        ),
     };
     let password = match protocol {
         Protocol::Factorio => Some(factorio::PASSWORD),
@@ -255,6 +280,10 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         Protocol::Arkrcon => arkrcon::hostile,
         Protocol::Farmingsimulator => farmingsimulator::hostile,
         Protocol::Hexen2 => hexen2::hostile,
+        Protocol::Assettocorsa => assettocorsa::hostile,
+        Protocol::Eco => eco::hostile,
+        Protocol::Buildandshoot => buildandshoot::hostile,
+        Protocol::Eldewrito => eldewrito::hostile,
     }
 }
 

@@ -191,7 +191,7 @@ const NO_PLAYER_LIST: &[Protocol] = &[
 /// Protocols whose reply carries no counts (Satisfactory's Lightweight Query).
 const NO_COUNTS: &[Protocol] = &[Protocol::Satisfactory];
 /// Protocols reporting who is online but no capacity (Factorio's `/players online count`).
-const NO_MAX: &[Protocol] = &[Protocol::Factorio, Protocol::Arkrcon];
+const NO_MAX: &[Protocol] = &[Protocol::Factorio, Protocol::Arkrcon, Protocol::Eco];
 
 /// `query --json` against every protocol's simulator prints every Status field.
 #[test]

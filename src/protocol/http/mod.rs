@@ -130,6 +130,25 @@ impl Response<'_> {
         }
         Ok(self.body)
     }
+
+    /// The body of a game server's own JSON page (Assetto Corsa's `/INFO`, Eco's
+    /// `/frontpage`, ...): status 200, and any content type but HTML. Those servers write their
+    /// HTTP by hand and label the JSON loosely (`text/plain`, or no type at all), so the type
+    /// refuses only what is surely no answer of theirs, a web page (a panel's or proxy's login
+    /// or error page, [`Error::ContentType`]); the JSON decoder refuses the rest.
+    pub fn json_page(&self) -> Result<&[u8], Error> {
+        if self.status != 200 {
+            return Err(Error::HttpStatus {
+                status: self.status,
+            });
+        }
+        let kind = self.header("content-type").unwrap_or_default();
+        if kind.windows(4).any(|w| w.eq_ignore_ascii_case(b"html")) {
+            let shown = String::from_utf8_lossy(&kind[..kind.len().min(64)]).into_owned();
+            return Err(Error::ContentType { found: shown });
+        }
+        Ok(self.body)
+    }
 }
 
 /// `application/json` or `application/<something>+json`, parameters allowed.
@@ -328,6 +347,24 @@ mod tests {
         let r = decode_response(b"HTTP/1.1 200\r\ncontent-type: application/problem+json\r\n\r\n")
             .unwrap();
         assert!(r.json().is_ok());
+        // A game's own page: any type but HTML.
+        for (kind, ok) in [
+            ("text/plain", true),
+            ("application/json", true),
+            ("text/html; charset=utf-8", false),
+            ("application/xhtml+xml", false),
+        ] {
+            let head = format!("HTTP/1.1 200 OK\r\ncontent-type: {kind}\r\n\r\n{{}}");
+            let r = decode_response(head.as_bytes()).unwrap();
+            assert_eq!(r.json_page().is_ok(), ok, "{kind}");
+        }
+        let r = decode_response(b"HTTP/1.1 200 OK\r\n\r\n{}").unwrap();
+        assert_eq!(r.json_page().unwrap(), b"{}");
+        let r = decode_response(b"HTTP/1.1 404 Not Found\r\n\r\n").unwrap();
+        assert!(matches!(
+            r.json_page(),
+            Err(Error::HttpStatus { status: 404 })
+        ));
         for bad in [
             &b"HTTP/1.1 20\r\n\r\n"[..],
             b"HTTP/2 200\r\n\r\n",

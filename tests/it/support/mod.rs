@@ -7,4 +7,5 @@
 pub mod daemon;
 pub mod expo;
 pub mod http;
+pub mod json_page;
 pub mod tls_sim;

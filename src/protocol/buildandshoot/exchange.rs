@@ -1,0 +1,48 @@
+//! One request: `GET /json`.
+
+use std::time::{Duration, Instant};
+
+use super::{decode_page, to_status, Page, JSON_PATH};
+use crate::protocol::exchange::{Error, Params};
+use crate::protocol::http::fetch::{Api, Fetch};
+use crate::protocol::http::{encode_request, Response};
+use crate::status::Status;
+
+/// The page and its answer.
+#[derive(Debug)]
+pub struct StatusJson {
+    params: Params,
+    page: Option<Page>,
+}
+
+impl Api for StatusJson {
+    fn request(&mut self, i: usize, out: &mut Vec<u8>) -> Option<&'static str> {
+        if i > 0 {
+            return None;
+        }
+        encode_request(
+            "GET",
+            JSON_PATH,
+            &[("Accept", "application/json")],
+            b"",
+            out,
+        );
+        Some("GET /json")
+    }
+
+    fn response(&mut self, _i: usize, response: &Response<'_>) -> Result<(), Error> {
+        self.page = Some(decode_page(response.json_page()?)?);
+        Ok(())
+    }
+
+    fn status(&mut self, latency: Duration) -> Result<Status, Error> {
+        let page = self.page.take().unwrap_or_default();
+        let p = self.params;
+        Ok(to_status(page, latency, p.players, p.detail))
+    }
+}
+
+/// A poll's exchange.
+pub fn new(params: Params, deadline: Instant) -> Fetch<StatusJson> {
+    Fetch::new(StatusJson { params, page: None }, deadline)
+}

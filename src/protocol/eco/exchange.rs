@@ -1,0 +1,43 @@
+//! One request: `GET /frontpage`.
+
+use std::time::{Duration, Instant};
+
+use super::{decode_frontpage, to_status, Info, FRONTPAGE_PATH};
+use crate::protocol::exchange::{Error, Params};
+use crate::protocol::http::fetch::{Api, Fetch};
+use crate::protocol::http::{encode_request, Response};
+use crate::status::Status;
+
+/// The page and its answer.
+#[derive(Debug)]
+pub struct Frontpage {
+    params: Params,
+    info: Option<Info>,
+}
+
+impl Api for Frontpage {
+    fn request(&mut self, i: usize, out: &mut Vec<u8>) -> Option<&'static str> {
+        if i > 0 {
+            return None;
+        }
+        let accept = [("Accept", "application/json")];
+        encode_request("GET", FRONTPAGE_PATH, &accept, b"", out);
+        Some("GET /frontpage")
+    }
+
+    fn response(&mut self, _i: usize, response: &Response<'_>) -> Result<(), Error> {
+        self.info = Some(decode_frontpage(response.json_page()?)?);
+        Ok(())
+    }
+
+    fn status(&mut self, latency: Duration) -> Result<Status, Error> {
+        let info = self.info.take().unwrap_or_default();
+        let p = self.params;
+        Ok(to_status(info, latency, p.players, p.detail))
+    }
+}
+
+/// A poll's exchange.
+pub fn new(params: Params, deadline: Instant) -> Fetch<Frontpage> {
+    Fetch::new(Frontpage { params, info: None }, deadline)
+}
