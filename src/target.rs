@@ -119,6 +119,8 @@ protocols! {
     /// Frostbite query (`serverInfo`: Battlefield 3, 4, Hardline, Bad Company 2, Medal of
     /// Honor 2010 and Warfighter), TCP.
     Battlefield => battlefield::spec;
+    /// OpenTTD game info (`CLIENT_GAME_INFO`, OpenTTD 12 and later), TCP.
+    Openttd => openttd::spec;
 }
 
 impl Protocol {

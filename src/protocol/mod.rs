@@ -29,6 +29,7 @@ pub mod limits;
 pub mod memory;
 pub mod minecraft;
 pub mod mumble;
+pub mod openttd;
 pub mod palworld;
 pub mod proxy_header;
 pub mod quake1;

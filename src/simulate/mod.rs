@@ -23,6 +23,7 @@ pub mod http;
 pub mod mcquery;
 pub mod minecraft;
 pub mod mumble;
+pub mod openttd;
 pub mod palworld;
 pub mod quake1;
 pub mod quake2;
@@ -190,6 +191,11 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(battlefield::spawn_demo(w)),
             &["gamemode", "region"][..],
         ),
+        Protocol::Openttd => (
+            |w| Box::pin(openttd::spawn(w, Default::default())),
+            |w| Box::pin(openttd::spawn_demo(w)),
+            &["companies_on", "landscape"][..],
+        ),
     };
     let password = match protocol {
         Protocol::Factorio => Some(factorio::PASSWORD),
@@ -233,6 +239,7 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         Protocol::Teamspeak3 => teamspeak3::hostile,
         Protocol::Factorio => factorio::hostile,
         Protocol::Battlefield => battlefield::hostile,
+        Protocol::Openttd => openttd::hostile,
     }
 }
 
