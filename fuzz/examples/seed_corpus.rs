@@ -624,6 +624,7 @@ fn main() {
     teamspeak3(&root);
     rcon(&root);
     battlefield(&root);
+    openttd(&root);
     gamespy1(&root);
     gamespy2(&root);
     gamespy3(&root);
@@ -1088,6 +1089,31 @@ fn battlefield(root: &Path) {
         }
         c.add(name, &out);
     }
+}
+
+/// OpenTTD: the simulator's game info in versions 7, 6 (OpenTTD 13's layout) and 4, framed,
+/// and a `SERVER_FULL`.
+fn openttd(root: &Path) {
+    use gameserver_exporter::protocol::openttd::{
+        encode_game_info, encode_packet, SERVER_FULL, SERVER_GAME_INFO,
+    };
+    use gameserver_exporter::simulate::openttd::game_info;
+    use gameserver_exporter::simulate::WorldState;
+    let c = Corpus::new(root, "openttd");
+    let world = WorldState {
+        players: vec![("alice".into(), 5, 10.0), ("bob".into(), 3, 20.0)],
+        ..WorldState::default()
+    };
+    for version in [7u8, 6, 4] {
+        let mut body = Vec::new();
+        encode_game_info(&game_info(&world, version), &mut body);
+        let mut out = Vec::new();
+        encode_packet(SERVER_GAME_INFO, &body, &mut out);
+        c.add(&format!("v{version}"), &out);
+    }
+    let mut full = Vec::new();
+    encode_packet(SERVER_FULL, &[], &mut full);
+    c.add("full", &full);
 }
 
 /// Source RCON: a login answer, Factorio's and vanilla Minecraft's replies, Paper's.

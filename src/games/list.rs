@@ -26,8 +26,8 @@
 use super::{Game, Quirks};
 use crate::target::Protocol::{
     self, A2s, Ase, Battlefield, Doom3, Factorio, Fivem, Gamespy1, Gamespy2, Gamespy3, Minecraft,
-    MinecraftBedrock, MinecraftQuery, Mumble, Palworld, Quake1, Quake2, Quake3, Samp, Satisfactory,
-    Teamspeak3, Teeworlds, Terraria, Unreal2,
+    MinecraftBedrock, MinecraftQuery, Mumble, Openttd, Palworld, Quake1, Quake2, Quake3, Samp,
+    Satisfactory, Teamspeak3, Teeworlds, Terraria, Unreal2,
 };
 
 const N: Quirks = Quirks::NONE;
@@ -255,6 +255,7 @@ pub static GAMES: &[Game] = &[
     game("onset", &[], "Onset", A2s, 7777, 7776, N, G, "Query port = game port - 1"),
     game("gtasao", &["saomp"], "open.mp (San Andreas)", Samp, 7777, 7777, N, G, "Answers the SA:MP query"),
     game("openarena", &[], "OpenArena", Quake3, 27960, 27960, N, G, "ioquake3; max is sv_maxclients minus sv_privateClients. Tested against Debian's openarena-server 0.8.8"),
+    game("openttd", &[], "OpenTTD", Openttd, 3979, 3979, N, G, "OpenTTD 12 and later: the game info query over TCP on the game port (server_port); no player names. Tested against Debian's openttd 13.0"),
     game("ofcwc", &[], "Operation Flashpoint: Cold War Crisis", Gamespy1, 2302, 2303, N, G, "Query port = game port + 1"),
     game("ofr", &["flashpointresistance"], "Operation Flashpoint: Resistance", Gamespy1, 2302, 2303, N, G, "Query port = game port + 1"),
     game("ohd", &[], "Operation: Harsh Doorstop", A2s, 7777, 27005, N, G, "Query port is separate from the game port"),

@@ -155,8 +155,9 @@ async fn serve(mut stream: TcpStream, world: World, config: &OpenttdConfig) -> i
             out[..2].copy_from_slice(&size.to_le_bytes());
         }
         Misbehaviour::LyingGrfCount => {
-            // Version 6: the count follows the type, the game script's version and name.
-            let at = if config.version >= 7 { 16 } else { 8 };
+            // Version 6: the count follows the version, the NewGRF type and the game script's
+            // version and (empty) name; version 7 has the ticks in front.
+            let at = if config.version >= 7 { 15 } else { 7 };
             body[at] = 255;
             encode_packet(SERVER_GAME_INFO, &body, &mut out);
         }

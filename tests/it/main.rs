@@ -35,6 +35,7 @@ mod mcquery;
 mod minecraft;
 mod minecraft_strict_handshake;
 mod mumble;
+mod openttd;
 mod palworld;
 mod players;
 mod probe_debug;

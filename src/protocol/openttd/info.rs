@@ -243,7 +243,12 @@ pub fn landscape(n: u8) -> String {
 ///
 /// No player list: since 12.0 the query carries no client names.
 pub fn to_status(g: &GameInfo, rules: bool, detail: bool, latency: Duration) -> Status {
-    let size = format!("{}x{} {}", g.map_width, g.map_height, landscape(g.landscape));
+    let size = format!(
+        "{}x{} {}",
+        g.map_width,
+        g.map_height,
+        landscape(g.landscape)
+    );
     let map = match g.map_name.as_deref() {
         Some(m) if !m.is_empty() => m.to_string(),
         _ => size,

@@ -129,9 +129,15 @@ fn old_versions_byte_dumps() {
     assert_eq!(g.grfs[0].id, 1);
     assert_eq!(g.grfs[0].name, None);
     assert_eq!((g.game_date, g.companies_max), (Some(5), Some(8)));
-    assert_eq!((g.language, g.map_name.as_deref()), (Some(1), Some("Random Map")));
+    assert_eq!(
+        (g.language, g.map_name.as_deref()),
+        (Some(1), Some("Random Map"))
+    );
     assert_eq!((g.clients_max, g.clients_on, g.map_width), (10, 2, 256));
-    assert_eq!(to_status(&g, false, false, Duration::ZERO).map.as_deref(), Some("Random Map"));
+    assert_eq!(
+        to_status(&g, false, false, Duration::ZERO).map.as_deref(),
+        Some("Random Map")
+    );
     let mut again = Vec::new();
     encode_game_info(&g, &mut again);
     assert_eq!(&again[..], &v4[..]);
@@ -152,11 +158,19 @@ fn refusals() {
     ));
     assert!(matches!(
         decode_packet(b"\xff\xff\x06", usize::MAX),
-        Err(DecodeError::TooLarge { value: 65535, limit: 32767, .. })
+        Err(DecodeError::TooLarge {
+            value: 65535,
+            limit: 32767,
+            ..
+        })
     ));
     assert!(matches!(
         decode_packet(b"\x00\x01\x06", 100),
-        Err(DecodeError::TooLarge { value: 256, limit: 100, .. })
+        Err(DecodeError::TooLarge {
+            value: 256,
+            limit: 100,
+            ..
+        })
     ));
     // Incomplete: more to come.
     assert_eq!(decode_packet(&OPENTTD_13[..47], MAX_PACKET), Ok(None));
@@ -169,7 +183,10 @@ fn refusals() {
     }
     let mut bad = OPENTTD_13[3..].to_vec();
     bad[1] = 3;
-    assert!(matches!(decode_game_info(&bad), Err(DecodeError::Invalid(_))));
+    assert!(matches!(
+        decode_game_info(&bad),
+        Err(DecodeError::Invalid(_))
+    ));
     // A name that never ends; a packet cut anywhere.
     let body = &OPENTTD_13[3..];
     assert!(matches!(
