@@ -121,6 +121,8 @@ protocols! {
     Battlefield => battlefield::spec;
     /// OpenTTD game info (`CLIENT_GAME_INFO`, OpenTTD 12 and later), TCP.
     Openttd => openttd::spec;
+    /// Armagetron Advanced server browser query (`big_request`), UDP.
+    Armagetron => armagetron::spec;
 }
 
 impl Protocol {

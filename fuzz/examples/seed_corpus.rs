@@ -625,6 +625,7 @@ fn main() {
     rcon(&root);
     battlefield(&root);
     openttd(&root);
+    armagetron(&root);
     gamespy1(&root);
     gamespy2(&root);
     gamespy3(&root);
@@ -1114,6 +1115,30 @@ fn openttd(root: &Path) {
     let mut full = Vec::new();
     encode_packet(SERVER_FULL, &[], &mut full);
     c.add("full", &full);
+}
+
+/// Armagetron Advanced: the simulator's `big_server` with players (colour codes, a Latin-1
+/// name) and a `small_server`.
+fn armagetron(root: &Path) {
+    use gameserver_exporter::protocol::armagetron::{
+        encode_big_info, encode_packet, BIG_SERVER, SMALL_SERVER,
+    };
+    use gameserver_exporter::simulate::armagetron::big_info;
+    use gameserver_exporter::simulate::WorldState;
+    let c = Corpus::new(root, "armagetron");
+    let world = WorldState {
+        name: "0xff0000Caf\u{e9} Tron".into(),
+        players: vec![("0x00ff00alice".into(), 5, 10.0), ("bob".into(), 3, 20.0)],
+        ..WorldState::default()
+    };
+    let mut data = Vec::new();
+    encode_big_info(&big_info(&world, 4534), &mut data);
+    let mut out = Vec::new();
+    encode_packet(BIG_SERVER, &data, &mut out);
+    c.add("big", &out);
+    let mut small = Vec::new();
+    encode_packet(SMALL_SERVER, &[0x11, 0xb6, 0, 0, 0, 0, 0, 0, 0, 0], &mut small);
+    c.add("small", &small);
 }
 
 /// Source RCON: a login answer, Factorio's and vanilla Minecraft's replies, Paper's.

@@ -23,7 +23,7 @@ use gameserver_exporter::protocol::http::then::Then;
 use gameserver_exporter::protocol::minecraft::query_exchange::{McQuery, Memory};
 use gameserver_exporter::protocol::minecraft::slp_exchange::Slp;
 use gameserver_exporter::protocol::quake3::{self, Want};
-use gameserver_exporter::protocol::{openttd, quake1, quake2};
+use gameserver_exporter::protocol::{armagetron, openttd, quake1, quake2};
 use gameserver_exporter::protocol::samp::{exchange::Samp, Header};
 use gameserver_exporter::protocol::teamspeak3::exchange::{Login, Ts3};
 use gameserver_exporter::protocol::teeworlds::exchange::Teeworlds;
@@ -152,7 +152,7 @@ fuzz_target!(|data: &[u8]| {
                 return;
             };
             let secret = remembered.then(|| Secret::new("fuzz-secret"));
-            match ext % 10 {
+            match ext % 11 {
                 0 => run(
                     terraria::exchange::new(params, secret, deadline),
                     start,
@@ -196,6 +196,7 @@ fuzz_target!(|data: &[u8]| {
                 7 => run(quake2::exchange::new(&params, deadline), start, script),
                 8 => run(quake1::exchange::new(&params, deadline), start, script),
                 9 => run(openttd::exchange::Openttd::new(params, deadline), start, script),
+                10 => run(armagetron::exchange::Armagetron::new(&params, deadline), start, script),
                 5 => {
                     // Sequence numbers from 1, so the fuzzer can learn to answer them.
                     let x = battlefield::exchange::Battlefield::new(params, 1, deadline);

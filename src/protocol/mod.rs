@@ -11,6 +11,7 @@
 //! never a panic.
 
 pub mod a2s;
+pub mod armagetron;
 pub mod ase;
 pub mod battlefield;
 pub mod bedrock;

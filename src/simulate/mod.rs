@@ -7,6 +7,7 @@
 //! protocol dispatch through it instead of naming each one.
 
 pub mod a2s;
+pub mod armagetron;
 pub mod ase;
 pub mod battlefield;
 pub mod bedrock;
@@ -196,6 +197,11 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(openttd::spawn_demo(w)),
             &["companies_on", "landscape"][..],
         ),
+        Protocol::Armagetron => (
+            |w| Box::pin(armagetron::spawn(w, Default::default())),
+            |w| Box::pin(armagetron::spawn_demo(w)),
+            &["options", "url"][..],
+        ),
     };
     let password = match protocol {
         Protocol::Factorio => Some(factorio::PASSWORD),
@@ -240,6 +246,7 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         Protocol::Factorio => factorio::hostile,
         Protocol::Battlefield => battlefield::hostile,
         Protocol::Openttd => openttd::hostile,
+        Protocol::Armagetron => armagetron::hostile,
     }
 }
 

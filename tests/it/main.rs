@@ -12,6 +12,7 @@ mod a2s;
 mod a2s_early_end;
 mod api;
 mod architecture;
+mod armagetron;
 mod ase;
 mod battlefield;
 mod bedrock;
