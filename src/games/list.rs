@@ -85,7 +85,7 @@ pub static GAMES: &[Game] = &[
     game("acwa", &["armacwa"], "ARMA: Cold War Assault", Gamespy1, 2302, 2303, N, G, "Query port = game port + 1"),
     game("armareforger", &["armare"], "ARMA: Reforger", A2s, 2001, 17777, N.no_players(), G, "A2S must be enabled in the server config (a2s section); sends no player list"),
     game("armaresistance", &["armar"], "ARMA: Resistance", Gamespy1, 2302, 2303, N, G, "Query port = game port + 1"),
-    game("armagetronadvanced", &[], "Armagetron Advanced", Armagetron, 4534, 4534, N, G, "The server browser query on the game port (SERVER_PORT); names and counts. Tested against Debian's armagetronad-dedicated 0.2.9.1"),
+    game("armagetronadvanced", &["armagetron"], "Armagetron Advanced", Armagetron, 4534, 4534, N, G, "The server browser query on the game port (SERVER_PORT); names and counts. Tested against Debian's armagetronad-dedicated 0.2.9.1"),
     game("atlas", &[], "Atlas", A2s, 5761, 57561, N, G, "Query port is separate from the game port"),
     game("avorion", &[], "Avorion", A2s, 27000, 27020, N, G, "Query port = game port + 20"),
     game("baldursgate", &[], "Baldur's Gate", Gamespy1, 6073, 1470, N, G, "Fixed query port"),
