@@ -140,7 +140,7 @@ fn old_versions_byte_dumps() {
     );
     let mut again = Vec::new();
     encode_game_info(&g, &mut again);
-    assert_eq!(&again[..], &v4[..]);
+    assert_eq!(&again[..], v4);
 
     let v1 = b"\x01A\x000.4\x00\x00\x00\x08\x01\x00\x02\x00\x01\x00m\x00\x40\x00\x40\x00\x02\x00";
     let g = decode_game_info(v1).unwrap();
