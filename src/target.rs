@@ -135,6 +135,10 @@ protocols! {
     Buildandshoot => buildandshoot::spec;
     /// Halo Online with ElDewrito: the info server's JSON (game port + 1).
     Eldewrito => eldewrito::spec;
+    /// OpenTTD game info (`CLIENT_GAME_INFO`, OpenTTD 12 and later), TCP.
+    Openttd => openttd::spec;
+    /// Armagetron Advanced server browser query (`big_request`), UDP.
+    Armagetron => armagetron::spec;
 }
 
 impl Protocol {

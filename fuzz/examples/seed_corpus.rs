@@ -629,6 +629,8 @@ fn main() {
     teamspeak3(&root);
     rcon(&root);
     battlefield(&root);
+    openttd(&root);
+    armagetron(&root);
     gamespy1(&root);
     gamespy2(&root);
     gamespy3(&root);
@@ -1115,6 +1117,55 @@ fn battlefield(root: &Path) {
         }
         c.add(name, &out);
     }
+}
+
+/// OpenTTD: the simulator's game info in versions 7, 6 (OpenTTD 13's layout) and 4, framed,
+/// and a `SERVER_FULL`.
+fn openttd(root: &Path) {
+    use gameserver_exporter::protocol::openttd::{
+        encode_game_info, encode_packet, SERVER_FULL, SERVER_GAME_INFO,
+    };
+    use gameserver_exporter::simulate::openttd::game_info;
+    use gameserver_exporter::simulate::WorldState;
+    let c = Corpus::new(root, "openttd");
+    let world = WorldState {
+        players: vec![("alice".into(), 5, 10.0), ("bob".into(), 3, 20.0)],
+        ..WorldState::default()
+    };
+    for version in [7u8, 6, 4] {
+        let mut body = Vec::new();
+        encode_game_info(&game_info(&world, version), &mut body);
+        let mut out = Vec::new();
+        encode_packet(SERVER_GAME_INFO, &body, &mut out);
+        c.add(&format!("v{version}"), &out);
+    }
+    let mut full = Vec::new();
+    encode_packet(SERVER_FULL, &[], &mut full);
+    c.add("full", &full);
+}
+
+/// Armagetron Advanced: the simulator's `big_server` with players (colour codes, a Latin-1
+/// name) and a `small_server`.
+fn armagetron(root: &Path) {
+    use gameserver_exporter::protocol::armagetron::{
+        encode_big_info, encode_packet, BIG_SERVER, SMALL_SERVER,
+    };
+    use gameserver_exporter::simulate::armagetron::big_info;
+    use gameserver_exporter::simulate::WorldState;
+    let c = Corpus::new(root, "armagetron");
+    let world = WorldState {
+        name: "0xff0000Caf\u{e9} Tron".into(),
+        players: vec![("0x00ff00alice".into(), 5, 10.0), ("bob".into(), 3, 20.0)],
+        ..WorldState::default()
+    };
+    let mut data = Vec::new();
+    encode_big_info(&big_info(&world, 4534), &mut data);
+    let mut out = Vec::new();
+    encode_packet(BIG_SERVER, &data, &mut out);
+    c.add("big", &out);
+    let mut small = Vec::new();
+    encode_packet(SMALL_SERVER, &[0x11, 0xb6, 0, 0, 0, 0, 0, 0, 0, 0], &mut small);
+    c.add("small", &small);
 }
 
 /// Source RCON: a login answer, Factorio's and vanilla Minecraft's replies, Paper's.

@@ -12,6 +12,7 @@
 
 pub mod a2s;
 pub mod arkrcon;
+pub mod armagetron;
 pub mod ase;
 pub mod assettocorsa;
 pub mod battlefield;
@@ -36,6 +37,7 @@ pub mod limits;
 pub mod memory;
 pub mod minecraft;
 pub mod mumble;
+pub mod openttd;
 pub mod palworld;
 pub mod proxy_header;
 pub mod quake1;

@@ -8,6 +8,7 @@
 
 pub mod a2s;
 pub mod arkrcon;
+pub mod armagetron;
 pub mod ase;
 pub mod assettocorsa;
 pub mod battlefield;
@@ -31,6 +32,7 @@ pub mod json_page;
 pub mod mcquery;
 pub mod minecraft;
 pub mod mumble;
+pub mod openttd;
 pub mod palworld;
 pub mod quake1;
 pub mod quake2;
@@ -233,6 +235,16 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(eldewrito::spawn_demo(w)),
             &[][..],
         ),
+        Protocol::Openttd => (
+            |w| Box::pin(openttd::spawn(w, Default::default())),
+            |w| Box::pin(openttd::spawn_demo(w)),
+            &["companies_on", "landscape"][..],
+        ),
+        Protocol::Armagetron => (
+            |w| Box::pin(armagetron::spawn(w, Default::default())),
+            |w| Box::pin(armagetron::spawn_demo(w)),
+            &["options", "url"][..],
+        ),
     };
     let password = match protocol {
         Protocol::Factorio => Some(factorio::PASSWORD),
@@ -284,6 +296,8 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         Protocol::Eco => eco::hostile,
         Protocol::Buildandshoot => buildandshoot::hostile,
         Protocol::Eldewrito => eldewrito::hostile,
+        Protocol::Openttd => openttd::hostile,
+        Protocol::Armagetron => armagetron::hostile,
     }
 }
 

@@ -186,6 +186,8 @@ const NO_PLAYER_LIST: &[Protocol] = &[
     Protocol::Mumble,
     Protocol::MinecraftBedrock,
     Protocol::Satisfactory,
+    // OpenTTD 12+ sends no client names.
+    Protocol::Openttd,
 ];
 
 /// Protocols whose reply carries no counts (Satisfactory's Lightweight Query).
