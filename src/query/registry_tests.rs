@@ -89,6 +89,7 @@ mod future_size {
             peer,
             secret,
             Box::new(crate::protocol::a2s::health::Script),
+            crate::target::Console::Source,
             req.params(),
             deadline,
             None,
