@@ -514,6 +514,7 @@ async fn run_query(a: QueryArgs) -> ExitCode {
                 credentials.rcon = Some(Rcon {
                     port: a.rcon_port,
                     password,
+                    console: game.map(|g| g.quirks.console).unwrap_or_default(),
                 })
             }
             Err(e) => return fail(e),

@@ -80,6 +80,22 @@ pub struct Health {
     pub network_transmit_bytes_per_second: Option<f64>,
     /// How long the server has been running, as it says (Source `stats` Uptime, minutes).
     pub uptime_seconds: Option<f64>,
+    /// The game's managed heap in use, bytes (Rust WebRCON `Memory`, 7 Days to Die `Heap`;
+    /// both print MB).
+    pub memory_heap_bytes: Option<f64>,
+    /// The heap's current ceiling, bytes (7 Days to Die `mem`'s `Max`).
+    pub memory_heap_max_bytes: Option<f64>,
+    /// The server process's resident memory as the game reports it, bytes (7 Days to Die
+    /// `RSS`, Rust WebRCON `MemoryUsageSystem`; MB).
+    pub memory_resident_bytes: Option<f64>,
+    /// Entities in the world (Rust `EntityCount`, 7 Days to Die `Ent`).
+    pub entities: Option<f64>,
+    /// Zombies alive (7 Days to Die `Zom`).
+    pub zombies: Option<f64>,
+    /// World chunks loaded (7 Days to Die `Chunks`).
+    pub chunks_loaded: Option<f64>,
+    /// Players connecting, not yet in the game (Rust WebRCON `Joining`).
+    pub players_joining: Option<f64>,
 }
 
 /// Tick time percentiles, in seconds.
@@ -118,6 +134,13 @@ impl Health {
             && self.network_receive_bytes_per_second.is_none()
             && self.network_transmit_bytes_per_second.is_none()
             && self.uptime_seconds.is_none()
+            && self.memory_heap_bytes.is_none()
+            && self.memory_heap_max_bytes.is_none()
+            && self.memory_resident_bytes.is_none()
+            && self.entities.is_none()
+            && self.zombies.is_none()
+            && self.chunks_loaded.is_none()
+            && self.players_joining.is_none()
     }
 }
 

@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::protocol::credentials::{CredentialKey, Credentials, Rcon};
+pub use crate::protocol::credentials::{Console, CredentialKey, Credentials, Rcon};
 pub use crate::protocol::limits::{Limits, DEFAULT_ENCODING};
 pub use crate::protocol::proxy_header::ProxyProtocol;
 pub use crate::protocol::spec::HttpScheme;

@@ -149,11 +149,28 @@ async fn planted_secret_reaches_no_surface() {
         servers.push(server);
     }
     assert!(!names.is_empty());
+    // Consoles in other dialects than Source RCON, chosen by the game (issue 31), each
+    // logging the planted password in and echoing it back in every form: Rust's WebRCON
+    // (the password is the WebSocket URL's path).
+    let (rust, rust_console) = rust_echoing(SECRET).await;
+    text.push_str(&format!(
+        "[[target]]\nname = \"rust\"\ngame = \"rust\"\naddress = \"{}\"\n\
+         rcon = {{ port = {}, password_file = \"{}\" }}\n",
+        rust.addr,
+        rust_console.addr.port(),
+        pw.display()
+    ));
+    names.push("rust".into());
+    servers.extend([rust, rust_console]);
 
     let d = harness::start(&text, Arc::new(QueryProber)).await;
     harness::wait_for(
         d.addr,
-        &["gameserver_queries_total{target=\"mc\",protocol=\"minecraft\"} "],
+        &[
+            "gameserver_queries_total{target=\"mc\",protocol=\"minecraft\"} ",
+            // The echoing console answered: its health is published.
+            "gameserver_entities{target=\"rust\",protocol=\"a2s\"} 184213",
+        ],
     )
     .await;
     let mut surfaces: Vec<(String, String)> = Vec::new();
@@ -212,8 +229,37 @@ async fn planted_secret_reaches_no_surface() {
     get("daemon log".into(), logs);
 
     for (what, body) in &surfaces {
-        assert!(!body.contains(SECRET), "the secret is in {what}:\n{body}");
+        for form in forms_of(SECRET) {
+            assert!(
+                !body.contains(&form),
+                "the secret ({form}) is in {what}:\n{body}"
+            );
+        }
+        if what.contains("debug=true") {
+            let dumped = String::from_utf8_lossy(&dumped_bytes(body)).into_owned();
+            for form in forms_of(SECRET) {
+                assert!(
+                    !dumped.contains(&form),
+                    "{form} in {what}'s dump:\n{dumped}"
+                );
+            }
+        }
     }
+    // The WebSocket upgrade (the password in its path) went out redacted, and the console's
+    // echo of it came back masked.
+    let (_, rust) = surfaces
+        .iter()
+        .find(|(what, _)| what == "/probe?target=rust&debug=true")
+        .unwrap();
+    assert!(
+        rust.contains("WebSocket upgrade") && rust.contains("redacted"),
+        "{rust}"
+    );
+    let echoed = String::from_utf8_lossy(&dumped_bytes(rust)).into_owned();
+    assert!(
+        echoed.contains("connection from 127.0.0.1 on /****"),
+        "{rust}"
+    );
     // Satisfactory's token went out (to its HTTPS API), shown redacted.
     let (_, sat) = surfaces
         .iter()
@@ -233,6 +279,25 @@ async fn planted_secret_reaches_no_surface() {
         .iter()
         .any(|(w, b)| w.contains("debug=true") && b.contains("peer ")));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A Rust server (A2S) and its WebRCON console, which takes `password` and quotes it back
+/// (raw, URL-encoded, base64, hex) in a broadcast before each reply.
+async fn rust_echoing(password: &str) -> (simulate::SimServer, simulate::SimServer) {
+    use gameserver_exporter::simulate::webrcon::{self, Misbehaviour, WebRconConfig};
+    let game = simulate::a2s::spawn(World::default(), Default::default())
+        .await
+        .unwrap();
+    let console = webrcon::spawn(
+        World::default(),
+        WebRconConfig {
+            password: password.into(),
+            misbehaviour: Misbehaviour::EchoPassword,
+        },
+    )
+    .await
+    .unwrap();
+    (game, console)
 }
 
 /// A secret with characters that travel encoded (space, slash, plus, ampersand).
@@ -364,16 +429,20 @@ async fn echoed_secret_is_masked_in_transcripts() {
     let pw = pw.display();
     let http_echo = echo_server(true).await;
     let ts3_echo = echo_server(false).await;
+    let (rust, rust_console) = rust_echoing(ECHOED).await;
     // The timeout outlasts TeamSpeak's 2 s gap between polls of one server: the daemon's own
     // first poll of it may have just ended when the probe asks.
     let text = format!(
         "[exporter]\ninterval = \"1h\"\ntimeout = \"10s\"\n\
          [[target]]\nname = \"tshock\"\nprotocol = \"terraria\"\naddress = \"{http_echo}\"\ntoken_file = \"{pw}\"\n\
          [[target]]\nname = \"pal\"\nprotocol = \"palworld\"\naddress = \"{http_echo}\"\npassword_file = \"{pw}\"\n\
-         [[target]]\nname = \"ts3\"\nprotocol = \"teamspeak3\"\naddress = \"{ts3_echo}\"\nusername = \"serveradmin\"\npassword_file = \"{pw}\"\n"
+         [[target]]\nname = \"ts3\"\nprotocol = \"teamspeak3\"\naddress = \"{ts3_echo}\"\nusername = \"serveradmin\"\npassword_file = \"{pw}\"\n\
+         [[target]]\nname = \"rust\"\ngame = \"rust\"\naddress = \"{}\"\nrcon = {{ port = {}, password_file = \"{pw}\" }}\n",
+        rust.addr,
+        rust_console.addr.port(),
     );
     let d = harness::start(&text, Arc::new(QueryProber)).await;
-    for name in ["tshock", "pal", "ts3"] {
+    for name in ["tshock", "pal", "ts3", "rust"] {
         let path = format!("/probe?target={name}&debug=true");
         let body = http::plain(d.addr, "GET", &path, "")
             .await
@@ -399,6 +468,23 @@ async fn echoed_secret_is_masked_in_transcripts() {
             );
         }
     }
+    // The other surfaces, once the echoing consoles have answered.
+    harness::wait_for(
+        d.addr,
+        &["gameserver_entities{target=\"rust\",protocol=\"a2s\"} 184213"],
+    )
+    .await;
+    let mut others = vec![("/metrics".to_string(), harness::metrics(d.addr).await)];
+    for path in ["/api/v1/targets", "/", "/probe?target=rust"] {
+        let r = http::plain(d.addr, "GET", path, "").await.unwrap();
+        others.push((path.to_string(), r.text().to_string()));
+    }
+    for (what, body) in &others {
+        for form in forms_of(ECHOED) {
+            assert!(!body.contains(&form), "{what}: {form:?} in:\n{body}");
+        }
+    }
     d.stop().await;
+    drop((rust, rust_console));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -12,7 +12,7 @@ use super::location::Ctx;
 use super::model::ConfigError;
 use super::schema::{RawRcon, RawTarget};
 use crate::secret::Secret;
-use crate::target::{CredentialKey, Credentials, Protocol, Rcon};
+use crate::target::{Console, CredentialKey, Credentials, Protocol, Rcon};
 
 /// The target's credential keys, checked against its protocol, with every secret file read
 /// (at each load and reload, so a changed file takes effect on reload). A file others may
@@ -132,7 +132,11 @@ pub(super) fn credentials(
                 None => None,
             };
             let password = read(password_file, "rcon.password_file")?;
-            Some(Rcon { port, password })
+            Some(Rcon {
+                port,
+                password,
+                console: Console::Source,
+            })
         }
         None => None,
     };

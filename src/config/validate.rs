@@ -21,8 +21,8 @@ use super::preset;
 use super::reuse::Running;
 use super::schema::{RawExporter, RawTarget};
 use crate::target::{
-    HttpScheme, Limits, PlayerSeries, Protocol, ProxyProtocol, Target, Tls, DEFAULT_ENCODING,
-    DEFAULT_INTERVAL, DEFAULT_TIMEOUT,
+    Console, HttpScheme, Limits, PlayerSeries, Protocol, ProxyProtocol, Target, Tls,
+    DEFAULT_ENCODING, DEFAULT_INTERVAL, DEFAULT_TIMEOUT,
 };
 
 /// Highest `max_reply_bytes` accepted: one poll never holds more than this.
@@ -356,6 +356,16 @@ impl<'r> Targets<'r> {
                 None => None,
             };
             let credentials = credentials(ctx, &key, t, protocol, dir, &name)?;
+            // The game picks the dialect its `rcon` table speaks.
+            let console = game.map_or(Console::Source, |g| g.quirks.console);
+            let credentials = match credentials {
+                Some(c) if console != Console::Source && c.rcon.is_some() => {
+                    let mut c = (*c).clone();
+                    c.rcon = c.rcon.map(|r| r.speaking(console));
+                    Some(Arc::new(c))
+                }
+                c => c,
+            };
             // A pinned target's fingerprint rides with its credentials (Target stays small).
             let credentials = match &tls {
                 Tls::Pinned(pin) => {

@@ -24,6 +24,7 @@
 //! `port_query_offset`).
 
 use super::{Game, Quirks};
+use crate::target::Console;
 // Every protocol by its variant name: each new protocol adds presets here, and a list of
 // names in this `use` was the line every protocol branch conflicted on.
 use crate::target::Protocol::{self, *};
@@ -61,7 +62,7 @@ const fn game(
 /// Every preset, in the order `games` lists them (by name).
 #[rustfmt::skip]
 pub static GAMES: &[Game] = &[
-    game("sdtd", &["7d2d"], "7 Days to Die", A2s, 26900, 26900, N, "LinuxGSM, gamedig", "Follows LinuxGSM (query port = game port); gamedig tries game port + 1. No player names without telnet"),
+    game("sdtd", &["7d2d"], "7 Days to Die", A2s, 26900, 26900, N.console(Console::SdtdTelnet), "LinuxGSM, gamedig", "Follows LinuxGSM (query port = game port); gamedig tries game port + 1. No player names without telnet. `rcon` speaks its telnet console (port 8081 by default): FPS, memory, chunks, entities, zombies"),
     game("abioticfactor", &[], "Abiotic Factor", A2s, 27015, 27015, N, G, ""),
     game("aosc", &[], "Ace of Spades Classic", Buildandshoot, 32887, 32886, N, G, "The status server's /json (piqueserver: status_server enabled, port 32886 = game port - 1): name, map, counts, version, game mode; player names, kills and latency with players"),
     game("ahl", &[], "Action Half-Life", A2s, 27015, 27015, N, G, ""),
@@ -305,7 +306,7 @@ pub static GAMES: &[Game] = &[
     game("risingworld", &[], "Rising World", A2s, 4255, 4254, N, G, "Query port = game port - 1"),
     game("ror2", &[], "Risk of Rain 2", A2s, 27015, 27016, N, G, "Query port = game port + 1"),
     game("rune", &[], "Rune", Gamespy1, 7777, 7778, N, G, "Query port = game port + 1"),
-    game("rust", &[], "Rust", A2s, 28015, 28015, N.counts_in_keywords(), "gamedig, LinuxGSM", "True counts and queue in keywords (cp, mp, qp); with +server.queryport set (LinuxGSM: 28017) put that port in the address"),
+    game("rust", &[], "Rust", A2s, 28015, 28015, N.counts_in_keywords().console(Console::WebRcon), "gamedig, LinuxGSM", "True counts and queue in keywords (cp, mp, qp); with +server.queryport set (LinuxGSM: 28017) put that port in the address. `rcon` speaks WebRCON (port 28016 by default): frame rate, memory, entities, joining players, network, uptime"),
     game("stalker", &[], "S.T.A.L.K.E.R.", Gamespy3, 5445, 5447, N, G, "Query port = game port + 2"),
     game("gtasam", &["samp"], "San Andreas Multiplayer (SA:MP)", Samp, 7777, 7777, N, GL, "Legacy code-page strings: set encoding"),
     game("satisfactory", &[], "Satisfactory", Satisfactory, 7777, 7777, N.no_players(), G, "Lightweight Query (UDP, game port): up, name, build and the server state (idle/loading/playing, as rules); no counts without the HTTPS API"),

@@ -19,7 +19,7 @@
 
 pub mod list;
 
-use crate::target::Protocol;
+use crate::target::{Console, Protocol};
 
 /// What a game's servers do differently from the protocol's textbook.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,6 +34,10 @@ pub struct Quirks {
     /// The `cp`/`mp` reading applies to every A2S reply already (protocol/a2s/exchange.rs), so naming the
     /// game changes nothing there; the flag records which games are known to send them.
     pub counts_in_keywords: bool,
+    /// The dialect of the game's admin console, which its `rcon = { port, password_file }`
+    /// table speaks: Source RCON unless the game has its own (Rust's WebRCON, 7 Days to
+    /// Die's telnet).
+    pub console: Console,
 }
 
 impl Quirks {
@@ -42,6 +46,7 @@ impl Quirks {
         players: true,
         rules: true,
         counts_in_keywords: false,
+        console: Console::Source,
     };
 
     /// Never answers a player-list request.
@@ -50,6 +55,11 @@ impl Quirks {
             players: false,
             ..self
         }
+    }
+
+    /// Its admin console speaks `console`, not Source RCON.
+    pub const fn console(self, console: Console) -> Quirks {
+        Quirks { console, ..self }
     }
 
     /// Sends its true counts in the A2S keywords.

@@ -185,6 +185,48 @@ pub const UPTIME: Family = target(
     &[],
     "How long the server has been running, as the game reports it.",
 );
+pub const MEMORY_HEAP: Family = target(
+    "gameserver_memory_heap_bytes",
+    Gauge,
+    &[],
+    "The game's managed heap in use, bytes, as the game reports it.",
+);
+pub const MEMORY_HEAP_MAX: Family = target(
+    "gameserver_memory_heap_max_bytes",
+    Gauge,
+    &[],
+    "The game's managed heap ceiling, bytes, as the game reports it.",
+);
+pub const MEMORY_RESIDENT: Family = target(
+    "gameserver_memory_resident_bytes",
+    Gauge,
+    &[],
+    "The server process's resident memory, bytes, as the game reports it.",
+);
+pub const ENTITIES: Family = target(
+    "gameserver_entities",
+    Gauge,
+    &[],
+    "Entities in the world, as the game reports them.",
+);
+pub const ZOMBIES: Family = target(
+    "gameserver_zombies",
+    Gauge,
+    &[],
+    "Zombies alive, where the game reports them.",
+);
+pub const CHUNKS_LOADED: Family = target(
+    "gameserver_chunks_loaded",
+    Gauge,
+    &[],
+    "World chunks loaded, where the game reports them.",
+);
+pub const PLAYERS_JOINING: Family = target(
+    "gameserver_players_joining",
+    Gauge,
+    &[],
+    "Players connecting but not yet in the game, where the game reports them.",
+);
 pub const RULE_VALUE: Family = target(
     "gameserver_rule_value",
     Gauge,
@@ -344,7 +386,7 @@ pub const PROCESS_START_TIME: Family = exporter(
 );
 
 /// Every family, in the order a `/metrics` page writes them.
-pub const ALL: [Family; 43] = [
+pub const ALL: [Family; 50] = [
     UP,
     PLAYERS_ONLINE,
     PLAYERS_MAX,
@@ -361,6 +403,13 @@ pub const ALL: [Family; 43] = [
     NETWORK_RECEIVE,
     NETWORK_TRANSMIT,
     UPTIME,
+    MEMORY_HEAP,
+    MEMORY_HEAP_MAX,
+    MEMORY_RESIDENT,
+    ENTITIES,
+    ZOMBIES,
+    CHUNKS_LOADED,
+    PLAYERS_JOINING,
     RULE_VALUE,
     RULE_INFO,
     PLAYER_INFO,

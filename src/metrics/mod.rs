@@ -263,6 +263,17 @@ fn health(enc: &mut Encoder, entries: &[Arc<Entry>]) {
         (&F::UPTIME, |h| h.uptime_seconds),
     ];
     health_scalars(enc, entries, &host);
+    // The admin consoles' world and memory figures (Rust WebRCON, 7 Days to Die telnet).
+    let world: [(&F::Family, Field); 7] = [
+        (&F::MEMORY_HEAP, |h| h.memory_heap_bytes),
+        (&F::MEMORY_HEAP_MAX, |h| h.memory_heap_max_bytes),
+        (&F::MEMORY_RESIDENT, |h| h.memory_resident_bytes),
+        (&F::ENTITIES, |h| h.entities),
+        (&F::ZOMBIES, |h| h.zombies),
+        (&F::CHUNKS_LOADED, |h| h.chunks_loaded),
+        (&F::PLAYERS_JOINING, |h| h.players_joining),
+    ];
+    health_scalars(enc, entries, &world);
 }
 
 /// One health value of a target's last status.
@@ -380,6 +391,8 @@ mod tests {
             health: Some(Box::new(Health {
                 tick_rate_hertz: Some(19.5),
                 tick_duration_seconds: Some(0.0125),
+                memory_heap_bytes: Some(536870912.0),
+                entities: Some(184213.0),
                 frame_rate_hertz: Some(66.67),
                 uptime_seconds: Some(5700.0),
                 ..Health::default()
@@ -456,6 +469,22 @@ gameserver_frame_rate_hertz{target="alpha",protocol="a2s",region="eu"} 66.67
 # HELP gameserver_uptime_seconds How long the server has been running, as the game reports it.
 # TYPE gameserver_uptime_seconds gauge
 gameserver_uptime_seconds{target="alpha",protocol="a2s",region="eu"} 5700
+# HELP gameserver_memory_heap_bytes The game's managed heap in use, bytes, as the game reports it.
+# TYPE gameserver_memory_heap_bytes gauge
+gameserver_memory_heap_bytes{target="alpha",protocol="a2s",region="eu"} 536870912
+# HELP gameserver_memory_heap_max_bytes The game's managed heap ceiling, bytes, as the game reports it.
+# TYPE gameserver_memory_heap_max_bytes gauge
+# HELP gameserver_memory_resident_bytes The server process's resident memory, bytes, as the game reports it.
+# TYPE gameserver_memory_resident_bytes gauge
+# HELP gameserver_entities Entities in the world, as the game reports them.
+# TYPE gameserver_entities gauge
+gameserver_entities{target="alpha",protocol="a2s",region="eu"} 184213
+# HELP gameserver_zombies Zombies alive, where the game reports them.
+# TYPE gameserver_zombies gauge
+# HELP gameserver_chunks_loaded World chunks loaded, where the game reports them.
+# TYPE gameserver_chunks_loaded gauge
+# HELP gameserver_players_joining Players connecting but not yet in the game, where the game reports them.
+# TYPE gameserver_players_joining gauge
 # HELP gameserver_rule_value A configured server rule whose value is a number.
 # TYPE gameserver_rule_value gauge
 gameserver_rule_value{target="alpha",protocol="a2s",region="eu",rule="mp_timelimit"} 25

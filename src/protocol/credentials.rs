@@ -91,21 +91,56 @@ impl Credentials {
     }
 }
 
-/// A Source RCON login: where and with what password.
+/// A console login (`rcon = { port, password_file }`): where and with what password. The
+/// game picks the console's dialect ([`Console`]), so one table serves them all.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rcon {
-    /// The RCON port; `None`: the protocol's default (the spec's `default_rcon_port`).
+    /// The RCON port; `None`: the console's default ([`Console::default_port`]), else the
+    /// protocol's (the spec's `default_rcon_port`).
     pub port: Option<u16>,
     pub password: Secret,
+    /// The dialect the game's console speaks (the target's `game`; Source RCON without one).
+    pub console: Console,
+}
+
+/// Which admin console a game has: the dialect its `rcon` table is spoken in.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Console {
+    /// Source RCON over TCP (srcds, Minecraft, Factorio, Palworld...).
+    #[default]
+    Source,
+    /// Facepunch's WebRCON: JSON over a WebSocket, the password in the URL path (Rust).
+    WebRcon,
+    /// 7 Days to Die's telnet console: a password prompt, then text lines.
+    SdtdTelnet,
+}
+
+impl Console {
+    /// The console's port when `rcon.port` is not given; `None`: the protocol's.
+    pub const fn default_port(self) -> Option<u16> {
+        match self {
+            Console::Source => None,
+            // Rust: the game port + 1 by convention (28015 -> 28016), `+rcon.port`.
+            Console::WebRcon => Some(28016),
+            // 7 Days to Die: serverconfig.xml's TelnetPort default.
+            Console::SdtdTelnet => Some(8081),
+        }
+    }
 }
 
 impl Rcon {
-    /// A login whose password is given from memory: what `demo` logs in to its own
-    /// simulators' consoles with.
+    /// A Source RCON login whose password is given from memory: what `demo` logs in to its
+    /// own simulators' consoles with ([`Rcon::speaking`] for another dialect).
     pub fn with_password(port: u16, password: &str) -> Rcon {
         Rcon {
             port: Some(port),
             password: Secret::new(password),
+            console: Console::Source,
         }
+    }
+
+    /// The same login in another console dialect.
+    pub fn speaking(self, console: Console) -> Rcon {
+        Rcon { console, ..self }
     }
 }

@@ -47,11 +47,13 @@ pub mod rcon;
 mod reader;
 pub mod samp;
 pub mod satisfactory;
+pub mod sdtd;
 pub mod spec;
 pub mod teamspeak3;
 pub mod teeworlds;
 pub mod terraria;
 pub mod unreal2;
+pub mod webrcon;
 
 pub use error::DecodeError;
 pub use reader::Reader;

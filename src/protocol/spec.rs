@@ -9,7 +9,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::credentials::{CredentialKey, Credentials};
+use super::credentials::{Console, CredentialKey, Credentials};
 use super::exchange::{Exchange, Params};
 use super::memory::Memory;
 use super::rcon::exchange::Script;
@@ -192,26 +192,31 @@ pub trait Build: Exchange + Send + Sized + 'static {
     }
 }
 
-/// Where and how a target's health is asked over Source RCON: the console's port and
-/// password, and the commands the game's console understands.
+/// Where and how a target's health is asked over its admin console: the console's port,
+/// password and dialect, and the commands a Source RCON console understands (the other
+/// dialects ask their game's one health command: `protocol::webrcon`, `protocol::sdtd`).
 pub struct RconHealth {
     pub port: u16,
     pub password: Secret,
     pub script: Box<dyn Script>,
+    pub console: Console,
 }
 
 impl RconHealth {
-    /// From the target's `rcon` table (its port, else `default_port`); `None` without one.
+    /// From the target's `rcon` table (its port, else its console's default port, else
+    /// `default_port`); `None` without one.
     pub fn from_rcon(
         start: &Start<'_>,
         default_port: u16,
         script: Box<dyn Script>,
     ) -> Option<RconHealth> {
         let rcon = start.credentials?.rcon.as_ref()?;
+        let console_port = rcon.console.default_port().unwrap_or(default_port);
         Some(RconHealth {
-            port: rcon.port.unwrap_or(default_port),
+            port: rcon.port.unwrap_or(console_port),
             password: rcon.password.clone(),
             script,
+            console: rcon.console,
         })
     }
 }

@@ -1,6 +1,7 @@
 //! Server health asked on the side of a successful poll, over the game's RCON console on
 //! another port of the same host (targets with `rcon` set: Minecraft's `tick query`, else
-//! Paper's `tps`/`mspt`; Source's `stats`). One login per poll, the connection closed at
+//! Paper's `tps`/`mspt`; Source's `stats`; Rust's WebRCON `serverinfo` and 7 Days to Die's
+//! telnet `mem`, in their own dialects: `webrcon_health`, `sdtd_health`). One login per poll, the connection closed at
 //! the end of it. The status poll alone decides `up`: a health query that fails
 //! leaves the status as it was, without health, and says why in its extras
 //! ([`HEALTH_ERROR`]: the failure's reason, e.g. `auth_refused`), where `/probe` and
@@ -12,11 +13,13 @@ use tokio::time::Instant;
 
 use super::driver::{drive, Observer, Pacing};
 use super::transport::TcpLink;
+use super::{sdtd_health as sdtd, webrcon_health as webrcon};
 use crate::protocol::exchange::tools::{note, random_u32};
 use crate::protocol::exchange::Params;
 use crate::protocol::rcon::exchange::{Rcon, Script};
 use crate::secret::Secret;
 use crate::status::Status;
+use crate::target::Console;
 
 /// The extras key naming why the health query failed.
 pub const HEALTH_ERROR: &str = "health_error";
@@ -24,7 +27,26 @@ pub const HEALTH_ERROR: &str = "health_error";
 /// `status` with the health the RCON console at `addr` reports, or with [`HEALTH_ERROR`]
 /// noted when it reports none before `deadline`. Never a PROXY header: that is for the
 /// game port's proxy, and RCON is not proxied.
+#[allow(clippy::too_many_arguments)]
 pub(super) async fn add(
+    status: Status,
+    addr: SocketAddr,
+    password: Secret,
+    script: Box<dyn Script>,
+    console: Console,
+    params: Params,
+    deadline: Instant,
+    observer: Option<&mut dyn Observer>,
+) -> Status {
+    match console {
+        Console::Source => source(status, addr, password, script, params, deadline, observer).await,
+        Console::WebRcon => webrcon::add(status, addr, password, params, deadline, observer).await,
+        Console::SdtdTelnet => sdtd::add(status, addr, password, params, deadline, observer).await,
+    }
+}
+
+/// Source RCON: the script's commands.
+async fn source(
     mut status: Status,
     addr: SocketAddr,
     password: Secret,

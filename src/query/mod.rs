@@ -23,11 +23,13 @@ pub mod registry;
 #[cfg(test)]
 mod registry_tests;
 mod request;
+mod sdtd_health;
 #[cfg(test)]
 mod teeworlds_tests;
 #[cfg(test)]
 mod tests;
 pub mod transport;
+mod webrcon_health;
 
 use tokio::time::Instant;
 

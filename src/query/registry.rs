@@ -135,6 +135,7 @@ pub async fn run<X: Build>(
                 addr,
                 rcon.password,
                 rcon.script,
+                rcon.console,
                 start.params,
                 deadline,
                 observer,

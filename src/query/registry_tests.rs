@@ -90,6 +90,7 @@ mod future_size {
             peer,
             secret,
             Box::new(crate::protocol::a2s::health::Script),
+            crate::target::Console::Source,
             req.params(),
             deadline,
             None,

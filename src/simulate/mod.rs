@@ -40,10 +40,12 @@ pub mod quake3;
 pub mod rcon;
 pub mod samp;
 pub mod satisfactory;
+pub mod sdtd;
 pub mod teamspeak3;
 pub mod teeworlds;
 pub mod terraria;
 pub mod unreal2;
+pub mod webrcon;
 
 use std::future::Future;
 use std::io;
