@@ -351,11 +351,11 @@ pub struct Target {
     pub tls: TlsMode,
     /// TeamSpeak 3: the virtual server to select (`use port=`), by its voice port
     /// (`voice_port = N`; the config refuses it elsewhere); `None`: the default 9987.
-    pub voice_port: Option<u16>,
+    pub voice_port: Option<std::num::NonZeroU16>,
     /// The capacity to publish when the server reports none (`max_players = N`: ARK:
     /// Survival Ascended and Factorio say nothing of theirs over RCON); a reported capacity
-    /// wins.
-    pub max_players: Option<u32>,
+    /// wins. 16 bits: no server has more slots, and 32 made `Target` outgrow its block.
+    pub max_players: Option<std::num::NonZeroU16>,
     /// What the target logs in with (`password_file`, `rcon`, ...); behind an `Arc` so
     /// that `Target` stays small and every poll's request shares it.
     pub credentials: Option<Arc<Credentials>>,

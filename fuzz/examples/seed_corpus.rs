@@ -574,6 +574,26 @@ fn quake3(root: &Path) {
 /// The real mvdsv 0.35 reply (`src/protocol/quake1`'s fixture) and what the simulator's
 /// encoders write in both dialects.
 fn quake2(root: &Path) {
+    // Rust's WebRCON: the upgrade answer, then a server's unmasked text frame holding a
+    // `serverinfo` reply (16-bit extended length), and a close frame.
+    let c = Corpus::new(root, "webrcon");
+    c.add(
+        "upgrade",
+        b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n",
+    );
+    let info = br#"{"Message":"{\"Hostname\":\"Seed\",\"MaxPlayers\":50,\"Players\":3,\"Queued\":2,\"Joining\":1,\"EntityCount\":184213,\"Framerate\":59,\"Memory\":6144,\"MemoryUsageSystem\":9120,\"NetworkIn\":51234,\"NetworkOut\":812345,\"Uptime\":86400}","Identifier":1,"Type":"Generic","Stacktrace":""}"#;
+    let mut frame = vec![0x81, 126];
+    frame.extend_from_slice(&(info.len() as u16).to_be_bytes());
+    frame.extend_from_slice(info);
+    frame.extend_from_slice(&[0x88, 0x02, 0x03, 0xe8]);
+    c.add("serverinfo_frame", &frame);
+    // 7 Days to Die's telnet console: the password prompt, the greeting and a `mem` line.
+    let c = Corpus::new(root, "sdtd_mem");
+    c.add("prompt", b"Please enter password:\r\n");
+    c.add(
+        "mem",
+        b"Logon successful.\r\n\r\n2024-01-01T00:00:00 5400.000 INF Time: 90.00m FPS: 35.12 Heap: 512.0MB Max: 1024.0MB Chunks: 123 CGO: 45 Ply: 3 Zom: 12 Ent: 20 (45) Items: 7 CO: 2 RSS: 1234.5MB\r\n",
+    );
     let c = Corpus::new(root, "quake2");
     c.add("request", &build(quake2::encode_request));
     c.add(

@@ -488,7 +488,8 @@ max_split_packets = 9
         assert_eq!(
             err(&format!("{T}tls = true\n")),
             "exporter.toml:5: target \"a\".tls: only HTTP protocols (terraria, palworld, \
-             satisfactory) use TLS settings; a2s does not"
+             satisfactory, farmingsimulator, assettocorsa, eco, buildandshoot, eldewrito) use TLS \
+             settings; a2s does not"
         );
         // Satisfactory's HTTPS API: verified unless pinned or insecure; never plain.
         let sat = tr.replace("terraria", "satisfactory");

@@ -678,7 +678,7 @@ fn voice_port(
     v: &Spanned<i64>,
     protocol: Protocol,
     key: &str,
-) -> Result<u16, ConfigError> {
+) -> Result<std::num::NonZeroU16, ConfigError> {
     if protocol != Protocol::Teamspeak3 {
         return Err(ctx.err(
             v.span(),
@@ -688,7 +688,7 @@ fn voice_port(
     }
     u16::try_from(*v.get_ref())
         .ok()
-        .filter(|p| *p != 0)
+        .and_then(std::num::NonZeroU16::new)
         .ok_or_else(|| {
             ctx.err(
                 v.span(),
@@ -699,12 +699,16 @@ fn voice_port(
 }
 
 /// `max_players = N`: the capacity published where the server reports none (ARK: Survival
-/// Ascended and Factorio over RCON), 1 up to the largest plausible count.
-fn max_players(ctx: &Ctx, v: &Spanned<i64>, key: &str) -> Result<u32, ConfigError> {
-    let limit = crate::status::MAX_PLAUSIBLE_COUNT;
-    u32::try_from(*v.get_ref())
+/// Ascended and Factorio over RCON), 1 to 65535.
+fn max_players(
+    ctx: &Ctx,
+    v: &Spanned<i64>,
+    key: &str,
+) -> Result<std::num::NonZeroU16, ConfigError> {
+    let limit = u16::MAX;
+    u16::try_from(*v.get_ref())
         .ok()
-        .filter(|n| (1..=limit).contains(n))
+        .and_then(std::num::NonZeroU16::new)
         .ok_or_else(|| {
             ctx.err(
                 v.span(),

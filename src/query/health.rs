@@ -21,8 +21,7 @@ use crate::secret::Secret;
 use crate::status::Status;
 use crate::target::Console;
 
-/// The extras key naming why the health query failed.
-pub const HEALTH_ERROR: &str = "health_error";
+pub use super::health_error::HEALTH_ERROR;
 
 /// `status` with the health the RCON console at `addr` reports, or with [`HEALTH_ERROR`]
 /// noted when it reports none before `deadline`. Never a PROXY header: that is for the

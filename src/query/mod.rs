@@ -18,6 +18,7 @@ pub mod driver;
 #[cfg(test)]
 mod fake;
 mod health;
+mod health_error;
 mod peer_gate;
 pub mod registry;
 #[cfg(test)]

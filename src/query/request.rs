@@ -151,11 +151,11 @@ impl From<&Target> for Request {
             limits: t.limits,
             proxy_protocol: t.proxy_protocol,
             tls,
-            voice_port: t.voice_port,
+            voice_port: t.voice_port.map(std::num::NonZeroU16::get),
             mux: None,
             credentials: t.credentials.clone(),
             game: t.game,
-            max_players: t.max_players,
+            max_players: t.max_players.map(|n| u32::from(n.get())),
         }
     }
 }

@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use tokio::time::Instant;
 
 use super::driver::{drive, Observer, Pacing};
-use super::health::HEALTH_ERROR;
+use super::health_error::HEALTH_ERROR;
 use super::transport::TcpLink;
 use crate::protocol::exchange::tools::note;
 use crate::protocol::exchange::Params;
