@@ -88,6 +88,8 @@ fn targets(protocol: Protocol, addr: SocketAddr, pw: &Path, rcon_port: u16) -> O
         ),
         // The stats feed's code goes out in the URL's query every poll.
         Protocol::Farmingsimulator => ("farm", format!("code_file = \"{pw}\"\nplayers = true")),
+        // ARK: Survival Ascended's RCON login goes out (and is refused, as Factorio's).
+        Protocol::Arkrcon => ("asa", format!("password_file = \"{pw}\"\nplayers = true")),
         _ => return None,
     };
     Some(format!(
@@ -431,13 +433,15 @@ async fn echoed_secret_is_masked_in_transcripts() {
     let ts3_echo = echo_server(false).await;
     let (rust, rust_console) = rust_echoing(ECHOED).await;
     // The timeout outlasts TeamSpeak's 2 s gap between polls of one server: the daemon's own
-    // first poll of it may have just ended when the probe asks.
+    // first poll of it may have just ended when the probe asks. Rust's target polls every 5 s:
+    // the other surfaces below wait for the daemon's own poll of it, and a first poll may
+    // start anywhere in the interval.
     let text = format!(
         "[exporter]\ninterval = \"1h\"\ntimeout = \"10s\"\n\
          [[target]]\nname = \"tshock\"\nprotocol = \"terraria\"\naddress = \"{http_echo}\"\ntoken_file = \"{pw}\"\n\
          [[target]]\nname = \"pal\"\nprotocol = \"palworld\"\naddress = \"{http_echo}\"\npassword_file = \"{pw}\"\n\
          [[target]]\nname = \"ts3\"\nprotocol = \"teamspeak3\"\naddress = \"{ts3_echo}\"\nusername = \"serveradmin\"\npassword_file = \"{pw}\"\n\
-         [[target]]\nname = \"rust\"\ngame = \"rust\"\naddress = \"{}\"\nrcon = {{ port = {}, password_file = \"{pw}\" }}\n",
+         [[target]]\nname = \"rust\"\ngame = \"rust\"\naddress = \"{}\"\ninterval = \"5s\"\ntimeout = \"4s\"\nrcon = {{ port = {}, password_file = \"{pw}\" }}\n",
         rust.addr,
         rust_console.addr.port(),
     );
