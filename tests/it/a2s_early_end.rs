@@ -2,6 +2,7 @@
 //! and Source servers): decoded through the real dialogue, the `query` command and the daemon,
 //! with the missing fields unknown instead of the server reported down.
 
+use crate::support::wait;
 use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
@@ -170,14 +171,17 @@ async fn daemon_gauges() {
         target("src", "a2s", &src.addr.to_string(), ""),
     );
     let d = start(&text, Arc::new(QueryProber)).await;
-    let mut body = String::new();
-    for _ in 0..150 {
-        body = metrics(d.addr).await;
-        if body.matches("gameserver_up{").count() == 3 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    // Up on a poll that came back within the short timeout: on a loaded machine an earlier
+    // one may not have.
+    let body = wait::until("three targets up", || async {
+        let body = metrics(d.addr).await;
+        let up = body
+            .lines()
+            .filter(|l| l.starts_with("gameserver_up{") && l.ends_with(" 1"))
+            .count();
+        (up == 3).then_some(body)
+    })
+    .await;
     for t in ["hltv", "old", "src"] {
         for line in [
             format!("gameserver_up{{target=\"{t}\",protocol=\"a2s\"}} 1"),

@@ -3,6 +3,7 @@
 //! `small_request` opens, players with colour codes, and every misbehaviour ending in its
 //! reason.
 
+use crate::support::patience;
 use std::time::Duration;
 
 use gameserver_exporter::query::{poll, Request};
@@ -76,7 +77,7 @@ async fn misbehaviours_fail_with_their_reason() {
     ] {
         let s = server(false, m).await;
         let mut req = request(&s);
-        req.timeout = Duration::from_millis(600);
+        req.timeout = patience::timeout_for(reason);
         let e = match poll(&req).await {
             Ok(st) => panic!("{m:?} was up: {st:?}"),
             Err(e) => e,

@@ -2,6 +2,7 @@
 //! own poll (spec, driver, TCP link): BF4 and Bad Company 2 layouts, the player list, and
 //! every misbehaviour ending in its reason.
 
+use crate::support::patience;
 use std::time::Duration;
 
 use gameserver_exporter::query::{poll, Request};
@@ -123,7 +124,7 @@ async fn misbehaviours_fail_with_their_reason() {
     ] {
         let s = server(Flavour::Bf4, m).await;
         let mut req = request(&s);
-        req.timeout = Duration::from_millis(600);
+        req.timeout = patience::timeout_for(reason);
         let e = poll(&req).await.unwrap_err();
         assert_eq!(e.reason, reason, "{m:?}: {e:?}");
     }

@@ -2,6 +2,7 @@
 //! client over loopback): the feed, the players, the code (sent, required, refused) and
 //! every misbehaviour ending in its failure reason.
 
+use crate::support::patience;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -121,7 +122,7 @@ async fn misbehaviours() {
             ..FarmingSimulatorConfig::default()
         };
         let got = poll(config, None, |r| {
-            r.timeout = Duration::from_millis(800);
+            r.timeout = patience::timeout_for(want);
             r.limits.max_reply_bytes = 64 * 1024;
         })
         .await;

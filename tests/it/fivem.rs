@@ -1,6 +1,7 @@
 //! FiveM dialogue against the simulator on 127.0.0.1, through the exporter's own poll
 //! (registry entry, driver, minimum gap), every misbehaviour ending in its reason.
 
+use crate::support::patience;
 use std::time::Duration;
 
 use gameserver_exporter::query::{poll, poll_with, Request, Session};
@@ -76,7 +77,7 @@ async fn misbehaviours() {
     ] {
         let (s, _) = server(m).await;
         let mut req = request(&s);
-        req.timeout = Duration::from_millis(1500);
+        req.timeout = patience::timeout_for(reason);
         let f = poll(&req).await.unwrap_err();
         assert_eq!(f.reason, reason, "{m:?}: {}", f.detail);
     }

@@ -35,7 +35,7 @@ const TIMEOUT: &str = "2s";
 /// Every other target gets more than twice that: on a loaded machine (other builds, the rest
 /// of the suite in the same process) a healthy server's reply, or a hostile one's 16 MB of
 /// JSON, can take longer than 2 s to arrive, and read as `timeout` instead of `up` or the
-/// reason the server was built for. This was the suite's flake under load.
+/// reason the server was built for. Where it still does, `check` waits for a later poll.
 const PATIENT: &str = "interval = \"5s\"\ntimeout = \"4500ms\"\n";
 /// Only a hung daemon takes this long to settle or to poll three more rounds; a loaded
 /// machine just gets there later.
@@ -360,13 +360,24 @@ fn check(samples: &[Sample], t: &Target) -> Result<bool, String> {
     let Some(up_v) = value(samples, "gameserver_up", &t.name) else {
         return Ok(false);
     };
-    let fails = failures(samples, &t.name);
+    let mut fails = failures(samples, &t.name);
+    // A server that answers can still miss a poll's timeout when the machine is loaded (the
+    // suite shares it with other builds, and the stress proof runs `stress-ng` beside it):
+    // `timeout` is tolerated beside the outcome a target was built for, never another reason.
+    // A target that only ever times out never settles, and fails at the deadline.
+    let waits_out = matches!(t.expect, Expect::Down("timeout") | Expect::DownFirst { .. });
+    if !waits_out {
+        fails.remove("timeout");
+    }
     match &t.expect {
         Expect::Down(reason) => {
             if up_v != 0.0 {
                 return Err(format!("{}: up {up_v}, want 0", t.name));
             }
             let reasons: Vec<&String> = fails.keys().collect();
+            if reasons.is_empty() {
+                return Ok(false);
+            }
             if reasons != vec![*reason] {
                 return Err(format!("{}: reasons {fails:?}, want only {reason}", t.name));
             }

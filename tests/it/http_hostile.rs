@@ -1,7 +1,7 @@
 //! The HTTP APIs' hostile catalogues (`simulate::simulator(p).hostile`) polled through the
 //! real poll path: each server ends as its catalogue entry says, with its exact reason.
 
-use std::time::Duration;
+use crate::support::patience;
 
 use gameserver_exporter::query::{self, Request};
 use gameserver_exporter::simulate::hostile::Outcome;
@@ -22,7 +22,10 @@ async fn catalogues_hold() {
             });
             let server = (h.start)(world).await.unwrap();
             let mut req = Request::new(p, Address::parse(&server.addr.to_string()).unwrap());
-            req.timeout = Duration::from_secs(1);
+            req.timeout = match h.outcome {
+                Outcome::Down(reason) => patience::timeout_for_label(reason),
+                Outcome::Up { .. } => patience::ANSWERED,
+            };
             let got = query::poll(&req).await;
             match h.outcome {
                 Outcome::Up { online, max, .. } => {

@@ -1,5 +1,6 @@
 //! Minecraft server list ping against the simulator on 127.0.0.1, through the public `poll`.
 
+use crate::support::patience;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
@@ -25,18 +26,18 @@ fn world() -> World {
     })
 }
 
-fn request(addr: SocketAddr, timeout_ms: u64) -> Request {
+fn request(addr: SocketAddr, timeout: Duration) -> Request {
     let mut req = Request::new(
         Protocol::Minecraft,
         Address::parse(&addr.to_string()).unwrap(),
     );
-    req.timeout = Duration::from_millis(timeout_ms);
+    req.timeout = timeout;
     req
 }
 
 async fn poll_config(config: McConfig) -> Result<Status, gameserver_exporter::status::Failure> {
     let server = spawn(world(), config).await.unwrap();
-    poll(&request(server.addr, 2000)).await
+    poll(&request(server.addr, patience::ANSWERED)).await
 }
 
 fn assert_modern(s: &Status) {
@@ -121,7 +122,7 @@ async fn trailing_data_players_and_detail() {
     )
     .await
     .unwrap();
-    let mut req = request(server.addr, 2000);
+    let mut req = request(server.addr, patience::ANSWERED);
     req.players = true;
     req.detail = true;
     let s = poll(&req).await.unwrap();
@@ -150,7 +151,7 @@ async fn handshake_carries_hostname_and_port() {
     let config = McConfig::default();
     let seen = config.seen.clone();
     let server = spawn(world(), config).await.unwrap();
-    let mut req = request(server.addr, 2000);
+    let mut req = request(server.addr, patience::ANSWERED);
     req.address = Address::parse(&format!("localhost:{}", server.addr.port())).unwrap();
     poll(&req).await.unwrap();
     assert_eq!(
@@ -171,7 +172,9 @@ async fn poll_legacy(mode: Mode) -> (Status, Vec<Variant>) {
     };
     let seen = config.seen.clone();
     let server = spawn(world(), config).await.unwrap();
-    let s = poll(&request(server.addr, 2000)).await.unwrap();
+    let s = poll(&request(server.addr, patience::ANSWERED))
+        .await
+        .unwrap();
     let variants = seen.snapshot().legacy.into_iter().map(|(v, _)| v).collect();
     (s, variants)
 }
@@ -224,7 +227,9 @@ async fn vanilla_120_uses_modern() {
 #[tokio::test]
 async fn demo_server() {
     let server = spawn_demo(world()).await.unwrap();
-    let s = poll(&request(server.addr, 2000)).await.unwrap();
+    let s = poll(&request(server.addr, patience::ANSWERED))
+        .await
+        .unwrap();
     assert_modern(&s);
     assert_eq!(s.extras.get("favicon"), Some(&json!(true)));
 }
@@ -236,12 +241,13 @@ async fn closed_port_refused() {
     let addr = listener.local_addr().unwrap();
     drop(listener);
     let started = Instant::now();
-    let f = poll(&request(addr, 1000)).await.unwrap_err();
+    let f = poll(&request(addr, patience::ANSWERED)).await.unwrap_err();
     assert_eq!(f.reason, Reason::Refused);
-    assert!(started.elapsed() < Duration::from_millis(1000));
+    // Refused at once, not after waiting the timeout out.
+    assert!(started.elapsed() < patience::ANSWERED);
 }
 
-async fn failure(how: Misbehaviour, timeout_ms: u64) -> Reason {
+async fn failure(how: Misbehaviour, want: Reason) -> Reason {
     let server = spawn(
         world(),
         McConfig {
@@ -251,7 +257,7 @@ async fn failure(how: Misbehaviour, timeout_ms: u64) -> Reason {
     )
     .await
     .unwrap();
-    poll(&request(server.addr, timeout_ms))
+    poll(&request(server.addr, patience::timeout_for(want)))
         .await
         .unwrap_err()
         .reason
@@ -261,7 +267,7 @@ async fn failure(how: Misbehaviour, timeout_ms: u64) -> Reason {
 #[tokio::test]
 async fn accept_silent_timeout() {
     assert_eq!(
-        failure(Misbehaviour::AcceptSilent, 300).await,
+        failure(Misbehaviour::AcceptSilent, Reason::Timeout).await,
         Reason::Timeout
     );
 }
@@ -269,14 +275,17 @@ async fn accept_silent_timeout() {
 /// A server sending one byte a second is a timeout, not a hang.
 #[tokio::test]
 async fn slowloris_timeout() {
-    assert_eq!(failure(Misbehaviour::Slowloris, 300).await, Reason::Timeout);
+    assert_eq!(
+        failure(Misbehaviour::Slowloris, Reason::Timeout).await,
+        Reason::Timeout
+    );
 }
 
 /// A six-byte VarInt is malformed.
 #[tokio::test]
 async fn varint_too_long_malformed() {
     assert_eq!(
-        failure(Misbehaviour::VarIntTooLong, 1000).await,
+        failure(Misbehaviour::VarIntTooLong, Reason::Malformed).await,
         Reason::Malformed
     );
 }
@@ -285,7 +294,7 @@ async fn varint_too_long_malformed() {
 #[tokio::test]
 async fn announce_2gib_too_large() {
     assert_eq!(
-        failure(Misbehaviour::Announce2GiB, 1000).await,
+        failure(Misbehaviour::Announce2GiB, Reason::TooLarge).await,
         Reason::TooLarge
     );
 }
@@ -294,7 +303,7 @@ async fn announce_2gib_too_large() {
 #[tokio::test]
 async fn huge_json_too_large() {
     assert_eq!(
-        failure(Misbehaviour::HugeJson(16 << 20), 2000).await,
+        failure(Misbehaviour::HugeJson(16 << 20), Reason::TooLarge).await,
         Reason::TooLarge
     );
 }
@@ -303,7 +312,7 @@ async fn huge_json_too_large() {
 #[tokio::test]
 async fn invalid_json_malformed() {
     assert_eq!(
-        failure(Misbehaviour::InvalidJson, 1000).await,
+        failure(Misbehaviour::InvalidJson, Reason::Malformed).await,
         Reason::Malformed
     );
 }
@@ -312,7 +321,7 @@ async fn invalid_json_malformed() {
 #[tokio::test]
 async fn deep_json_malformed() {
     assert_eq!(
-        failure(Misbehaviour::DeepJson(10_000), 1000).await,
+        failure(Misbehaviour::DeepJson(10_000), Reason::Malformed).await,
         Reason::Malformed
     );
 }
@@ -321,7 +330,7 @@ async fn deep_json_malformed() {
 #[tokio::test]
 async fn legacy_odd_sections_malformed() {
     assert_eq!(
-        failure(Misbehaviour::LegacyOddSections, 1000).await,
+        failure(Misbehaviour::LegacyOddSections, Reason::Malformed).await,
         Reason::Malformed
     );
 }
@@ -329,7 +338,7 @@ async fn legacy_odd_sections_malformed() {
 /// A reset half-way through the reply is a network (or incomplete) failure.
 #[tokio::test]
 async fn reset_mid_reply() {
-    let reason = failure(Misbehaviour::ResetMidReply, 1000).await;
+    let reason = failure(Misbehaviour::ResetMidReply, Reason::Network).await;
     assert!(
         matches!(reason, Reason::Network | Reason::Incomplete),
         "{reason:?}"
@@ -339,7 +348,7 @@ async fn reset_mid_reply() {
 /// A Minecraft target with `rcon` set: the status ping, then the health over RCON.
 fn health_request(addr: SocketAddr, console: Option<SocketAddr>, password: &str) -> Request {
     use gameserver_exporter::target::{Credentials, Rcon};
-    let mut req = request(addr, 3000);
+    let mut req = request(addr, patience::ANSWERED);
     let port = console.map_or_else(closed_port, |c| c.port());
     req.credentials = Some(std::sync::Arc::new(Credentials {
         rcon: Some(Rcon::with_password(port, password)),

@@ -1,6 +1,7 @@
 //! OpenTTD game info against the simulator on 127.0.0.1, through the exporter's own poll
 //! (spec, driver, TCP link): versions 7, 6 and 4, and every misbehaviour ending in its reason.
 
+use crate::support::patience;
 use std::time::Duration;
 
 use gameserver_exporter::query::{poll, Request};
@@ -96,7 +97,7 @@ async fn misbehaviours_fail_with_their_reason() {
     ] {
         let s = server(6, m).await;
         let mut req = request(&s);
-        req.timeout = Duration::from_millis(600);
+        req.timeout = patience::timeout_for(reason);
         let e = match poll(&req).await {
             Ok(st) => panic!("{m:?} was up: {st:?}"),
             Err(e) => e,

@@ -2,6 +2,7 @@
 //! (server health), the player list only when asked for, every misbehaviour ending in its
 //! failure reason.
 
+use crate::support::patience;
 use std::time::Duration;
 
 use gameserver_exporter::query::{self, Request};
@@ -66,7 +67,7 @@ async fn misbehaviours() {
             ..PalworldConfig::default()
         };
         let got = poll(config, |r| {
-            r.timeout = Duration::from_millis(800);
+            r.timeout = patience::timeout_for(want);
             r.limits.max_reply_bytes = 64 * 1024;
         })
         .await;

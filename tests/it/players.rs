@@ -3,9 +3,9 @@
 //! capped and hostile per-player series, players leaving, joins and leaves, rules, and
 //! player-seconds against the daemon's own success timestamps (no wall-clock thresholds).
 
+use crate::support::wait;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
 
 use gameserver_exporter::scheduler::QueryProber;
 use gameserver_exporter::simulate::a2s::A2sConfig;
@@ -46,16 +46,14 @@ fn value(samples: &[Sample], name: &str, t: &str) -> Option<f64> {
     }
 }
 
-/// Scrapes until `cond` holds (5 s at most).
+/// Scrapes until `cond` holds.
 async fn until(addr: SocketAddr, cond: impl Fn(&[Sample]) -> bool) -> Vec<Sample> {
-    for _ in 0..250 {
+    let cond = &cond;
+    wait::until("metrics matching", || async move {
         let s = scrape(addr, "/metrics").await;
-        if cond(&s) {
-            return s;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("metrics never matched:\n{}", get(addr, "/metrics").await);
+        cond(&s).then_some(s)
+    })
+    .await
 }
 
 fn players(names: &[&str]) -> Vec<(String, i32, f32)> {

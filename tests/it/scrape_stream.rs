@@ -4,6 +4,7 @@
 //! series, and a client that hangs up half-way does not disturb the next scrape; and so is
 //! `/api/v1/targets`.
 
+use crate::support::wait;
 use std::collections::BTreeSet;
 use std::io::Read;
 use std::net::SocketAddr;
@@ -69,17 +70,11 @@ fn series(page: &str) -> BTreeSet<String> {
 }
 
 async fn ready(addr: SocketAddr) {
-    for _ in 0..500 {
-        if get(addr, "/-/ready", "")
-            .await
-            .head
-            .starts_with("HTTP/1.1 200")
-        {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("not ready in time");
+    wait::until("/-/ready", || async move {
+        let head = get(addr, "/-/ready", "").await.head;
+        head.starts_with("HTTP/1.1 200").then_some(())
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

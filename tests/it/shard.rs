@@ -2,10 +2,10 @@
 //! every target exactly once (polls, /metrics, /sd), each in the replica Prometheus's hashmod
 //! names; /probe for another shard's target names the owner; a reload keeps the shard.
 
+use crate::support::wait;
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use crate::support::daemon as harness;
 use crate::support::http;
@@ -56,16 +56,13 @@ fn up_targets(metrics: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// Waits (5 s at most) until `/metrics` shows `n` polled targets, and returns the page.
+/// Waits until `/metrics` shows `n` polled targets, and returns the page.
 async fn metrics_with(addr: SocketAddr, n: usize) -> String {
-    for _ in 0..250 {
+    wait::until(&format!("{n} polled targets"), || async move {
         let (_, body) = get(addr, "/metrics").await;
-        if up_targets(&body).len() >= n {
-            return body;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("never {n} targets:\n{}", get(addr, "/metrics").await.1);
+        (up_targets(&body).len() >= n).then_some(body)
+    })
+    .await
 }
 
 const FAST: &str = "[exporter]\ninterval = \"200ms\"\ntimeout = \"100ms\"\nprobe_allowed_networks = [\"127.0.0.0/8\"]\n";

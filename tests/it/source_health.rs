@@ -2,6 +2,7 @@
 //! simulators on 127.0.0.1, through the public `poll`: the health beside a good status, and
 //! a failed health query that leaves the target up and says why.
 
+use crate::support::patience;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -100,7 +101,7 @@ async fn failed_health_keeps_the_target_up() {
     ];
     for (port, password, reason) in cases {
         let mut req = request(game.addr, port, password);
-        req.timeout = Duration::from_millis(1500);
+        req.timeout = patience::timeout_for_label(reason);
         let s = poll(&req).await.unwrap();
         assert_eq!(s.online, 2, "{reason}");
         assert_eq!(s.health, None, "{reason}");
@@ -210,7 +211,7 @@ async fn hostile_consoles() {
             let sim = rcon::spawn(world(), config).await.unwrap();
             let mut req = request(game.addr, sim.addr.port(), password);
             req.game = id;
-            req.timeout = Duration::from_millis(1500);
+            req.timeout = patience::timeout_for_label(failure.unwrap_or("up"));
             let s = poll(&req).await.unwrap();
             let what = format!("{id:?} {misbehaviour:?}");
             assert_eq!(s.online, 2, "{what}");

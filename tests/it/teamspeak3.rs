@@ -2,6 +2,7 @@
 //! poll (registry entry, driver, TCP link, minimum gap between polls): fields, escapes, the
 //! voice port, every misbehaviour's reason, and the flood ban never reached.
 
+use crate::support::patience;
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -108,7 +109,7 @@ async fn misbehaviours() {
         })
         .await;
         let mut req = request(&s);
-        req.timeout = Duration::from_millis(1500);
+        req.timeout = patience::timeout_for(reason);
         let f = poll(&req).await.unwrap_err();
         assert_eq!(f.reason, reason, "{m:?}: {}", f.detail);
     }

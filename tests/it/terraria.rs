@@ -2,6 +2,7 @@
 //! loopback): the status, the player list, TLS verified, pinned and insecure, and every
 //! misbehaviour ending in its failure reason.
 
+use crate::support::patience;
 use std::time::Duration;
 
 use gameserver_exporter::query::{self, Request};
@@ -102,7 +103,7 @@ async fn misbehaviours() {
             ..TerrariaConfig::default()
         };
         let got = poll(config, |r| {
-            r.timeout = Duration::from_millis(800);
+            r.timeout = patience::timeout_for(want);
             r.limits.max_reply_bytes = 64 * 1024;
         })
         .await;

@@ -2,6 +2,7 @@
 //! round trips, TLS with certificates made here (rcgen), basic auth, client certificates,
 //! reloads of the web config, and `/health`.
 
+use crate::support::wait;
 use std::io::Read;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -246,17 +247,13 @@ fn stable(body: &str) -> Vec<&str> {
 }
 
 async fn until_polled(addr: SocketAddr, extra: &str) {
-    for _ in 0..200 {
-        if plain(addr, "GET", "/-/ready", extra)
+    wait::until("/-/ready", || async move {
+        let status = plain(addr, "GET", "/-/ready", extra)
             .await
-            .map(|r| r.status)
-            == Some(200)
-        {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("not ready in time");
+            .map(|r| r.status);
+        (status == Some(200)).then_some(())
+    })
+    .await;
 }
 
 /// /metrics and /probe with `Accept-Encoding: gzip` inflate to what a plain request gets;

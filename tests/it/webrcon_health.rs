@@ -2,6 +2,7 @@
 //! WebRCON simulators on 127.0.0.1, through the public `poll`: the health beside a good A2S
 //! status, and every hostile console leaving the target up, saying why, showing no secret.
 
+use crate::support::patience;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -104,7 +105,7 @@ async fn hostile_consoles_keep_the_target_up() {
     ];
     for (port, password, reason) in cases {
         let mut req = request(game.addr, port, password);
-        req.timeout = Duration::from_millis(1500);
+        req.timeout = patience::timeout_for_label(reason);
         let s = poll(&req).await.unwrap();
         assert_eq!(s.online, 2, "{reason}");
         assert_eq!(s.health, None, "{reason}");

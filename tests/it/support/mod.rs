@@ -8,4 +8,6 @@ pub mod daemon;
 pub mod expo;
 pub mod http;
 pub mod json_page;
+pub mod patience;
 pub mod tls_sim;
+pub mod wait;
