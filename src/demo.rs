@@ -9,6 +9,7 @@ use tokio::net::TcpListener;
 
 use crate::config::cidr::IpNet;
 use crate::config::{self, Config};
+use crate::games::Game;
 use crate::secret::Secret;
 use crate::simulate::{self, SimServer, World, WorldState};
 use crate::target::{Address, Credentials, PlayerSeries, Protocol, Rcon, Target, TlsMode};
@@ -27,9 +28,17 @@ pub struct Options {
     pub allow_probes: bool,
 }
 
+/// A2S games whose health (or player names) only their admin console gives: `demo` adds one
+/// target per title, `demo-<id>`, polled as `game = "<id>"` with `rcon`, so the dashboard's
+/// health panels have every console's families (Rust's WebRCON, 7 Days to Die's telnet, the
+/// Source RCON of Project Zomboid and Conan Exiles; srcds health is `demo-a2s`'s own).
+pub const CONSOLE_TITLES: [&str; 4] = ["rust", "sdtd", "projectzomboid", "conanexiles"];
+
 /// The simulators of one demo, with the worlds that drive them.
 pub struct Demo {
     pub servers: Vec<(Protocol, World, SimServer)>,
+    /// [`CONSOLE_TITLES`] that started: each an A2S simulator with its console.
+    pub titles: Vec<(&'static Game, World, SimServer)>,
 }
 
 /// Starts one simulator per protocol (each simulator's `spawn_demo` dresses its world as a
@@ -49,7 +58,23 @@ pub async fn spawn_all() -> std::io::Result<Demo> {
     if servers.is_empty() {
         return Err(std::io::Error::other("no simulator could start"));
     }
-    Ok(Demo { servers })
+    let mut titles = Vec::new();
+    for game in CONSOLE_TITLES.iter().filter_map(|id| Game::find(id)) {
+        let world = World::new(WorldState {
+            name: format!("Demo {}", game.name),
+            game: game.name.to_string(),
+            max: 50,
+            ..WorldState::default()
+        });
+        let console = game.quirks.console;
+        match simulate::titles::spawn_demo(game.id, console, world.clone()).await {
+            Ok(server) => titles.push((game, world, server)),
+            Err(e) => {
+                tracing::warn!(game = game.id, error = %e, "simulator did not start; left out")
+            }
+        }
+    }
+    Ok(Demo { servers, titles })
 }
 
 impl Demo {
@@ -99,12 +124,31 @@ impl Demo {
             }
             c.targets.push(Arc::new(target));
         }
+        for (game, _, server) in &self.titles {
+            let address = Address::new(server.addr.ip().to_string(), Some(server.addr.port()));
+            // The console in the dialect the game's preset picks, as `check-config` sets it.
+            let credentials = server.rcon.map(|(console, pw)| Credentials {
+                rcon: Some(Rcon::with_password(console.port(), pw).speaking(game.quirks.console)),
+                ..Credentials::default()
+            });
+            let target = Target {
+                labels: [("env".to_string(), "demo".to_string())].into(),
+                players: Some(PlayerSeries::default()),
+                game: Some(game.id),
+                credentials: credentials.map(Arc::new),
+                ..c.exporter
+                    .target(format!("demo-{}", game.id), Protocol::A2s, address)
+            };
+            c.targets.push(Arc::new(target));
+        }
         c
     }
 
     /// Players join and leave every couple of seconds, between 0 and the world's capacity.
     pub fn churn(&self) -> tokio::task::JoinHandle<()> {
-        let worlds: Vec<World> = self.servers.iter().map(|(_, w, _)| w.clone()).collect();
+        let servers = self.servers.iter().map(|(_, w, _)| w.clone());
+        let titles = self.titles.iter().map(|(_, w, _)| w.clone());
+        let worlds: Vec<World> = servers.chain(titles).collect();
         tokio::spawn(async move {
             let mut tick = 0u64;
             let mut ticker = tokio::time::interval(CHURN_EVERY);
@@ -158,6 +202,14 @@ pub async fn run_on(
     let config = demo.config(local, options);
     for (p, _, s) in &demo.servers {
         println!("{p:>16} simulator on {}", s.addr);
+    }
+    // Worded apart from the lines above: scripts count those as one per protocol.
+    for (game, _, s) in &demo.titles {
+        let console = s.rcon.map(|(c, _)| c.to_string()).unwrap_or_default();
+        println!(
+            "{:>16} game on {}, its console on {console}",
+            game.id, s.addr
+        );
     }
     println!("metrics: http://{local}/metrics");
     if options.allow_probes {

@@ -44,6 +44,7 @@ pub mod sdtd;
 pub mod teamspeak3;
 pub mod teeworlds;
 pub mod terraria;
+pub mod titles;
 pub mod unreal2;
 pub mod webrcon;
 

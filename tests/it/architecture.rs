@@ -86,6 +86,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "demo",
         &[
             "config",
+            "games",
             "scheduler",
             "secret",
             "serve",
