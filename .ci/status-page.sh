@@ -173,10 +173,12 @@ fi
 declare -A sim
 while read -r proto _ _ addr; do sim[$proto]=$addr; done \
     < <(grep -E '^ *[a-z0-9-]+ simulator on 127\.0\.0\.1:[0-9]+$' "$tmp/demo.log")
-protos=${#sim[@]}
+# Plus the A2S console titles (demo-rust, demo-sdtd, ...), printed as "<id> game on ...".
+titles=$(grep -cE '^ *[a-z0-9-]+ game on 127\.0\.0\.1:[0-9]+, its console on ' "$tmp/demo.log" || true)
+rows=$((${#sim[@]} + titles))
 
 browser --dump-dom "http://$demo/" "$tmp/demo.html"
-check "demo page: $protos up rows with players and 'ago', the script ran" check_dom "$tmp/demo.html" "$protos" 0
+check "demo page: $rows up rows with players and 'ago', the script ran" check_dom "$tmp/demo.html" "$rows" 0
 check "demo page: nothing on the console" no_console "$tmp/demo.html.log"
 browser --dump-dom "http://$demo/?q=minecraft" "$tmp/filtered.html"
 minecrafts=$(grep -c '^minecraft' < <(printf '%s\n' "${!sim[@]}"))
@@ -186,7 +188,7 @@ measure_proxy "${proxy#*:}" "$demo" &
 pids+=($!)
 wait_http "http://$proxy/" 10 "${pids[-1]}" || fail "measuring proxy ready on $proxy"
 WINDOW=1280,900 browser --dump-dom "http://$proxy/" "$tmp/narrow.html"
-check "demo page at 1280 px: $protos rows, nothing overflows" no_overflow "$tmp/narrow.html"
+check "demo page at 1280 px: $rows rows, nothing overflows" no_overflow "$tmp/narrow.html"
 
 # A second exporter with a down target: three of the demo's simulators and a closed port.
 closed=$(free_port)

@@ -64,6 +64,8 @@ pub async fn spawn_all() -> std::io::Result<Demo> {
             name: format!("Demo {}", game.name),
             game: game.name.to_string(),
             max: 50,
+            // Names from the first poll on: Project Zomboid's and Conan's come from the console.
+            players: vec![("alice".into(), 3, 60.0), ("bob".into(), 1, 30.0)],
             ..WorldState::default()
         });
         let console = game.quirks.console;

@@ -347,12 +347,15 @@ struct QueryArgs {
     /// the command line: other users see the command lines of running processes.
     #[arg(long, value_name = "FILE")]
     password_file: Option<std::path::PathBuf>,
-    /// Minecraft: also ask the server's health over RCON (`tick query`, else Paper's
-    /// `tps`/`mspt`), logging in with the password in this file, as a target's
-    /// `rcon.password_file`.
+    /// Also ask the server's health (or player names) over its admin console, logging in
+    /// with the password in this file, as a target's `rcon.password_file`: Minecraft RCON
+    /// (`tick query`, Paper's `tps`/`mspt`), Source RCON on A2S (`stats`, CS2 `status`,
+    /// Project Zomboid and Conan Exiles player lists), Rust's WebRCON (`query rust ...`) and
+    /// 7 Days to Die's telnet (`query sdtd ...`: `mem`).
     #[arg(long, value_name = "FILE")]
     rcon_password_file: Option<std::path::PathBuf>,
-    /// The RCON port for --rcon-password-file (Minecraft's 25575 unless given).
+    /// The console's port for --rcon-password-file (unless given: Minecraft's 25575, Rust's
+    /// 28016, 7 Days to Die's 8081, Source's 27015).
     #[arg(long, value_name = "PORT", requires = "rcon_password_file")]
     rcon_port: Option<u16>,
     /// A login name, as a target's `username` (TeamSpeak's ServerQuery login).

@@ -302,6 +302,25 @@ async fn rust_echoing(password: &str) -> (simulate::SimServer, simulate::SimServ
     (game, console)
 }
 
+/// A 7 Days to Die server (A2S) and its telnet console, which takes `password` and logs it
+/// back (raw, URL-encoded, base64, hex) after the login.
+async fn sdtd_echoing(password: &str) -> (simulate::SimServer, simulate::SimServer) {
+    use gameserver_exporter::simulate::sdtd::{self, Misbehaviour, SdtdConfig};
+    let game = simulate::a2s::spawn(World::default(), Default::default())
+        .await
+        .unwrap();
+    let console = sdtd::spawn(
+        World::default(),
+        SdtdConfig {
+            password: password.into(),
+            misbehaviour: Misbehaviour::EchoPassword,
+        },
+    )
+    .await
+    .unwrap();
+    (game, console)
+}
+
 /// A secret with characters that travel encoded (space, slash, plus, ampersand).
 const ECHOED: &str = "Ech0 s3cret/+&=9f2a";
 
@@ -432,6 +451,7 @@ async fn echoed_secret_is_masked_in_transcripts() {
     let http_echo = echo_server(true).await;
     let ts3_echo = echo_server(false).await;
     let (rust, rust_console) = rust_echoing(ECHOED).await;
+    let (sdtd, sdtd_console) = sdtd_echoing(ECHOED).await;
     // The timeout outlasts TeamSpeak's 2 s gap between polls of one server: the daemon's own
     // first poll of it may have just ended when the probe asks. Rust's target polls every 5 s:
     // the other surfaces below wait for the daemon's own poll of it, and a first poll may
@@ -441,12 +461,15 @@ async fn echoed_secret_is_masked_in_transcripts() {
          [[target]]\nname = \"tshock\"\nprotocol = \"terraria\"\naddress = \"{http_echo}\"\ntoken_file = \"{pw}\"\n\
          [[target]]\nname = \"pal\"\nprotocol = \"palworld\"\naddress = \"{http_echo}\"\npassword_file = \"{pw}\"\n\
          [[target]]\nname = \"ts3\"\nprotocol = \"teamspeak3\"\naddress = \"{ts3_echo}\"\nusername = \"serveradmin\"\npassword_file = \"{pw}\"\n\
-         [[target]]\nname = \"rust\"\ngame = \"rust\"\naddress = \"{}\"\ninterval = \"5s\"\ntimeout = \"4s\"\nrcon = {{ port = {}, password_file = \"{pw}\" }}\n",
+         [[target]]\nname = \"rust\"\ngame = \"rust\"\naddress = \"{}\"\ninterval = \"5s\"\ntimeout = \"4s\"\nrcon = {{ port = {}, password_file = \"{pw}\" }}\n\
+         [[target]]\nname = \"sdtd\"\ngame = \"sdtd\"\naddress = \"{}\"\ninterval = \"5s\"\ntimeout = \"4s\"\nrcon = {{ port = {}, password_file = \"{pw}\" }}\n",
         rust.addr,
         rust_console.addr.port(),
+        sdtd.addr,
+        sdtd_console.addr.port(),
     );
     let d = harness::start(&text, Arc::new(QueryProber)).await;
-    for name in ["tshock", "pal", "ts3", "rust"] {
+    for name in ["tshock", "pal", "ts3", "rust", "sdtd"] {
         let path = format!("/probe?target={name}&debug=true");
         let body = http::plain(d.addr, "GET", &path, "")
             .await
@@ -475,11 +498,19 @@ async fn echoed_secret_is_masked_in_transcripts() {
     // The other surfaces, once the echoing consoles have answered.
     harness::wait_for(
         d.addr,
-        &["gameserver_entities{target=\"rust\",protocol=\"a2s\"} 184213"],
+        &[
+            "gameserver_entities{target=\"rust\",protocol=\"a2s\"} 184213",
+            "gameserver_zombies{target=\"sdtd\",protocol=\"a2s\"} 12",
+        ],
     )
     .await;
     let mut others = vec![("/metrics".to_string(), harness::metrics(d.addr).await)];
-    for path in ["/api/v1/targets", "/", "/probe?target=rust"] {
+    for path in [
+        "/api/v1/targets",
+        "/",
+        "/probe?target=rust",
+        "/probe?target=sdtd",
+    ] {
         let r = http::plain(d.addr, "GET", path, "").await.unwrap();
         others.push((path.to_string(), r.text().to_string()));
     }
@@ -489,6 +520,6 @@ async fn echoed_secret_is_masked_in_transcripts() {
         }
     }
     d.stop().await;
-    drop((rust, rust_console));
+    drop((rust, rust_console, sdtd, sdtd_console));
     let _ = std::fs::remove_dir_all(&dir);
 }

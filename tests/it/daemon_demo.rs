@@ -29,14 +29,31 @@ async fn demo_brings_every_protocol_up() {
         let body = metrics(addr).await;
         if body.contains("gameserver_targets") {
             for p in Protocol::ALL {
-                let line = format!("gameserver_targets{{protocol=\"{p}\"}} 1");
+                // A2S also carries the console titles.
+                let n = if p == Protocol::A2s {
+                    1 + demo::CONSOLE_TITLES.len()
+                } else {
+                    1
+                };
+                let line = format!("gameserver_targets{{protocol=\"{p}\"}} {n}");
                 assert!(body.contains(&line), "no demo target for {p}:\n{body}");
             }
             break;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let expected = Protocol::ALL.len() as u32;
+    let expected = (Protocol::ALL.len() + demo::CONSOLE_TITLES.len()) as u32;
+    // Each console title's own families, from its console simulator.
+    let families = [
+        ("demo-rust", "gameserver_entities{"),
+        ("demo-rust", "gameserver_players_joining{"),
+        ("demo-rust", "gameserver_memory_resident_bytes{"),
+        ("demo-sdtd", "gameserver_zombies{"),
+        ("demo-sdtd", "gameserver_chunks_loaded{"),
+        ("demo-sdtd", "gameserver_memory_heap_bytes{"),
+        ("demo-projectzomboid", "gameserver_player_info{"),
+        ("demo-conanexiles", "gameserver_player_info{"),
+    ];
     loop {
         let body = metrics(addr).await;
         let up = body
@@ -60,6 +77,14 @@ async fn demo_brings_every_protocol_up() {
                         && l.contains("target=\"demo-a2s\"")),
                 "{body}"
             );
+            for (target, family) in families {
+                let label = format!("target=\"{target}\"");
+                assert!(
+                    body.lines()
+                        .any(|l| l.starts_with(family) && l.contains(&label)),
+                    "no {family} for {target}:\n{body}"
+                );
+            }
             break;
         }
         assert!(

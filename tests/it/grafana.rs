@@ -116,3 +116,79 @@ fn provisioning_examples() {
     assert!(PROVIDER.contains("      path: /var/lib/grafana/dashboards/gameserver-exporter\n"));
     assert!(DATASOURCE.contains("    type: prometheus\n"));
 }
+
+/// Families the dashboard leaves out on purpose, and why; every other family docs/metrics.md
+/// lists has a panel, so a new health family lands with one.
+const NOT_GRAPHED: &[(&str, &str)] = &[
+    (
+        "gameserver_players_bots",
+        "inside players online (A2S counts bots there)",
+    ),
+    (
+        "gameserver_rule_value",
+        "a target's own choice of rules: per deployment",
+    ),
+    (
+        "gameserver_rule_info",
+        "text, for tables an operator builds",
+    ),
+    (
+        "gameserver_player_info",
+        "one series per player: the Top players table covers it",
+    ),
+    (
+        "gameserver_player_connected_seconds",
+        "per player, as above",
+    ),
+    ("gameserver_player_ping_seconds", "per player, as above"),
+    (
+        "gameserver_player_series_dropped",
+        "a limit's warning: alerting, not a graph",
+    ),
+    (
+        "gameserver_consecutive_failures",
+        "alerting's input (docs/alerting.md)",
+    ),
+    (
+        "gameserver_last_player_seen_timestamp_seconds",
+        "per player, as above",
+    ),
+    (
+        "gameserver_queries_total",
+        "the failures by reason panel is its useful ratio",
+    ),
+    ("gameserver_exporter_build_info", "an info metric"),
+    ("gameserver_exporter_shard_info", "an info metric"),
+    (
+        "gameserver_config_last_reload_success_timestamp_seconds",
+        "the reload-successful stat shows the state",
+    ),
+];
+
+#[test]
+fn every_family_has_a_panel() {
+    let doc = include_str!("../../docs/metrics.md");
+    let families: Vec<&str> = doc
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `gameserver_"))
+        .filter_map(|l| l.split_once('`').map(|(name, _)| name))
+        .collect();
+    assert!(families.len() > 30, "the table of docs/metrics.md moved");
+    let mut missing = Vec::new();
+    for f in families {
+        let family = format!("gameserver_{f}");
+        let skipped = NOT_GRAPHED.iter().any(|(n, _)| *n == family);
+        // A family name followed by `{`, `)` or a space, so `_max` is not found in `_max_bytes`.
+        let graphed = ["{", ")", " "]
+            .iter()
+            .any(|end| DASHBOARD.contains(&format!("{family}{end}")));
+        assert!(
+            !(skipped && graphed),
+            "{family} is graphed: drop it from NOT_GRAPHED"
+        );
+        if !skipped && !graphed {
+            missing.push(family);
+        }
+    }
+    assert!(missing.is_empty(), "no dashboard panel for {missing:?}");
+}
