@@ -3,18 +3,15 @@
 //! from the console's documented behaviour (protocol::sdtd), not from a capture.
 
 use std::io;
-use std::sync::Arc;
 use std::time::Duration;
 
 use base64::Engine;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::time::timeout;
+use tokio::net::TcpStream;
 
+use super::tcp::{serve_tcp, MAX_CONNECTION};
 use super::{SimServer, World, WorldState};
 
-/// A connection is dropped after this long, whatever the client does.
-const MAX_CONNECTION: Duration = Duration::from_secs(30);
 /// Wrong passwords before the console hangs up.
 const MAX_TRIES: u32 = 3;
 
@@ -70,22 +67,10 @@ pub fn mem(state: &WorldState) -> String {
 /// Serves the console on 127.0.0.1, on a port of the system's choosing, until the returned
 /// [`SimServer`] is dropped.
 pub async fn spawn(world: World, config: SdtdConfig) -> io::Result<SimServer> {
-    let listener = TcpListener::bind("127.0.0.1:0").await?;
-    let addr = listener.local_addr()?;
-    let config = Arc::new(config);
-    let task = tokio::spawn(async move {
-        loop {
-            let Ok((stream, _)) = listener.accept().await else {
-                continue;
-            };
-            let _ = stream.set_nodelay(true);
-            let (world, config) = (world.clone(), config.clone());
-            tokio::spawn(async move {
-                let _ = timeout(MAX_CONNECTION, serve(stream, world, &config)).await;
-            });
-        }
-    });
-    Ok(SimServer::new(addr, vec![task]))
+    serve_tcp(world, config, |stream, world, config| async move {
+        serve(stream, world, &config).await
+    })
+    .await
 }
 
 async fn send(stream: &mut TcpStream, text: &[u8], config: &SdtdConfig) -> io::Result<()> {
