@@ -5,11 +5,11 @@
 use std::io;
 use std::time::Duration;
 
-use base64::Engine;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncReadExt;
 use tokio::net::TcpStream;
 
-use super::tcp::{serve_tcp, MAX_CONNECTION};
+use super::hostile::Quoted;
+use super::tcp::{serve_tcp, write_split, MAX_CONNECTION};
 use super::{SimServer, World, WorldState};
 
 /// Wrong passwords before the console hangs up.
@@ -74,33 +74,18 @@ pub async fn spawn(world: World, config: SdtdConfig) -> io::Result<SimServer> {
 }
 
 async fn send(stream: &mut TcpStream, text: &[u8], config: &SdtdConfig) -> io::Result<()> {
-    match config.misbehaviour {
-        Misbehaviour::Split(n) => {
-            for piece in text.chunks(n.max(1)) {
-                stream.write_all(piece).await?;
-                stream.flush().await?;
-            }
-            Ok(())
-        }
-        _ => stream.write_all(text).await,
-    }
+    let piece = match config.misbehaviour {
+        Misbehaviour::Split(n) => Some(n),
+        _ => None,
+    };
+    write_split(stream, text, piece).await
 }
 
 fn echo_line(pw: &str) -> String {
-    let b64 = base64::engine::general_purpose::STANDARD.encode(pw);
-    let hex: String = pw.bytes().map(|b| format!("{b:02x}")).collect();
-    let url: String = pw
-        .bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                char::from(b).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect();
+    let Quoted { url, base64, hex } = Quoted::new(pw);
     format!(
         "2026-11-29T10:00:00 5400.000 INF Telnet login from 127.0.0.1 with {pw} \
-         (url {url}, base64 {b64}, hex {hex})\r\n"
+         (url {url}, base64 {base64}, hex {hex})\r\n"
     )
 }
 

@@ -7,6 +7,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 use tokio::time::timeout;
@@ -68,4 +69,21 @@ where
             tokio::spawn(session(stream, peer));
         }
     })
+}
+
+/// Writes `bytes` at once, or in pieces of `piece` bytes each flushed on its own (a
+/// misbehaviour splitting a reply across segments; Nagle is off, see [`serve_tcp`]).
+pub async fn write_split(
+    stream: &mut TcpStream,
+    bytes: &[u8],
+    piece: Option<usize>,
+) -> io::Result<()> {
+    let Some(n) = piece else {
+        return stream.write_all(bytes).await;
+    };
+    for piece in bytes.chunks(n.max(1)) {
+        stream.write_all(piece).await?;
+        stream.flush().await?;
+    }
+    Ok(())
 }

@@ -6,13 +6,13 @@
 use std::io;
 use std::time::Duration;
 
-use base64::Engine;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tungstenite::protocol::frame::coding::{Control, Data, OpCode};
 use tungstenite::protocol::frame::FrameHeader;
 
-use super::tcp::{serve_tcp, MAX_CONNECTION};
+use super::hostile::Quoted;
+use super::tcp::{serve_tcp, write_split, MAX_CONNECTION};
 use super::{SimServer, World, WorldState};
 
 /// The longest upgrade request or client frame read.
@@ -109,16 +109,11 @@ fn message(identifier: i64, text: &str, kind: &str) -> Vec<u8> {
 }
 
 async fn send(stream: &mut TcpStream, bytes: &[u8], config: &WebRconConfig) -> io::Result<()> {
-    match config.misbehaviour {
-        Misbehaviour::Split(n) => {
-            for piece in bytes.chunks(n.max(1)) {
-                stream.write_all(piece).await?;
-                stream.flush().await?;
-            }
-            Ok(())
-        }
-        _ => stream.write_all(bytes).await,
-    }
+    let piece = match config.misbehaviour {
+        Misbehaviour::Split(n) => Some(n),
+        _ => None,
+    };
+    write_split(stream, bytes, piece).await
 }
 
 /// The path of a GET request head, percent-decoded.
@@ -287,19 +282,9 @@ async fn serve(mut stream: TcpStream, world: World, config: &WebRconConfig) -> i
             },
             Misbehaviour::EchoPassword => {
                 let pw = &config.password;
-                let b64 = base64::engine::general_purpose::STANDARD.encode(pw);
-                let hex: String = pw.bytes().map(|b| format!("{b:02x}")).collect();
-                let url: String = pw
-                    .bytes()
-                    .map(|b| match b {
-                        b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                            char::from(b).to_string()
-                        }
-                        _ => format!("%{b:02X}"),
-                    })
-                    .collect();
+                let Quoted { url, base64, hex } = Quoted::new(pw);
                 let echo = format!(
-                    "[rcon] connection from 127.0.0.1 on /{pw} (url /{url}, base64 {b64}, hex {hex})"
+                    "[rcon] connection from 127.0.0.1 on /{pw} (url /{url}, base64 {base64}, hex {hex})"
                 );
                 out.extend(message(-1, &echo, "Warning"));
             }
