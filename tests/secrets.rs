@@ -399,24 +399,10 @@ fn dumped_bytes(transcript: &str) -> Vec<u8> {
 fn forms_of(secret: &str) -> Vec<String> {
     use base64::Engine;
     let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
-    let url: String = secret
-        .bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                char::from(b).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect();
-    let hex: String = secret.bytes().map(|b| format!("{b:02x}")).collect();
-    vec![
-        secret.to_string(),
-        url,
-        b64(secret),
-        b64(&format!("admin:{secret}")),
-        b64(&format!("serveradmin:{secret}")),
-        hex,
-    ]
+    let mut forms = simulate::hostile::Quoted::forms(secret);
+    forms.push(b64(&format!("admin:{secret}")));
+    forms.push(b64(&format!("serveradmin:{secret}")));
+    forms
 }
 
 /// Servers that echo the credentials they were sent (issue 31): the transcript shows what

@@ -189,4 +189,10 @@ impl Quoted {
             hex: password.bytes().map(|b| format!("{b:02x}")).collect(),
         }
     }
+
+    /// Every form, the raw password first: what a test searches the exporter's output for.
+    pub fn forms(password: &str) -> Vec<String> {
+        let Quoted { url, base64, hex } = Quoted::new(password);
+        vec![password.to_string(), url, base64, hex]
+    }
 }

@@ -237,17 +237,5 @@ async fn hostile_consoles() {
 
 /// A secret as raw text, URL-encoded, base64 and hex.
 fn forms_of(secret: &str) -> Vec<String> {
-    use base64::Engine;
-    let url: String = secret
-        .bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                char::from(b).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect();
-    let hex: String = secret.bytes().map(|b| format!("{b:02x}")).collect();
-    let b64 = base64::engine::general_purpose::STANDARD.encode(secret);
-    vec![secret.to_string(), url, b64, hex]
+    gameserver_exporter::simulate::hostile::Quoted::forms(secret)
 }
