@@ -6,6 +6,7 @@
 
 pub mod daemon;
 pub mod expo;
+pub mod health;
 pub mod http;
 pub mod json_page;
 pub mod tls_sim;
