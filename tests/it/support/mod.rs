@@ -9,4 +9,5 @@ pub mod expo;
 pub mod health;
 pub mod http;
 pub mod json_page;
+pub mod rest_api;
 pub mod tls_sim;
