@@ -9,8 +9,9 @@
 #   free_udp_port | free_tcp_port | free_port_both    a port free on 127.0.0.1 right now
 #   sim_serve_build [BIN]    sets $bin (BIN, or the debug build, built when missing) and
 #                            builds examples/sim_serve
-#   dialects_start KIND      runs examples/sim_dialects KIND on $work/rcon.pw (built and
-#                            written already); sets $addr (game) and $rcon_port (console)
+#   console_sim_start EXAMPLE KIND   runs examples/EXAMPLE KIND on $work/rcon.pw (built and
+#                            written already: sim_dialects, sim_rcon), waits for its `rcon`
+#                            line; sets $addr (the game) and $rcon_port (its console)
 
 interop_install() {
     local missing=() p
@@ -143,16 +144,16 @@ sim_serve_build() {
     cargo build --locked --quiet --example sim_serve
 }
 
-dialects_start() {
-    local log="$work/sim.log" i
-    target/debug/examples/sim_dialects "$1" "$work/rcon.pw" >"$log" 2>&1 &
+console_sim_start() {
+    local log="$work/sim-$2.log" i
+    target/debug/examples/"$1" "$2" "$work/rcon.pw" >"$log" 2>&1 &
     pids+=($!)
     for ((i = 0; i < 100; i++)); do
         grep -q '^rcon ' "$log" && break
-        kill -0 "${pids[-1]}" 2>/dev/null || interop_fail "simulator exited"
+        kill -0 "${pids[-1]}" 2>/dev/null || interop_fail "simulator ($2) exited"
         sleep 0.1
     done
     addr=$(awk '/^addr /{ print $2 }' "$log")
     rcon_port=$(awk '/^rcon /{ n = split($2, a, ":"); print a[n] }' "$log")
-    [[ -n $addr && -n $rcon_port ]] || interop_fail "the simulator printed no addresses"
+    [[ -n $addr && -n $rcon_port ]] || interop_fail "the $2 simulator printed no addresses"
 }

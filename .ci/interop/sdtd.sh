@@ -18,7 +18,7 @@ interop_work
 umask 077
 printf 'interop sdtd pw\n' >"$work/rcon.pw"
 
-dialects_start sdtd
+console_sim_start sim_dialects sdtd
 
 json=$("$BIN" query sdtd "$addr" --json --rcon-port "$rcon_port" --rcon-password-file "$work/rcon.pw" --timeout 3s) ||
     interop_fail "query sdtd --rcon-password-file failed"

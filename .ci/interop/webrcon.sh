@@ -33,7 +33,7 @@ fi
 umask 077
 printf 'interop-webrcon-pw\n' >"$work/rcon.pw"
 
-dialects_start rust
+console_sim_start sim_dialects rust
 
 json=$("$BIN" query rust "$addr" --json --rcon-port "$rcon_port" --rcon-password-file "$work/rcon.pw" --timeout 3s) ||
     interop_fail "query rust --rcon-password-file failed"
