@@ -332,58 +332,56 @@ async fn echo_server(http: bool) -> SocketAddr {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        while let Ok((mut sock, _)) = listener.accept().await {
-            let _ = sock.set_nodelay(true);
-            tokio::spawn(async move {
-                let mut got = Vec::new();
-                let mut buf = [0u8; 4096];
-                if !http {
-                    let _ = sock.write_all(simulate::teamspeak3::BANNER).await;
+    simulate::tcp::accept_loop(listener, move |mut sock, _| {
+        let _ = sock.set_nodelay(true);
+        async move {
+            let mut got = Vec::new();
+            let mut buf = [0u8; 4096];
+            if !http {
+                let _ = sock.write_all(simulate::teamspeak3::BANNER).await;
+            }
+            loop {
+                let Ok(n) = sock.read(&mut buf).await else {
+                    return;
+                };
+                if n == 0 {
+                    return;
                 }
-                loop {
-                    let Ok(n) = sock.read(&mut buf).await else {
-                        return;
-                    };
-                    if n == 0 {
+                got.extend_from_slice(&buf[..n]);
+                if http {
+                    if let Some(end) = got.windows(4).position(|w| w == b"\r\n\r\n") {
+                        let request = &got[..end + 4];
+                        let head = format!(
+                            "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\n\
+                                 Content-Length: {}\r\nConnection: close\r\n\r\n",
+                            request.len()
+                        );
+                        let _ = sock.write_all(head.as_bytes()).await;
+                        let _ = sock.write_all(request).await;
                         return;
                     }
-                    got.extend_from_slice(&buf[..n]);
-                    if http {
-                        if let Some(end) = got.windows(4).position(|w| w == b"\r\n\r\n") {
-                            let request = &got[..end + 4];
-                            let head = format!(
-                                "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\n\
-                                 Content-Length: {}\r\nConnection: close\r\n\r\n",
-                                request.len()
-                            );
-                            let _ = sock.write_all(head.as_bytes()).await;
-                            let _ = sock.write_all(request).await;
+                    continue;
+                }
+                while let Some(end) = got.iter().position(|&b| b == b'\n') {
+                    let line: Vec<u8> = got.drain(..=end).collect();
+                    // Other commands succeed; the login is refused, quoting it.
+                    let mut reply = if line.starts_with(b"login") {
+                        let mut r =
+                            b"error id=520 msg=invalid\\sloginname\\sor\\spassword extra_msg="
+                                .to_vec();
+                        r.extend_from_slice(line.trim_ascii_end());
+                        r
+                    } else {
+                        b"error id=0 msg=ok".to_vec()
+                    };
+                    reply.extend_from_slice(b"\n\r");
+                    for b in reply {
+                        if sock.write_all(&[b]).await.is_err() {
                             return;
                         }
-                        continue;
-                    }
-                    while let Some(end) = got.iter().position(|&b| b == b'\n') {
-                        let line: Vec<u8> = got.drain(..=end).collect();
-                        // Other commands succeed; the login is refused, quoting it.
-                        let mut reply = if line.starts_with(b"login") {
-                            let mut r =
-                                b"error id=520 msg=invalid\\sloginname\\sor\\spassword extra_msg="
-                                    .to_vec();
-                            r.extend_from_slice(line.trim_ascii_end());
-                            r
-                        } else {
-                            b"error id=0 msg=ok".to_vec()
-                        };
-                        reply.extend_from_slice(b"\n\r");
-                        for b in reply {
-                            if sock.write_all(&[b]).await.is_err() {
-                                return;
-                            }
-                        }
                     }
                 }
-            });
+            }
         }
     });
     addr
@@ -418,24 +416,10 @@ fn dumped_bytes(transcript: &str) -> Vec<u8> {
 fn forms_of(secret: &str) -> Vec<String> {
     use base64::Engine;
     let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
-    let url: String = secret
-        .bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                char::from(b).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect();
-    let hex: String = secret.bytes().map(|b| format!("{b:02x}")).collect();
-    vec![
-        secret.to_string(),
-        url,
-        b64(secret),
-        b64(&format!("admin:{secret}")),
-        b64(&format!("serveradmin:{secret}")),
-        hex,
-    ]
+    let mut forms = simulate::hostile::Quoted::forms(secret);
+    forms.push(b64(&format!("admin:{secret}")));
+    forms.push(b64(&format!("serveradmin:{secret}")));
+    forms
 }
 
 /// Servers that echo the credentials they were sent (issue 31): the transcript shows what

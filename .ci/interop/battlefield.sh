@@ -11,9 +11,7 @@ NAME=battlefield.sh
 . .ci/interop/lib.sh
 . .ci/interop/thirdparty.sh
 
-bin=${1:-target/debug/gameserver-exporter}
-[[ -x $bin ]] || cargo build --locked --bin gameserver-exporter
-cargo build --locked --quiet --example sim_serve
+sim_serve_build "$@"
 interop_work
 sim_start battlefield
 port=${sim_addr##*:}

@@ -13,9 +13,7 @@ NAME=farmingsimulator.sh
 . .ci/interop/thirdparty.sh
 qstat_require
 
-bin=${1:-target/debug/gameserver-exporter}
-[[ -x $bin ]] || cargo build --locked --bin gameserver-exporter
-cargo build --locked --quiet --example sim_serve
+sim_serve_build "$@"
 interop_work
 code=Xy7feedcode
 printf '%s\n' "$code" >"$work/code"

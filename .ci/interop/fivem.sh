@@ -10,9 +10,7 @@ NAME=fivem.sh
 . .ci/interop/lib.sh
 . .ci/interop/thirdparty.sh
 
-bin=${1:-target/debug/gameserver-exporter}
-[[ -x $bin ]] || cargo build --locked --bin gameserver-exporter
-cargo build --locked --quiet --example sim_serve
+sim_serve_build "$@"
 interop_work
 sim_start fivem
 port=${sim_addr##*:}

@@ -12,9 +12,7 @@ NAME=http_games.sh
 . .ci/interop/lib.sh
 . .ci/interop/thirdparty.sh
 
-bin=${1:-target/debug/gameserver-exporter}
-[[ -x $bin ]] || cargo build --locked --bin gameserver-exporter
-cargo build --locked --quiet --example sim_serve
+sim_serve_build "$@"
 command -v jq >/dev/null || interop_install jq
 interop_work
 need_gamedig

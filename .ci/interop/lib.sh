@@ -7,6 +7,11 @@
 #   interop_work             makes $work and pids=(), and the traps that clean both up
 #   interop_fail MESSAGE     prints MESSAGE and the tail of every $work/*.log, exits 1
 #   free_udp_port | free_tcp_port | free_port_both    a port free on 127.0.0.1 right now
+#   sim_serve_build [BIN]    sets $bin (BIN, or the debug build, built when missing) and
+#                            builds examples/sim_serve
+#   console_sim_start EXAMPLE KIND   runs examples/EXAMPLE KIND on $work/rcon.pw (built and
+#                            written already: sim_dialects, sim_rcon), waits for its `rcon`
+#                            line; sets $addr (the game) and $rcon_port (its console)
 
 interop_install() {
     local missing=() p
@@ -131,4 +136,24 @@ lines = sys.stdin.read().splitlines()
 head = lines[0].split(",") if lines else [""] * 6
 names = "|".join(sorted(l.split(",")[0] for l in lines[2:] if "," in l))
 print("name=%s map=%s online=%s max=%s players=%s" % (head[2], head[3], head[5], head[4], names))'
+}
+
+sim_serve_build() {
+    bin=${1:-target/debug/gameserver-exporter}
+    [[ -x $bin ]] || cargo build --locked --bin gameserver-exporter
+    cargo build --locked --quiet --example sim_serve
+}
+
+console_sim_start() {
+    local log="$work/sim-$2.log" i
+    target/debug/examples/"$1" "$2" "$work/rcon.pw" >"$log" 2>&1 &
+    pids+=($!)
+    for ((i = 0; i < 100; i++)); do
+        grep -q '^rcon ' "$log" && break
+        kill -0 "${pids[-1]}" 2>/dev/null || interop_fail "simulator ($2) exited"
+        sleep 0.1
+    done
+    addr=$(awk '/^addr /{ print $2 }' "$log")
+    rcon_port=$(awk '/^rcon /{ n = split($2, a, ":"); print a[n] }' "$log")
+    [[ -n $addr && -n $rcon_port ]] || interop_fail "the $2 simulator printed no addresses"
 }

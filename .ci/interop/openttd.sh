@@ -12,9 +12,7 @@ NAME=openttd.sh
 . .ci/interop/lib.sh
 . .ci/interop/thirdparty.sh
 
-bin=${1:-target/debug/gameserver-exporter}
-[[ -x $bin ]] || cargo build --locked --bin gameserver-exporter
-cargo build --locked --quiet --example sim_serve
+sim_serve_build "$@"
 if [[ ! -x /usr/games/openttd ]] || ! dpkg -s openttd-opengfx >/dev/null 2>&1; then
     interop_install openttd openttd-opengfx
 fi

@@ -10,9 +10,7 @@ NAME=quake2.sh
 . .ci/interop/thirdparty.sh
 qstat_require
 
-bin=${1:-target/debug/gameserver-exporter}
-[[ -x $bin ]] || cargo build --locked --bin gameserver-exporter
-cargo build --locked --quiet --example sim_serve
+sim_serve_build "$@"
 interop_work
 sim_start quake2
 port=${sim_addr##*:}

@@ -87,17 +87,7 @@ done
 # Minecraft health: PyPI rcon runs `tick query` on the vanilla console beside a simulated
 # Minecraft server; its text, read by hand here, must give what
 # `gameserver-exporter query minecraft --json --rcon-password-file` publishes as health.
-log="$work/sim-minecraft-health.log"
-target/debug/examples/sim_rcon minecraft-health "$work/rcon.pw" >"$log" 2>&1 &
-pids+=($!)
-for ((i = 0; i < 100; i++)); do
-    grep -q '^rcon ' "$log" && break
-    kill -0 "${pids[-1]}" 2>/dev/null || interop_fail "simulator (minecraft-health) exited"
-    sleep 0.1
-done
-addr=$(awk '/^addr /{ print $2 }' "$log")
-rcon_port=$(awk '/^rcon /{ n = split($2, a, ":"); print a[n] }' "$log")
-[[ -n $addr && -n $rcon_port ]] || interop_fail "the minecraft-health simulator printed no addresses"
+console_sim_start sim_rcon minecraft-health
 theirs=$("$venv/bin/python" - "$rcon_port" "$work/rcon.pw" <<'PY'
 import re, sys
 from rcon.source import Client

@@ -18,17 +18,7 @@ interop_work
 umask 077
 printf 'interop sdtd pw\n' >"$work/rcon.pw"
 
-log="$work/sim.log"
-target/debug/examples/sim_dialects sdtd "$work/rcon.pw" >"$log" 2>&1 &
-pids+=($!)
-for ((i = 0; i < 100; i++)); do
-    grep -q '^rcon ' "$log" && break
-    kill -0 "${pids[-1]}" 2>/dev/null || interop_fail "simulator exited"
-    sleep 0.1
-done
-addr=$(awk '/^addr /{ print $2 }' "$log")
-rcon_port=$(awk '/^rcon /{ n = split($2, a, ":"); print a[n] }' "$log")
-[[ -n $addr && -n $rcon_port ]] || interop_fail "the simulator printed no addresses"
+console_sim_start sim_dialects sdtd
 
 json=$("$BIN" query sdtd "$addr" --json --rcon-port "$rcon_port" --rcon-password-file "$work/rcon.pw" --timeout 3s) ||
     interop_fail "query sdtd --rcon-password-file failed"

@@ -61,7 +61,9 @@ sim_start() {
     pids+=($!)
     local i
     for i in $(seq 100); do
-        sim_addr=$(sed -n 's/^addr //p' "$work/sim.log")
+        # The simulator's shell may not have opened its log yet, and under set -e a sed
+        # failing here would end the script (seen once: exit 2, "can't read sim.log").
+        sim_addr=$(sed -n 's/^addr //p' "$work/sim.log" 2>/dev/null || true)
         [[ -n $sim_addr ]] && return 0
         sleep 0.1
     done

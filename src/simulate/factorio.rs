@@ -5,10 +5,8 @@
 
 use std::io;
 use std::sync::OnceLock;
-use std::time::Duration;
 
-use super::churn::churn;
-use super::hostile::{start, Hostile};
+use super::hostile::Hostile;
 use super::rcon::{self, Flavour, Misbehaviour, RconConfig};
 use super::{SimServer, World, WorldState};
 
@@ -34,25 +32,17 @@ pub async fn spawn(world: World, config: RconConfig) -> io::Result<SimServer> {
 /// A small Factorio multiplayer game with engineers coming and going, for `demo` (which
 /// logs in with [`PASSWORD`]).
 pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
-    world.update(|w| {
-        *w = WorldState {
-            name: "Factorio Demo".into(),
-            map: String::new(),
-            game: "Factorio".into(),
-            version: "2.0.23".into(),
-            max: 16,
-            players: vec![("Engineer".into(), 0, 0.0), ("Klonan".into(), 0, 0.0)],
-            rules: Vec::new(),
-            ..WorldState::default()
-        }
-    });
-    let mut server = spawn(world.clone(), config()).await?;
-    server
-        .tasks
-        .push(churn(world, Duration::from_secs(13), 0, |t| {
-            format!("engineer{t}")
-        }));
-    Ok(server)
+    let state = WorldState {
+        name: "Factorio Demo".into(),
+        map: String::new(),
+        game: "Factorio".into(),
+        version: "2.0.23".into(),
+        max: 16,
+        players: vec![("Engineer".into(), 0, 0.0), ("Klonan".into(), 0, 0.0)],
+        rules: Vec::new(),
+        ..WorldState::default()
+    };
+    rcon::spawn_demo(world, state, config(), |t| format!("engineer{t}")).await
 }
 
 /// The config line naming a file that holds [`PASSWORD`], for the hostile fleet's targets.
@@ -63,59 +53,6 @@ fn password_file_line() -> &'static str {
 
 /// The hostile fleet's Factorio servers: the count only (no name, no capacity: 0).
 pub fn hostile() -> Vec<Hostile> {
-    let with = |m: Misbehaviour| {
-        start(move |w| {
-            spawn(
-                w,
-                RconConfig {
-                    misbehaviour: m,
-                    ..config()
-                },
-            )
-        })
-    };
-    let line = password_file_line();
-    vec![
-        // The fleet's world: 2 players (Factorio has no bots), no capacity reported.
-        Hostile::up("ok", 2, 0, None, with(Misbehaviour::None))
-            .expect_name("")
-            .with_config(line),
-        Hostile::up("split", 2, 0, None, with(Misbehaviour::Split(3)))
-            .expect_name("")
-            .with_config(line),
-        Hostile::up("interleaved", 2, 0, None, with(Misbehaviour::Interleave))
-            .expect_name("")
-            .with_config(line),
-        Hostile::down(
-            "wrong-password",
-            "auth_refused",
-            start(|w| {
-                spawn(
-                    w,
-                    RconConfig {
-                        password: "not-the-configured-one".into(),
-                        ..config()
-                    },
-                )
-            }),
-        )
-        .with_config(line),
-        Hostile::down("silent", "timeout", with(Misbehaviour::Silence)).with_config(line),
-        Hostile::down("oversized", "too_large", with(Misbehaviour::Oversized)).with_config(line),
-        Hostile::down("flood", "mismatch", with(Misbehaviour::Flood)).with_config(line),
-        Hostile::down(
-            "not-factorio",
-            "malformed",
-            start(|w| {
-                spawn(
-                    w,
-                    RconConfig {
-                        respond: |_, _| "Unknown command. Type \"/help\" for help.".into(),
-                        ..config()
-                    },
-                )
-            }),
-        )
-        .with_config(line),
-    ]
+    let stranger: rcon::Responder = |_, _| "Unknown command. Type \"/help\" for help.".into();
+    rcon::count_only_hostile(config, password_file_line(), ("not-factorio", stranger))
 }

@@ -16,6 +16,7 @@ use tokio::time::Instant;
 
 use super::churn::churn;
 use super::hostile::{start, Hostile};
+use super::tcp::accept_loop;
 use super::{SimServer, World, WorldState};
 use crate::protocol::fivem;
 use crate::target::MAX_DATAGRAM;
@@ -132,14 +133,8 @@ pub async fn spawn(world: World, config: FivemConfig) -> io::Result<SimServer> {
             }
         }
     });
-    let http_task = tokio::spawn(async move {
-        loop {
-            let Ok((stream, _)) = tcp.accept().await else {
-                continue;
-            };
-            let w = world.snapshot();
-            tokio::spawn(serve_http(stream, w, players_json));
-        }
+    let http_task = accept_loop(tcp, move |stream, _| {
+        serve_http(stream, world.snapshot(), players_json)
     });
     Ok(SimServer::new(addr, vec![udp_task, http_task]))
 }

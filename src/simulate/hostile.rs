@@ -160,3 +160,39 @@ where
 {
     Arc::new(move |w| Box::pin(f(w)))
 }
+
+/// A password as a console echoing it might quote it, for the misbehaviours that leak the
+/// credential into what they send (the exporter must never pass any form on).
+pub struct Quoted {
+    /// Percent-encoded, unreserved characters as they are.
+    pub url: String,
+    pub base64: String,
+    /// Lowercase hex of the bytes.
+    pub hex: String,
+}
+
+impl Quoted {
+    pub fn new(password: &str) -> Quoted {
+        use base64::Engine;
+        let url = password
+            .bytes()
+            .map(|b| match b {
+                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                    char::from(b).to_string()
+                }
+                _ => format!("%{b:02X}"),
+            })
+            .collect();
+        Quoted {
+            url,
+            base64: base64::engine::general_purpose::STANDARD.encode(password),
+            hex: password.bytes().map(|b| format!("{b:02x}")).collect(),
+        }
+    }
+
+    /// Every form, the raw password first: what a test searches the exporter's output for.
+    pub fn forms(password: &str) -> Vec<String> {
+        let Quoted { url, base64, hex } = Quoted::new(password);
+        vec![password.to_string(), url, base64, hex]
+    }
+}

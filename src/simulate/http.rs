@@ -13,6 +13,8 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpListener;
 
+use super::hostile::{Hostile, Start};
+use super::tcp::serve_on;
 use super::SimServer;
 
 /// Bytes a request head may take before the connection is dropped.
@@ -111,26 +113,58 @@ pub fn spawn_on<H>(
 where
     H: Fn(&SimRequest) -> SimReply + Send + Sync + 'static,
 {
-    let addr = listener.local_addr()?;
     let handler = Arc::new(handler);
     let acceptor = tls.map(tokio_rustls::TlsAcceptor::from);
-    let task = tokio::spawn(async move {
-        while let Ok((stream, _)) = listener.accept().await {
-            let handler = handler.clone();
-            let acceptor = acceptor.clone();
-            tokio::spawn(async move {
-                match acceptor {
-                    None => serve(stream, &*handler).await,
-                    Some(acceptor) => {
-                        if let Ok(stream) = acceptor.accept(stream).await {
-                            serve(stream, &*handler).await;
-                        }
+    serve_on(listener, move |stream, _| {
+        let handler = handler.clone();
+        let acceptor = acceptor.clone();
+        async move {
+            match acceptor {
+                None => serve(stream, &*handler).await,
+                Some(acceptor) => {
+                    if let Ok(stream) = acceptor.accept(stream).await {
+                        serve(stream, &*handler).await;
                     }
                 }
-            });
+            }
         }
-    });
-    Ok(SimServer::new(addr, vec![task]))
+    })
+}
+
+/// How a simulated REST API (Palworld's, TShock's) misbehaves: the ways hosted APIs and the
+/// proxies in front of them go wrong. Each simulator re-exports it as its `Misbehaviour`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ApiMisbehaviour {
+    #[default]
+    None,
+    /// Junk where the JSON should be.
+    BadJson,
+    /// A 2 MB JSON body (a valid one: only the size cap can stop it).
+    Huge,
+    /// The body one byte every 200 ms.
+    Drip,
+    /// An HTML page (a proxy's login, error or maintenance page) with status 200.
+    WrongContentType,
+    /// HTTP 429 for every request.
+    RateLimited,
+    /// A redirect to another host (never followed).
+    Redirect,
+}
+
+/// The hostile servers every REST API simulator has, from how it starts with a
+/// misbehaviour: healthy (`ok`, on the fleet's world: two players, 24 slots), then one per
+/// [`ApiMisbehaviour`]. The simulator adds its own (a refused credential) after them.
+pub fn api_hostile(with: impl Fn(ApiMisbehaviour) -> Start) -> Vec<Hostile> {
+    use ApiMisbehaviour as M;
+    vec![
+        Hostile::up("ok", 2, 24, None, with(M::None)),
+        Hostile::down("bad-json", "malformed", with(M::BadJson)),
+        Hostile::down("huge", "too_large", with(M::Huge)).heavy(),
+        Hostile::down("drip", "timeout", with(M::Drip)),
+        Hostile::down("html", "malformed", with(M::WrongContentType)),
+        Hostile::down("rate-limited", "refused", with(M::RateLimited)),
+        Hostile::down("redirect", "malformed", with(M::Redirect)),
+    ]
 }
 
 async fn serve<S, H>(mut stream: S, handler: &H)

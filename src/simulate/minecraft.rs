@@ -11,10 +11,11 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpStream;
 use tokio::time::{timeout, Instant};
 
 use super::hostile::{self, start, Hostile};
+use super::tcp::{serve_tcp, MAX_CONNECTION};
 use super::{SimServer, World, WorldState};
 use crate::protocol::minecraft::legacy::{self, LegacyStatus, PingHost, Variant};
 use crate::protocol::minecraft::slp::{self, Handshake};
@@ -22,8 +23,6 @@ use crate::protocol::minecraft::varint::{decode_frame, encode_frame, encode_vari
 
 /// How long a connection may sit idle before the simulator hangs up.
 const IDLE: Duration = Duration::from_secs(5);
-/// Upper bound on any one connection's life, whatever the misbehaviour.
-const MAX_CONNECTION: Duration = Duration::from_secs(30);
 
 /// Which protocol generation the server speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -142,23 +141,10 @@ impl Default for McConfig {
 
 /// Starts a server on 127.0.0.1, port 0. It runs until the returned [`SimServer`] is dropped.
 pub async fn spawn(world: World, config: McConfig) -> io::Result<SimServer> {
-    let listener = TcpListener::bind("127.0.0.1:0").await?;
-    let addr = listener.local_addr()?;
-    let config = Arc::new(config);
-    let task = tokio::spawn(async move {
-        loop {
-            let Ok((stream, _)) = listener.accept().await else {
-                continue;
-            };
-            // Chunked writes should reach the client as separate segments.
-            let _ = stream.set_nodelay(true);
-            let (world, config) = (world.clone(), config.clone());
-            tokio::spawn(async move {
-                let _ = timeout(MAX_CONNECTION, serve(stream, world, &config)).await;
-            });
-        }
-    });
-    Ok(SimServer::new(addr, vec![task]))
+    serve_tcp(world, config, |stream, world, config| async move {
+        serve(stream, world, &config).await
+    })
+    .await
 }
 
 /// The password of the simulated RCON consoles ([`spawn_console`]).

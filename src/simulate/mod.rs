@@ -41,6 +41,7 @@ pub mod rcon;
 pub mod samp;
 pub mod satisfactory;
 pub mod sdtd;
+pub mod tcp;
 pub mod teamspeak3;
 pub mod teeworlds;
 pub mod terraria;

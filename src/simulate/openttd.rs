@@ -3,23 +3,19 @@
 //! pretending to be one can misbehave.
 
 use std::io;
-use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::time::timeout;
+use tokio::net::TcpStream;
 
 use super::churn::churn;
 use super::hostile::{start, Hostile};
+use super::tcp::serve_tcp;
 use super::{SimServer, World, WorldState};
 use crate::protocol::openttd::{
     decode_packet, encode_game_info, encode_packet, GameInfo, CLIENT_GAME_INFO, MAX_PACKET,
     SERVER_FULL, SERVER_GAME_INFO,
 };
-
-/// A connection is dropped after this long, whatever the client does.
-const MAX_CONNECTION: Duration = Duration::from_secs(30);
 
 /// Hostile behaviour, for the robustness suite.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -100,22 +96,10 @@ pub fn game_info(state: &WorldState, version: u8) -> GameInfo {
 /// Serves the protocol on 127.0.0.1, on a port of the system's choosing, until the returned
 /// [`SimServer`] is dropped.
 pub async fn spawn(world: World, config: OpenttdConfig) -> io::Result<SimServer> {
-    let listener = TcpListener::bind("127.0.0.1:0").await?;
-    let addr = listener.local_addr()?;
-    let config = Arc::new(config);
-    let task = tokio::spawn(async move {
-        loop {
-            let Ok((stream, _)) = listener.accept().await else {
-                continue;
-            };
-            let _ = stream.set_nodelay(true);
-            let (world, config) = (world.clone(), config.clone());
-            tokio::spawn(async move {
-                let _ = timeout(MAX_CONNECTION, serve(stream, world, &config)).await;
-            });
-        }
-    });
-    Ok(SimServer::new(addr, vec![task]))
+    serve_tcp(world, config, |stream, world, config| async move {
+        serve(stream, world, &config).await
+    })
+    .await
 }
 
 async fn serve(mut stream: TcpStream, world: World, config: &OpenttdConfig) -> io::Result<()> {

@@ -15,21 +15,7 @@ use super::{SimServer, World, WorldState};
 use crate::protocol::palworld::{INFO_PATH, METRICS_PATH, PLAYERS_PATH, USER};
 
 /// How the server misbehaves.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Misbehaviour {
-    #[default]
-    None,
-    /// Junk where the metrics JSON should be.
-    BadJson,
-    /// A 2 MB info body.
-    Huge,
-    /// The metrics body one byte every 200 ms.
-    Drip,
-    /// An HTML page with status 200.
-    WrongContentType,
-    /// HTTP 429 for every request.
-    RateLimited,
-}
+pub use super::http::ApiMisbehaviour as Misbehaviour;
 
 #[derive(Debug, Clone)]
 pub struct PalworldConfig {
@@ -106,6 +92,12 @@ fn answer(req: &SimRequest, w: &WorldState, config: &PalworldConfig) -> SimReply
     if m == Misbehaviour::RateLimited {
         return SimReply::status(429);
     }
+    if m == Misbehaviour::Redirect {
+        return SimReply {
+            headers: vec!["Location: http://192.0.2.1/".into()],
+            ..SimReply::status(302)
+        };
+    }
     if m == Misbehaviour::WrongContentType {
         return SimReply {
             content_type: "text/html",
@@ -173,32 +165,19 @@ pub fn hostile() -> Vec<Hostile> {
             )
         })
     };
-    vec![
-        // Healthy beside the rest (the fleet's world: two players, 24 slots).
-        Hostile::up(
-            "ok",
-            2,
-            24,
-            None,
-            start(|w| spawn(w, PalworldConfig::default())),
-        ),
-        Hostile::down("bad-json", "malformed", with(Misbehaviour::BadJson)),
-        Hostile::down("huge", "too_large", with(Misbehaviour::Huge)).heavy(),
-        Hostile::down("drip", "timeout", with(Misbehaviour::Drip)),
-        Hostile::down("html", "malformed", with(Misbehaviour::WrongContentType)),
-        Hostile::down("rate-limited", "refused", with(Misbehaviour::RateLimited)),
-        Hostile::down(
-            "password-required",
-            "auth_refused",
-            start(|w| {
-                spawn(
-                    w,
-                    PalworldConfig {
-                        password: Some("not-configured".into()),
-                        ..PalworldConfig::default()
-                    },
-                )
-            }),
-        ),
-    ]
+    let mut fleet = http::api_hostile(with);
+    fleet.extend([Hostile::down(
+        "password-required",
+        "auth_refused",
+        start(|w| {
+            spawn(
+                w,
+                PalworldConfig {
+                    password: Some("not-configured".into()),
+                    ..PalworldConfig::default()
+                },
+            )
+        }),
+    )]);
+    fleet
 }

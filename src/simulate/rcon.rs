@@ -3,13 +3,14 @@
 //! commands from the world through a per-game responder, with knobs for misbehaviour.
 
 use std::io;
-use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::time::timeout;
+use tokio::net::TcpStream;
 
+use super::churn::churn;
+use super::hostile::{start, Hostile};
+use super::tcp::serve_tcp;
 use super::{SimServer, World, WorldState};
 use crate::protocol::rcon::{
     decode, encode, AUTH_REFUSED_ID, TYPE_AUTH, TYPE_AUTH_RESPONSE, TYPE_EXEC, TYPE_RESPONSE,
@@ -18,9 +19,6 @@ use crate::protocol::rcon::{
 /// The pause between SRCDS's empty reply and its login answer, so they leave as two
 /// segments as from the real server.
 const SRCDS_GAP: Duration = Duration::from_millis(20);
-
-/// A connection is dropped after this long, whatever the client does.
-const MAX_CONNECTION: Duration = Duration::from_secs(30);
 
 /// Which real server family the simulator behaves as.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -246,22 +244,10 @@ pub(super) fn password_file_line(
 /// Serves RCON on 127.0.0.1, on a port of the system's choosing, until the returned
 /// [`SimServer`] is dropped.
 pub async fn spawn(world: World, config: RconConfig) -> io::Result<SimServer> {
-    let listener = TcpListener::bind("127.0.0.1:0").await?;
-    let addr = listener.local_addr()?;
-    let config = Arc::new(config);
-    let task = tokio::spawn(async move {
-        loop {
-            let Ok((stream, _)) = listener.accept().await else {
-                continue;
-            };
-            let _ = stream.set_nodelay(true);
-            let (world, config) = (world.clone(), config.clone());
-            tokio::spawn(async move {
-                let _ = timeout(MAX_CONNECTION, serve(stream, world, &config)).await;
-            });
-        }
-    });
-    Ok(SimServer::new(addr, vec![task]))
+    serve_tcp(world, config, |stream, world, config| async move {
+        serve(stream, world, &config).await
+    })
+    .await
 }
 
 async fn serve(mut stream: TcpStream, world: World, config: &RconConfig) -> io::Result<()> {
@@ -382,4 +368,83 @@ fn raw(id: i32, kind: i32, body: &[u8], out: &mut Vec<u8>) {
     out.extend_from_slice(&kind.to_le_bytes());
     out.extend_from_slice(body);
     out.extend_from_slice(&[0, 0]);
+}
+
+/// A demo server of a game asked over RCON (Factorio, ARK): the world dressed as `state`,
+/// served with `config`, a player named by `name` joining or leaving every 13 s.
+pub async fn spawn_demo(
+    world: World,
+    state: WorldState,
+    config: RconConfig,
+    name: fn(u32) -> String,
+) -> io::Result<SimServer> {
+    world.update(|w| *w = state);
+    let mut server = spawn(world.clone(), config).await?;
+    server
+        .tasks
+        .push(churn(world, Duration::from_secs(13), 0, name));
+    Ok(server)
+}
+
+/// The hostile servers of a game the exporter asks over RCON for its player count alone
+/// (Factorio, ARK: no name, no capacity): its default configuration (`config`) well behaved
+/// and with each RCON misbehaviour, a wrong password, and `stranger`, a console of another
+/// game (its name, and what it answers every command with). `line` is the config line naming
+/// the file with the password the targets log in with.
+pub fn count_only_hostile(
+    config: fn() -> RconConfig,
+    line: &'static str,
+    stranger: (&'static str, Responder),
+) -> Vec<Hostile> {
+    let m = |misbehaviour: Misbehaviour| {
+        start(move |w| {
+            spawn(
+                w,
+                RconConfig {
+                    misbehaviour,
+                    ..config()
+                },
+            )
+        })
+    };
+    let (stranger, respond) = stranger;
+    vec![
+        // The fleet's world: 2 players (neither game counts bots), no capacity reported.
+        Hostile::up("ok", 2, 0, None, m(Misbehaviour::None)).expect_name(""),
+        Hostile::up("split", 2, 0, None, m(Misbehaviour::Split(3))).expect_name(""),
+        Hostile::up("interleaved", 2, 0, None, m(Misbehaviour::Interleave)).expect_name(""),
+        Hostile::down(
+            "wrong-password",
+            "auth_refused",
+            start(move |w| {
+                let password = "not-the-configured-one".into();
+                spawn(
+                    w,
+                    RconConfig {
+                        password,
+                        ..config()
+                    },
+                )
+            }),
+        ),
+        Hostile::down("silent", "timeout", m(Misbehaviour::Silence)),
+        Hostile::down("oversized", "too_large", m(Misbehaviour::Oversized)),
+        Hostile::down("flood", "mismatch", m(Misbehaviour::Flood)),
+        Hostile::down(
+            stranger,
+            "malformed",
+            start(move |w| {
+                spawn(
+                    w,
+                    RconConfig {
+                        respond,
+                        ..config()
+                    },
+                )
+            }),
+        ),
+    ]
+    .into_iter()
+    .map(|h| h.with_config(line))
+    .collect()
 }

@@ -3,18 +3,15 @@
 //! from the console's documented behaviour (protocol::sdtd), not from a capture.
 
 use std::io;
-use std::sync::Arc;
 use std::time::Duration;
 
-use base64::Engine;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::time::timeout;
+use tokio::io::AsyncReadExt;
+use tokio::net::TcpStream;
 
+use super::hostile::Quoted;
+use super::tcp::{serve_tcp, write_split, MAX_CONNECTION};
 use super::{SimServer, World, WorldState};
 
-/// A connection is dropped after this long, whatever the client does.
-const MAX_CONNECTION: Duration = Duration::from_secs(30);
 /// Wrong passwords before the console hangs up.
 const MAX_TRIES: u32 = 3;
 
@@ -70,52 +67,25 @@ pub fn mem(state: &WorldState) -> String {
 /// Serves the console on 127.0.0.1, on a port of the system's choosing, until the returned
 /// [`SimServer`] is dropped.
 pub async fn spawn(world: World, config: SdtdConfig) -> io::Result<SimServer> {
-    let listener = TcpListener::bind("127.0.0.1:0").await?;
-    let addr = listener.local_addr()?;
-    let config = Arc::new(config);
-    let task = tokio::spawn(async move {
-        loop {
-            let Ok((stream, _)) = listener.accept().await else {
-                continue;
-            };
-            let _ = stream.set_nodelay(true);
-            let (world, config) = (world.clone(), config.clone());
-            tokio::spawn(async move {
-                let _ = timeout(MAX_CONNECTION, serve(stream, world, &config)).await;
-            });
-        }
-    });
-    Ok(SimServer::new(addr, vec![task]))
+    serve_tcp(world, config, |stream, world, config| async move {
+        serve(stream, world, &config).await
+    })
+    .await
 }
 
 async fn send(stream: &mut TcpStream, text: &[u8], config: &SdtdConfig) -> io::Result<()> {
-    match config.misbehaviour {
-        Misbehaviour::Split(n) => {
-            for piece in text.chunks(n.max(1)) {
-                stream.write_all(piece).await?;
-                stream.flush().await?;
-            }
-            Ok(())
-        }
-        _ => stream.write_all(text).await,
-    }
+    let piece = match config.misbehaviour {
+        Misbehaviour::Split(n) => Some(n),
+        _ => None,
+    };
+    write_split(stream, text, piece).await
 }
 
 fn echo_line(pw: &str) -> String {
-    let b64 = base64::engine::general_purpose::STANDARD.encode(pw);
-    let hex: String = pw.bytes().map(|b| format!("{b:02x}")).collect();
-    let url: String = pw
-        .bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                char::from(b).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect();
+    let Quoted { url, base64, hex } = Quoted::new(pw);
     format!(
         "2026-11-29T10:00:00 5400.000 INF Telnet login from 127.0.0.1 with {pw} \
-         (url {url}, base64 {b64}, hex {hex})\r\n"
+         (url {url}, base64 {base64}, hex {hex})\r\n"
     )
 }
 

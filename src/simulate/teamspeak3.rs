@@ -16,6 +16,7 @@ use tokio::time::Instant;
 
 use super::churn::churn;
 use super::hostile::{start, Hostile};
+use super::tcp::serve_on;
 use super::{SimServer, World, WorldState};
 use crate::protocol::teamspeak3::{self as ts3, decode_records, ids, Record};
 
@@ -118,15 +119,13 @@ type Floods = Arc<Mutex<HashMap<IpAddr, Flood>>>;
 
 /// Serves ServerQuery on 127.0.0.1, on a port of the system's choosing.
 pub async fn spawn(world: World, config: Ts3Config) -> io::Result<SimServer> {
-    let listener = TcpListener::bind("127.0.0.1:0").await?;
-    let addr = listener.local_addr()?;
     let floods: Floods = Arc::default();
     let config = Arc::new(config);
-    let task = tokio::spawn(async move {
-        loop {
-            let Ok((stream, peer)) = listener.accept().await else {
-                continue;
-            };
+    // Its own session, not `serve_tcp`'s: the flood ban counts connections by address, and
+    // the console keeps Nagle on and no overall limit, as a real ServerQuery does.
+    serve_on(
+        TcpListener::bind("127.0.0.1:0").await?,
+        move |stream, peer| {
             config.counters.connections.fetch_add(1, Ordering::Relaxed);
             let session = Session {
                 world: world.clone(),
@@ -136,10 +135,9 @@ pub async fn spawn(world: World, config: Ts3Config) -> io::Result<SimServer> {
                 selected: false,
                 logged_in: false,
             };
-            tokio::spawn(session.run(stream));
-        }
-    });
-    Ok(SimServer::new(addr, vec![task]))
+            session.run(stream)
+        },
+    )
 }
 
 /// A voice server whose users come and go, for `demo`.

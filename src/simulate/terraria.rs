@@ -15,23 +15,7 @@ use super::{SimServer, World, WorldState};
 use crate::protocol::terraria::STATUS_PATH;
 
 /// How the server misbehaves.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Misbehaviour {
-    #[default]
-    None,
-    /// Junk where JSON should be.
-    BadJson,
-    /// A 2 MB JSON body (a valid one: only the cap can stop it).
-    Huge,
-    /// The body one byte every 200 ms.
-    Drip,
-    /// An HTML page (a proxy's login or error page) with status 200.
-    WrongContentType,
-    /// HTTP 429 with `Retry-After`.
-    RateLimited,
-    /// A redirect to another host (never followed).
-    Redirect,
-}
+pub use super::http::ApiMisbehaviour as Misbehaviour;
 
 #[derive(Debug, Clone, Default)]
 pub struct TerrariaConfig {
@@ -154,33 +138,19 @@ pub fn hostile() -> Vec<Hostile> {
             )
         })
     };
-    vec![
-        // Healthy beside the rest (the fleet's world: two players, 24 slots).
-        Hostile::up(
-            "ok",
-            2,
-            24,
-            None,
-            start(|w| spawn(w, TerrariaConfig::default())),
-        ),
-        Hostile::down("bad-json", "malformed", with(Misbehaviour::BadJson)),
-        Hostile::down("huge", "too_large", with(Misbehaviour::Huge)).heavy(),
-        Hostile::down("drip", "timeout", with(Misbehaviour::Drip)),
-        Hostile::down("html", "malformed", with(Misbehaviour::WrongContentType)),
-        Hostile::down("rate-limited", "refused", with(Misbehaviour::RateLimited)),
-        Hostile::down("redirect", "malformed", with(Misbehaviour::Redirect)),
-        Hostile::down(
-            "token-required",
-            "auth_refused",
-            start(|w| {
-                spawn(
-                    w,
-                    TerrariaConfig {
-                        token: Some("not-configured".into()),
-                        ..TerrariaConfig::default()
-                    },
-                )
-            }),
-        ),
-    ]
+    let mut fleet = http::api_hostile(with);
+    fleet.extend([Hostile::down(
+        "token-required",
+        "auth_refused",
+        start(|w| {
+            spawn(
+                w,
+                TerrariaConfig {
+                    token: Some("not-configured".into()),
+                    ..TerrariaConfig::default()
+                },
+            )
+        }),
+    )]);
+    fleet
 }

@@ -4,20 +4,17 @@
 //! (protocol::webrcon's sources): a wrong password is upgraded, then closed at once.
 
 use std::io;
-use std::sync::Arc;
 use std::time::Duration;
 
-use base64::Engine;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::time::timeout;
+use tokio::net::TcpStream;
 use tungstenite::protocol::frame::coding::{Control, Data, OpCode};
 use tungstenite::protocol::frame::FrameHeader;
 
+use super::hostile::Quoted;
+use super::tcp::{serve_tcp, write_split, MAX_CONNECTION};
 use super::{SimServer, World, WorldState};
 
-/// A connection is dropped after this long, whatever the client does.
-const MAX_CONNECTION: Duration = Duration::from_secs(30);
 /// The longest upgrade request or client frame read.
 const MAX_REQUEST: usize = 16 * 1024;
 
@@ -82,22 +79,10 @@ pub fn serverinfo(state: &WorldState) -> String {
 /// Serves WebRCON on 127.0.0.1, on a port of the system's choosing, until the returned
 /// [`SimServer`] is dropped.
 pub async fn spawn(world: World, config: WebRconConfig) -> io::Result<SimServer> {
-    let listener = TcpListener::bind("127.0.0.1:0").await?;
-    let addr = listener.local_addr()?;
-    let config = Arc::new(config);
-    let task = tokio::spawn(async move {
-        loop {
-            let Ok((stream, _)) = listener.accept().await else {
-                continue;
-            };
-            let _ = stream.set_nodelay(true);
-            let (world, config) = (world.clone(), config.clone());
-            tokio::spawn(async move {
-                let _ = timeout(MAX_CONNECTION, serve(stream, world, &config)).await;
-            });
-        }
-    });
-    Ok(SimServer::new(addr, vec![task]))
+    serve_tcp(world, config, |stream, world, config| async move {
+        serve(stream, world, &config).await
+    })
+    .await
 }
 
 /// A server frame (never masked), final unless `fin` is false.
@@ -124,16 +109,11 @@ fn message(identifier: i64, text: &str, kind: &str) -> Vec<u8> {
 }
 
 async fn send(stream: &mut TcpStream, bytes: &[u8], config: &WebRconConfig) -> io::Result<()> {
-    match config.misbehaviour {
-        Misbehaviour::Split(n) => {
-            for piece in bytes.chunks(n.max(1)) {
-                stream.write_all(piece).await?;
-                stream.flush().await?;
-            }
-            Ok(())
-        }
-        _ => stream.write_all(bytes).await,
-    }
+    let piece = match config.misbehaviour {
+        Misbehaviour::Split(n) => Some(n),
+        _ => None,
+    };
+    write_split(stream, bytes, piece).await
 }
 
 /// The path of a GET request head, percent-decoded.
@@ -302,19 +282,9 @@ async fn serve(mut stream: TcpStream, world: World, config: &WebRconConfig) -> i
             },
             Misbehaviour::EchoPassword => {
                 let pw = &config.password;
-                let b64 = base64::engine::general_purpose::STANDARD.encode(pw);
-                let hex: String = pw.bytes().map(|b| format!("{b:02x}")).collect();
-                let url: String = pw
-                    .bytes()
-                    .map(|b| match b {
-                        b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                            char::from(b).to_string()
-                        }
-                        _ => format!("%{b:02X}"),
-                    })
-                    .collect();
+                let Quoted { url, base64, hex } = Quoted::new(pw);
                 let echo = format!(
-                    "[rcon] connection from 127.0.0.1 on /{pw} (url /{url}, base64 {b64}, hex {hex})"
+                    "[rcon] connection from 127.0.0.1 on /{pw} (url /{url}, base64 {base64}, hex {hex})"
                 );
                 out.extend(message(-1, &echo, "Warning"));
             }

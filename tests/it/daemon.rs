@@ -44,25 +44,11 @@ impl Prober for Fake {
     }
 }
 
-/// A reply with its body as text.
-struct Reply {
-    status: u16,
-    head: String,
-    body: String,
+async fn request(addr: SocketAddr, method: &str, path: &str, extra: &str) -> http::Text {
+    http::request_text(addr, method, path, extra).await
 }
 
-async fn request(addr: SocketAddr, method: &str, path: &str, extra: &str) -> Reply {
-    let r = http::plain(addr, method, path, extra)
-        .await
-        .expect("an HTTP reply");
-    Reply {
-        status: r.status,
-        body: r.text().to_string(),
-        head: r.head,
-    }
-}
-
-async fn get(addr: SocketAddr, path: &str) -> Reply {
+async fn get(addr: SocketAddr, path: &str) -> http::Text {
     request(addr, "GET", path, "").await
 }
 

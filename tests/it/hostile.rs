@@ -313,9 +313,7 @@ async fn scrape(addr: SocketAddr, accept: &str) -> Vec<u8> {
 
 /// GET `path`, which must answer 200; the body.
 async fn fetch(addr: SocketAddr, path: &str, accept: &str) -> Vec<u8> {
-    let reply = http::plain(addr, "GET", path, accept)
-        .await
-        .expect("an HTTP reply");
+    let reply = http::request(addr, "GET", path, accept).await;
     assert_eq!(reply.status, 200, "{}", reply.head);
     reply.decoded()
 }

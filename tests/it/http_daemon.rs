@@ -6,17 +6,14 @@
 
 use std::os::unix::fs::PermissionsExt;
 use std::sync::Arc;
-use std::time::Duration;
 
 use gameserver_exporter::scheduler::QueryProber;
 use gameserver_exporter::simulate::palworld::{self, PalworldConfig};
 use gameserver_exporter::simulate::terraria::{self, TerrariaConfig};
 use gameserver_exporter::simulate::{World, WorldState};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 use crate::support::daemon as harness;
-use crate::support::tls_sim;
+use crate::support::{http, tls_sim};
 use harness::{metrics, start, target, wait_for};
 
 const TOKEN: &str = "tok-SECRET-4242";
@@ -39,16 +36,16 @@ fn secret_file(dir: &std::path::Path, name: &str, text: &str) -> String {
     path.display().to_string()
 }
 
+/// The whole reply, head and body, as text (every byte of it is searched for secrets).
 async fn get(addr: std::net::SocketAddr, path: &str) -> String {
-    let mut s = TcpStream::connect(addr).await.unwrap();
-    let req = format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-    s.write_all(req.as_bytes()).await.unwrap();
-    let mut buf = Vec::new();
-    tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut buf))
-        .await
-        .unwrap()
-        .unwrap();
-    String::from_utf8_lossy(&buf).into_owned()
+    let r = http::get(addr, path).await;
+    format!(
+        "{}
+
+{}",
+        r.head,
+        String::from_utf8_lossy(&r.body)
+    )
 }
 
 /// The bytes of a transcript's hex dumps, read from their text columns and joined (line

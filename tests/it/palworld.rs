@@ -2,14 +2,15 @@
 //! (server health), the player list only when asked for, every misbehaviour ending in its
 //! failure reason.
 
-use crate::support::patience;
 use std::time::Duration;
 
 use gameserver_exporter::query::{self, Request};
-use gameserver_exporter::simulate::palworld::{spawn, Misbehaviour, PalworldConfig};
+use gameserver_exporter::simulate::palworld::{spawn, PalworldConfig};
 use gameserver_exporter::simulate::{World, WorldState};
 use gameserver_exporter::status::{Reason, Status};
 use gameserver_exporter::target::{Address, Protocol};
+
+use crate::support::rest_api;
 
 fn world() -> World {
     World::new(WorldState {
@@ -52,25 +53,16 @@ async fn info_metrics_players() {
     assert_eq!(players[1].ping, Some(31));
 }
 
-/// Every misbehaviour ends in its reason; a password the target does not have is refused.
+/// Every misbehaviour ends in its reason (a redirect too, as for TShock); a password the
+/// target does not have is refused.
 #[tokio::test]
 async fn misbehaviours() {
-    for (m, want) in [
-        (Misbehaviour::BadJson, Reason::Malformed),
-        (Misbehaviour::Huge, Reason::TooLarge),
-        (Misbehaviour::Drip, Reason::Timeout),
-        (Misbehaviour::WrongContentType, Reason::Malformed),
-        (Misbehaviour::RateLimited, Reason::Refused),
-    ] {
+    for (m, want) in rest_api::MISBEHAVIOURS {
         let config = PalworldConfig {
             misbehaviour: m,
             ..PalworldConfig::default()
         };
-        let got = poll(config, |r| {
-            r.timeout = patience::timeout_for(want);
-            r.limits.max_reply_bytes = 64 * 1024;
-        })
-        .await;
+        let got = poll(config, rest_api::tight(want)).await;
         assert_eq!(got.unwrap_err(), want, "{m:?}");
     }
     let config = PalworldConfig {

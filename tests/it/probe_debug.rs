@@ -14,22 +14,8 @@ use gameserver_exporter::simulate::{self, World, WorldState};
 use harness::{start, target};
 use tokio::net::UdpSocket;
 
-/// A reply with its body as text.
-struct Reply {
-    status: u16,
-    head: String,
-    body: String,
-}
-
-async fn get(addr: SocketAddr, path: &str) -> Reply {
-    let r = http::plain(addr, "GET", path, "")
-        .await
-        .expect("an HTTP reply");
-    Reply {
-        status: r.status,
-        body: r.text().to_string(),
-        head: r.head,
-    }
+async fn get(addr: SocketAddr, path: &str) -> http::Text {
+    http::request_text(addr, "GET", path, "").await
 }
 
 fn world() -> WorldState {

@@ -13,7 +13,7 @@ use gameserver_exporter::scheduler::{PollFuture, Prober, QueryProber};
 use gameserver_exporter::simulate::{self, SimServer, World, WorldState};
 use gameserver_exporter::status::{Failure, Reason, Status};
 use harness::{start, target};
-use http::{plain, Reply};
+use http::get;
 
 /// Allow-list for loopback only; a module with players, a label and a short timeout.
 const CONFIG: &str = r#"
@@ -28,10 +28,6 @@ timeout = "1s"
 players = true
 labels = { tier = "community" }
 "#;
-
-async fn get(addr: std::net::SocketAddr, path: &str) -> Reply {
-    plain(addr, "GET", path, "").await.expect("an HTTP reply")
-}
 
 fn world() -> WorldState {
     WorldState {

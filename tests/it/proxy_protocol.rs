@@ -12,7 +12,7 @@ use gameserver_exporter::protocol::proxy_header::SIGNATURE;
 use gameserver_exporter::query::{poll, Request};
 use gameserver_exporter::scheduler::QueryProber;
 use gameserver_exporter::simulate::minecraft::{spawn, McConfig, Mode};
-use gameserver_exporter::simulate::{World, WorldState};
+use gameserver_exporter::simulate::{tcp, World, WorldState};
 use gameserver_exporter::status::{Failure, Reason, Status};
 use gameserver_exporter::target::{Address, Protocol, ProxyProtocol};
 use tokio::io::AsyncReadExt;
@@ -42,24 +42,22 @@ async fn gate(backend: SocketAddr) -> (SocketAddr, Arc<Mutex<Vec<Seen>>>) {
     let addr = listener.local_addr().unwrap();
     let seen = Arc::new(Mutex::new(Vec::new()));
     let log = seen.clone();
-    tokio::spawn(async move {
-        while let Ok((mut conn, client)) = listener.accept().await {
-            let gate = conn.local_addr().unwrap();
-            let log = log.clone();
-            tokio::spawn(async move {
-                let header = read_header(&mut conn).await;
-                let ok = header.is_some();
-                log.lock().unwrap().push(Seen {
-                    header,
-                    client,
-                    gate,
-                });
-                if !ok {
-                    return; // dropped: the client sees a close, as from HAProxy
-                }
-                let mut up = TcpStream::connect(backend).await.unwrap();
-                let _ = tokio::io::copy_bidirectional(&mut conn, &mut up).await;
+    tcp::accept_loop(listener, move |mut conn, client| {
+        let gate = conn.local_addr().unwrap();
+        let log = log.clone();
+        async move {
+            let header = read_header(&mut conn).await;
+            let ok = header.is_some();
+            log.lock().unwrap().push(Seen {
+                header,
+                client,
+                gate,
             });
+            if !ok {
+                return; // dropped: the client sees a close, as from HAProxy
+            }
+            let mut up = TcpStream::connect(backend).await.unwrap();
+            let _ = tokio::io::copy_bidirectional(&mut conn, &mut up).await;
         }
     });
     (addr, seen)

@@ -59,15 +59,18 @@ impl Prober for Recorder {
 /// Sends raw bytes, returns (status, body) of the reply; status 0 if the server closed
 /// without answering.
 async fn raw(addr: SocketAddr, req: &[u8]) -> (u16, String) {
-    match http::raw(addr, req).await {
-        Some(r) => (r.status, String::from_utf8_lossy(&r.body).into_owned()),
-        None => (0, String::new()),
-    }
+    status_body(http::raw(addr, req).await)
 }
 
 async fn get(addr: SocketAddr, path: &str) -> (u16, String) {
-    let req = format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-    raw(addr, req.as_bytes()).await
+    status_body(http::plain(addr, "GET", path, "").await)
+}
+
+fn status_body(reply: Option<http::Reply>) -> (u16, String) {
+    match reply {
+        Some(r) => (r.status, String::from_utf8_lossy(&r.body).into_owned()),
+        None => (0, String::new()),
+    }
 }
 
 /// Polled on its own at most once in a test: the first scheduled poll falls somewhere in the

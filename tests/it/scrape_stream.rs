@@ -19,7 +19,7 @@ use tokio::net::TcpStream;
 
 use crate::support::daemon as harness;
 use crate::support::http;
-use http::{dechunk, plain, Reply};
+use http::{dechunk, Reply};
 
 /// Every target is up, its player count taken from its port.
 struct Up;
@@ -56,9 +56,7 @@ fn config() -> String {
 }
 
 async fn get(addr: SocketAddr, path: &str, extra: &str) -> Reply {
-    plain(addr, "GET", path, extra)
-        .await
-        .expect("an HTTP reply")
+    http::request(addr, "GET", path, extra).await
 }
 
 /// The `gameserver_up` and `gameserver_players_online` lines of a page.

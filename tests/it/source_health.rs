@@ -4,14 +4,13 @@
 
 use crate::support::patience;
 use std::net::SocketAddr;
-use std::sync::Arc;
-use std::time::Duration;
 
+use crate::support::health;
 use gameserver_exporter::query::{poll, Request};
 use gameserver_exporter::simulate::a2s::{spawn, A2sConfig};
 use gameserver_exporter::simulate::rcon::{self, Flavour, Misbehaviour, RconConfig};
-use gameserver_exporter::simulate::{World, WorldState};
-use gameserver_exporter::target::{Address, Credentials, Protocol, Rcon};
+use gameserver_exporter::simulate::{SimServer, World, WorldState};
+use gameserver_exporter::target::Console;
 
 const PASSWORD: &str = "pl4nted-srcds-rcon";
 
@@ -27,13 +26,7 @@ fn world() -> World {
 }
 
 fn request(game: SocketAddr, console_port: u16, password: &str) -> Request {
-    let mut req = Request::new(Protocol::A2s, Address::parse(&game.to_string()).unwrap());
-    req.timeout = Duration::from_secs(3);
-    req.credentials = Some(Arc::new(Credentials {
-        rcon: Some(Rcon::with_password(console_port, password)),
-        ..Credentials::default()
-    }));
-    req
+    health::request(game, Console::Source, console_port, password)
 }
 
 fn console(misbehaviour: Misbehaviour) -> RconConfig {
@@ -45,10 +38,9 @@ fn console(misbehaviour: Misbehaviour) -> RconConfig {
     }
 }
 
-/// A loopback port nothing listens on.
-fn closed_port() -> u16 {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    l.local_addr().unwrap().port()
+/// The console simulator, misbehaving as `m`.
+async fn console_sim(m: Misbehaviour) -> SimServer {
+    rcon::spawn(world(), console(m)).await.unwrap()
 }
 
 /// `stats` read into the health: frame rate, CPU, traffic, uptime; no tick families (srcds
@@ -56,12 +48,8 @@ fn closed_port() -> u16 {
 #[tokio::test]
 async fn stats_gives_frame_rate_cpu_network_uptime() {
     let game = spawn(world(), A2sConfig::default()).await.unwrap();
-    let srcds = rcon::spawn(world(), console(Misbehaviour::None))
-        .await
-        .unwrap();
-    let s = poll(&request(game.addr, srcds.addr.port(), PASSWORD))
-        .await
-        .unwrap();
+    let srcds = console_sim(Misbehaviour::None).await;
+    let s = health::poll_healthy(game.addr, Console::Source, srcds.addr.port(), PASSWORD).await;
     assert_eq!((s.online, s.max), (2, 24));
     let h = s.health.expect("health");
     assert_eq!(h.frame_rate_hertz, Some(66.67));
@@ -70,7 +58,6 @@ async fn stats_gives_frame_rate_cpu_network_uptime() {
     assert_eq!(h.network_transmit_bytes_per_second, Some(16896.0));
     assert_eq!(h.uptime_seconds, Some(5700.0));
     assert_eq!(h.tick_rate_hertz, None);
-    assert!(!s.extras.contains_key("health_error"));
 }
 
 /// Every failed health query keeps the good A2S status up, without health, and names its
@@ -80,41 +67,20 @@ async fn stats_gives_frame_rate_cpu_network_uptime() {
 #[tokio::test]
 async fn failed_health_keeps_the_target_up() {
     let game = spawn(world(), A2sConfig::default()).await.unwrap();
-    let good = rcon::spawn(world(), console(Misbehaviour::None))
-        .await
-        .unwrap();
-    let silent = rcon::spawn(world(), console(Misbehaviour::Silence))
-        .await
-        .unwrap();
-    let huge = rcon::spawn(world(), console(Misbehaviour::Oversized))
-        .await
-        .unwrap();
-    let flood = rcon::spawn(world(), console(Misbehaviour::Flood))
-        .await
-        .unwrap();
+    let good = console_sim(Misbehaviour::None).await;
+    let silent = console_sim(Misbehaviour::Silence).await;
+    let huge = console_sim(Misbehaviour::Oversized).await;
+    let flood = console_sim(Misbehaviour::Flood).await;
     let cases = [
         (good.addr.port(), "pl4nted-wrong", "auth_refused"),
-        (closed_port(), PASSWORD, "refused"),
+        (health::closed_port(), PASSWORD, "refused"),
         (silent.addr.port(), PASSWORD, "timeout"),
         (huge.addr.port(), PASSWORD, "too_large"),
         (flood.addr.port(), PASSWORD, "mismatch"),
     ];
-    for (port, password, reason) in cases {
-        let mut req = request(game.addr, port, password);
-        req.timeout = patience::timeout_for_label(reason);
-        let s = poll(&req).await.unwrap();
-        assert_eq!(s.online, 2, "{reason}");
-        assert_eq!(s.health, None, "{reason}");
-        assert_eq!(s.extras["health_error"], reason);
-        let shown = format!("{s:?}");
-        assert!(!shown.contains(password) && !shown.contains(PASSWORD));
-    }
-    let drip = rcon::spawn(world(), console(Misbehaviour::Split(1)))
-        .await
-        .unwrap();
-    let s = poll(&request(game.addr, drip.addr.port(), PASSWORD))
-        .await
-        .unwrap();
+    health::assert_fails_up(game.addr, Console::Source, PASSWORD, &cases).await;
+    let drip = console_sim(Misbehaviour::Split(1)).await;
+    let s = health::poll_healthy(game.addr, Console::Source, drip.addr.port(), PASSWORD).await;
     assert_eq!(s.health.expect("health").frame_rate_hertz, Some(66.67));
 }
 
@@ -238,17 +204,5 @@ async fn hostile_consoles() {
 
 /// A secret as raw text, URL-encoded, base64 and hex.
 fn forms_of(secret: &str) -> Vec<String> {
-    use base64::Engine;
-    let url: String = secret
-        .bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                char::from(b).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect();
-    let hex: String = secret.bytes().map(|b| format!("{b:02x}")).collect();
-    let b64 = base64::engine::general_purpose::STANDARD.encode(secret);
-    vec![secret.to_string(), url, b64, hex]
+    gameserver_exporter::simulate::hostile::Quoted::forms(secret)
 }

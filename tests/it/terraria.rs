@@ -2,16 +2,15 @@
 //! loopback): the status, the player list, TLS verified, pinned and insecure, and every
 //! misbehaviour ending in its failure reason.
 
-use crate::support::patience;
 use std::time::Duration;
 
 use gameserver_exporter::query::{self, Request};
-use gameserver_exporter::simulate::terraria::{spawn, Misbehaviour, TerrariaConfig};
+use gameserver_exporter::simulate::terraria::{spawn, TerrariaConfig};
 use gameserver_exporter::simulate::{World, WorldState};
 use gameserver_exporter::status::{Reason, Status};
 use gameserver_exporter::target::{Address, Protocol, Tls};
 
-use crate::support::tls_sim;
+use crate::support::{rest_api, tls_sim};
 
 fn world() -> World {
     World::new(WorldState {
@@ -90,23 +89,12 @@ async fn tls_pinned_verified_insecure() {
 /// Every misbehaviour ends in its reason; the cap holds a 2 MB body at 64 KiB.
 #[tokio::test]
 async fn misbehaviours() {
-    for (m, want) in [
-        (Misbehaviour::BadJson, Reason::Malformed),
-        (Misbehaviour::Huge, Reason::TooLarge),
-        (Misbehaviour::Drip, Reason::Timeout),
-        (Misbehaviour::WrongContentType, Reason::Malformed),
-        (Misbehaviour::RateLimited, Reason::Refused),
-        (Misbehaviour::Redirect, Reason::Malformed),
-    ] {
+    for (m, want) in rest_api::MISBEHAVIOURS {
         let config = TerrariaConfig {
             misbehaviour: m,
             ..TerrariaConfig::default()
         };
-        let got = poll(config, |r| {
-            r.timeout = patience::timeout_for(want);
-            r.limits.max_reply_bytes = 64 * 1024;
-        })
-        .await;
+        let got = poll(config, rest_api::tight(want)).await;
         assert_eq!(got.unwrap_err(), want, "{m:?}");
     }
 }

@@ -27,6 +27,8 @@ macro_rules! debug {
 pub(crate) use debug;
 
 pub mod ask;
+#[cfg(test)]
+pub mod dialogue;
 pub mod error;
 pub mod oneshot;
 pub mod replay;

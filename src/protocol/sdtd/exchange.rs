@@ -216,6 +216,7 @@ impl Exchange for SdtdTelnet {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::exchange::dialogue::{converse, ends, Sent};
     use crate::protocol::limits::Limits;
 
     const BANNER: &str = "Logon successful.\r\n\r\n\r\n\r\n*** Connected with 7DTD server.\r\n\
@@ -238,9 +239,6 @@ mod tests {
         )
     }
 
-    /// What a test dialogue sent (label, bytes), in order.
-    type Sent = Vec<(String, Vec<u8>)>;
-
     /// Runs the dialogue: `greeting` at connect, then after each of our sends the next
     /// answer, fed one byte at a time. Returns the labels and bytes sent, and the result.
     fn run(
@@ -249,39 +247,9 @@ mod tests {
         answers: &[&str],
         close: bool,
     ) -> (Sent, Result<Status, Error>) {
-        let t0 = Instant::now();
-        let mut out = Vec::new();
-        let mut sent = Vec::new();
-        let mut answers = answers.iter();
-        let feed = |x: &mut SdtdTelnet, text: &str| {
-            for b in text.as_bytes().chunks(1) {
-                x.handle(
-                    t0,
-                    Input::Received {
-                        bytes: b,
-                        rtt: Duration::from_millis(2),
-                    },
-                );
-            }
-        };
-        loop {
-            match x.poll(t0, &mut out) {
-                Step::Connect(_) => feed(x, greeting),
-                Step::Send(l) | Step::SendSecret(l) => {
-                    sent.push((l.to_string(), out.clone()));
-                    match answers.next() {
-                        Some(a) => feed(x, a),
-                        None if close => x.handle(t0, Input::Closed),
-                        None => {}
-                    }
-                }
-                Step::Wait(_) if close => x.handle(t0, Input::Closed),
-                Step::Wait(_) => return (sent, Err(Error::Net(LinkError::Timeout))),
-                Step::Done(s) => return (sent, Ok(s)),
-                Step::Failed(e) => return (sent, Err(e)),
-                Step::SendAhead(_) => unreachable!(),
-            }
-        }
+        let answers: Vec<&[u8]> = answers.iter().map(|a| a.as_bytes()).collect();
+        let rtt = Duration::from_millis(2);
+        converse(x, greeting.as_bytes(), &answers, close, rtt)
     }
 
     /// Prompt, password, banner, log lines, the `mem` line, `exit`: byte for byte.
@@ -356,14 +324,7 @@ mod tests {
                 let _ = x.poll(t0, &mut out);
             }
             x.handle(t0, Input::Closed);
-            let mut ended = false;
-            for _ in 0..4 {
-                if matches!(x.poll(t0 + Duration::from_secs(10), &mut out), Step::Done(_) | Step::Failed(_)) {
-                    ended = true;
-                    break;
-                }
-            }
-            proptest::prop_assert!(ended);
+            proptest::prop_assert!(ends(&mut x, t0, &mut out, 4));
         }
     }
 }

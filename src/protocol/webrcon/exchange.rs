@@ -280,6 +280,7 @@ impl Exchange for WebRcon {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::exchange::dialogue::{converse, ends};
     use crate::protocol::limits::Limits;
 
     const NONCES: Nonces = Nonces {
@@ -318,48 +319,16 @@ mod tests {
         text_frame(&json.to_string())
     }
 
-    /// Runs the dialogue with the server's bytes given at once after each of our sends;
-    /// returns what we sent (labels) and the result.
+    /// Runs the dialogue with the server's bytes (fed one byte at a time) after each of our
+    /// sends; returns what we sent (labels) and the result.
     fn run(
         x: &mut WebRcon,
         answers: &[Vec<u8>],
         close: bool,
     ) -> (Vec<String>, Result<Status, Error>) {
-        let t0 = Instant::now();
-        let mut out = Vec::new();
-        let mut sent = Vec::new();
-        let mut answers = answers.iter();
-        loop {
-            match x.poll(t0, &mut out) {
-                Step::Connect(_) => {}
-                Step::Send(l) | Step::SendSecret(l) => {
-                    sent.push(l.to_string());
-                    if let Some(a) = answers.next() {
-                        for b in a.chunks(1) {
-                            x.handle(
-                                t0,
-                                Input::Received {
-                                    bytes: b,
-                                    rtt: Duration::from_millis(3),
-                                },
-                            );
-                        }
-                    } else if close {
-                        x.handle(t0, Input::Closed);
-                    }
-                }
-                Step::Wait(_) => {
-                    if close {
-                        x.handle(t0, Input::Closed);
-                    } else {
-                        return (sent, Err(Error::Net(LinkError::Timeout)));
-                    }
-                }
-                Step::Done(s) => return (sent, Ok(s)),
-                Step::Failed(e) => return (sent, Err(e)),
-                Step::SendAhead(_) => unreachable!(),
-            }
-        }
+        let answers: Vec<&[u8]> = answers.iter().map(Vec::as_slice).collect();
+        let (sent, r) = converse(x, b"", &answers, close, Duration::from_millis(3));
+        (sent.into_iter().map(|(label, _)| label).collect(), r)
     }
 
     fn webrcon() -> WebRcon {
@@ -505,12 +474,7 @@ mod tests {
                 x.handle(t0, Input::Received { bytes: b, rtt: Duration::ZERO });
             }
             x.handle(t0, Input::Closed);
-            for _ in 0..3 {
-                if matches!(x.poll(t0 + Duration::from_secs(10), &mut out), Step::Done(_) | Step::Failed(_)) {
-                    return Ok(());
-                }
-            }
-            proptest::prop_assert!(false, "the dialogue did not end");
+            proptest::prop_assert!(ends(&mut x, t0, &mut out, 3), "the dialogue did not end");
         }
     }
 }

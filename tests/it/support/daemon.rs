@@ -103,17 +103,8 @@ pub fn target(name: &str, protocol: &str, address: &str, extra: &str) -> String 
 
 /// One `/metrics` scrape's body (text format).
 pub async fn metrics(addr: SocketAddr) -> String {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
-    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        .await
-        .unwrap();
-    let mut buf = Vec::new();
-    tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut buf))
-        .await
-        .expect("reply in time")
-        .unwrap();
-    String::from_utf8_lossy(&buf).into_owned()
+    let reply = super::http::get(addr, "/metrics").await;
+    String::from_utf8_lossy(&reply.decoded()).into_owned()
 }
 
 /// Scrapes until every line of `want` is in the body (a line ending in a space matches any

@@ -75,6 +75,37 @@ pub async fn plain(addr: SocketAddr, method: &str, path: &str, extra: &str) -> O
     exchange(TcpStream::connect(addr).await.ok()?, method, path, extra).await
 }
 
+/// One request over plain TCP that must be answered (it panics otherwise).
+pub async fn request(addr: SocketAddr, method: &str, path: &str, extra: &str) -> Reply {
+    plain(addr, method, path, extra)
+        .await
+        .expect("an HTTP reply")
+}
+
+/// A GET over plain TCP that must be answered.
+pub async fn get(addr: SocketAddr, path: &str) -> Reply {
+    request(addr, "GET", path, "").await
+}
+
+/// A reply with its body as text (as it came: chunks not undone), for suites that search
+/// bodies as strings.
+#[derive(Debug)]
+pub struct Text {
+    pub status: u16,
+    pub head: String,
+    pub body: String,
+}
+
+/// [`request`], the body as text.
+pub async fn request_text(addr: SocketAddr, method: &str, path: &str, extra: &str) -> Text {
+    let r = request(addr, method, path, extra).await;
+    Text {
+        status: r.status,
+        body: r.text().to_string(),
+        head: r.head,
+    }
+}
+
 /// A GET over plain TCP that must answer 200: the body as text.
 pub async fn get_ok(addr: SocketAddr, path: &str) -> String {
     let reply = plain(addr, "GET", path, "").await.expect("an HTTP reply");

@@ -6,8 +6,10 @@
 
 pub mod daemon;
 pub mod expo;
+pub mod health;
 pub mod http;
 pub mod json_page;
 pub mod patience;
+pub mod rest_api;
 pub mod tls_sim;
 pub mod wait;
