@@ -139,6 +139,8 @@ protocols! {
     Openttd => openttd::spec;
     /// Armagetron Advanced server browser query (`big_request`), UDP.
     Armagetron => armagetron::spec;
+    /// Just Cause 2 Multiplayer: GameSpy 3's handshake, its own request tail and reply, UDP.
+    Jc2mp => jc2mp::spec;
 }
 
 impl Protocol {

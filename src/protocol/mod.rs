@@ -31,6 +31,7 @@ pub mod gamespy1;
 pub mod gamespy2;
 pub mod gamespy3;
 pub mod hexen2;
+pub mod jc2mp;
 pub mod http;
 pub mod keyvalue;
 pub mod limits;

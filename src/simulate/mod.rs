@@ -26,6 +26,7 @@ pub mod gamespy1;
 pub mod gamespy2;
 pub mod gamespy3;
 pub mod hexen2;
+pub mod jc2mp;
 pub mod hostile;
 pub mod http;
 pub mod json_page;
@@ -247,6 +248,11 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(armagetron::spawn_demo(w)),
             &["options", "url"][..],
         ),
+        Protocol::Jc2mp => (
+            |w| Box::pin(jc2mp::spawn(w, Default::default())),
+            |w| Box::pin(jc2mp::spawn_demo(w)),
+            &["gametype"][..],
+        ),
     };
     let password = match protocol {
         Protocol::Factorio => Some(factorio::PASSWORD),
@@ -300,6 +306,7 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         Protocol::Eldewrito => eldewrito::hostile,
         Protocol::Openttd => openttd::hostile,
         Protocol::Armagetron => armagetron::hostile,
+        Protocol::Jc2mp => jc2mp::hostile,
     }
 }
 
