@@ -220,6 +220,17 @@ fuzz_target!(|data: &[u8]| {
                 ),
                 13 => run(openttd::exchange::Openttd::new(params, deadline), start, script),
                 14 => run(armagetron::exchange::Armagetron::new(&params, deadline), start, script),
+                15 => {
+                    // GameSpy 3's session id, so seeds of its replies reach the JC2-MP body.
+                    let x = GameSpy3::in_dialect(
+                        gameserver_exporter::protocol::jc2mp::DIALECT,
+                        params,
+                        GAMESPY3_SESSION,
+                        remembered,
+                        deadline,
+                    );
+                    run(x, start, script)
+                }
                 5 => {
                     // Sequence numbers from 1, so the fuzzer can learn to answer them.
                     let x = battlefield::exchange::Battlefield::new(params, 1, deadline);

@@ -222,6 +222,7 @@ pub static GAMES: &[Game] = &[
     game("insurgencysandstorm", &[], "Insurgency: Sandstorm", A2s, 27102, 27131, N, "LinuxGSM, gamedig", "Follows LinuxGSM's defaults (Port 27102, QueryPort 27131); gamedig assumes 27015 + 1"),
     game("ironstorm", &[], "Iron Storm", Gamespy1, 3505, 3505, N, G, ""),
     game("jb0n", &["jamesbondnightfire"], "James Bond 007: Nightfire", Gamespy1, 6550, 6550, N, G, ""),
+    game("jc2m", &["jc2mp"], "Just Cause 2 - Multiplayer", Jc2mp, 7777, 7777, N, G, "GameSpy 3's handshake on the game port, its own request tail (FF FF FF 02) and one-part reply: key/values, then name, Steam id and ping per player"),
     game("jc3m", &["jc3mp"], "Just Cause 3 - Multiplayer", A2s, 4200, 4201, N, G, "Query port = game port + 1"),
     game("killingfloor", &[], "Killing Floor", Unreal2, 7707, 7708, N, G, "Unreal Engine 2: query port = game port + 1; wave and waves in the JSON extras"),
     game("killingfloor2", &[], "Killing Floor 2", A2s, 7777, 27015, N, GL, ""),

@@ -96,7 +96,9 @@ pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
     let mut server = spawn(world.clone(), Misbehaviour::None).await?;
     server
         .tasks
-        .push(churn(world, Duration::from_secs(6), 0, |t| format!("agent{t}")));
+        .push(churn(world, Duration::from_secs(6), 0, |t| {
+            format!("agent{t}")
+        }));
     Ok(server)
 }
 
@@ -164,9 +166,12 @@ impl Server {
                 encode_handshake_reply(session, c, &mut out);
                 vec![out]
             }
-            (m, Ok(Request::Query {
-                session, challenge, ..
-            })) => {
+            (
+                m,
+                Ok(Request::Query {
+                    session, challenge, ..
+                }),
+            ) => {
                 // Real servers stay silent on a missing or stale challenge.
                 let expected = (m != M::NoHandshake).then(|| self.issued.get(&from).copied());
                 match expected {

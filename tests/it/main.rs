@@ -38,6 +38,7 @@ mod hexen2;
 mod hostile;
 mod http_daemon;
 mod http_hostile;
+mod jc2mp;
 mod log_colours;
 mod mcquery;
 mod minecraft;

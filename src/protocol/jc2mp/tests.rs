@@ -101,7 +101,11 @@ fn count_without_numplayers() {
     };
     let mut body = Vec::new();
     encode_body(&reply, &mut body);
-    let s = to_status(&decode_body(&body).unwrap(), Want::default(), Duration::ZERO);
+    let s = to_status(
+        &decode_body(&body).unwrap(),
+        Want::default(),
+        Duration::ZERO,
+    );
     assert_eq!(s.online, 40);
 }
 
