@@ -23,8 +23,22 @@ fn request_bytes() {
 fn fixture() -> Vec<u8> {
     let mut d = vec![0x00, 0, 0, 0, 7];
     d.extend_from_slice(b"splitnum\0\x80\x00");
-    d.extend_from_slice(b"hostname\0Panau Freeroam\0version\00.2.0.3\0");
-    d.extend_from_slice(b"numplayers\02\0maxplayers\05000\0password\00\0\0");
+    for field in [
+        "hostname",
+        "Panau Freeroam",
+        "version",
+        "0.2.0.3",
+        "numplayers",
+        "2",
+        "maxplayers",
+        "5000",
+        "password",
+        "0",
+        "",
+    ] {
+        d.extend_from_slice(field.as_bytes());
+        d.push(0);
+    }
     d.extend_from_slice(&[0x00, 0x02]);
     d.extend_from_slice(b"Rico\0STEAM_0:1:42\0");
     d.extend_from_slice(&[0x01, 0x2C]); // 300 ms: big-endian
