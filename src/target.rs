@@ -141,6 +141,8 @@ protocols! {
     Armagetron => armagetron::spec;
     /// Just Cause 2 Multiplayer: GameSpy 3's handshake, its own request tail and reply, UDP.
     Jc2mp => jc2mp::spec;
+    /// Vice City Multiplayer (VC:MP 0.4): SA:MP's query with its own magic words, UDP.
+    Vcmp => vcmp::spec;
 }
 
 impl Protocol {

@@ -54,6 +54,7 @@ pub mod teamspeak3;
 pub mod teeworlds;
 pub mod terraria;
 pub mod unreal2;
+pub mod vcmp;
 pub mod webrcon;
 
 pub use error::DecodeError;

@@ -46,6 +46,7 @@ pub mod teamspeak3;
 pub mod teeworlds;
 pub mod terraria;
 pub mod unreal2;
+pub mod vcmp;
 pub mod webrcon;
 
 use std::future::Future;
@@ -253,6 +254,11 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(jc2mp::spawn_demo(w)),
             &["gametype"][..],
         ),
+        Protocol::Vcmp => (
+            |w| Box::pin(vcmp::spawn(w, Default::default())),
+            |w| Box::pin(vcmp::spawn_demo(w)),
+            &[][..],
+        ),
     };
     let password = match protocol {
         Protocol::Factorio => Some(factorio::PASSWORD),
@@ -307,6 +313,7 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         Protocol::Openttd => openttd::hostile,
         Protocol::Armagetron => armagetron::hostile,
         Protocol::Jc2mp => jc2mp::hostile,
+        Protocol::Vcmp => vcmp::hostile,
     }
 }
 
