@@ -231,6 +231,21 @@ fuzz_target!(|data: &[u8]| {
                     );
                     run(x, start, script)
                 }
+                16 => {
+                    // SA:MP's header, so seeds of its replies reach the VC:MP exchange once
+                    // their magic is learnt.
+                    let header = Header {
+                        ip: std::net::Ipv4Addr::LOCALHOST,
+                        port: 8192,
+                    };
+                    let x = Samp::in_dialect(
+                        gameserver_exporter::protocol::vcmp::DIALECT,
+                        params,
+                        header,
+                        deadline,
+                    );
+                    run(x, start, script)
+                }
                 5 => {
                     // Sequence numbers from 1, so the fuzzer can learn to answer them.
                     let x = battlefield::exchange::Battlefield::new(params, 1, deadline);

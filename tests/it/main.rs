@@ -66,5 +66,6 @@ mod teamspeak3;
 mod teeworlds;
 mod terraria;
 mod unreal2;
+mod vcmp;
 mod web;
 mod webrcon_health;
