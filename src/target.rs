@@ -143,6 +143,8 @@ protocols! {
     Jc2mp => jc2mp::spec;
     /// Vice City Multiplayer (VC:MP 0.4): SA:MP's query with its own magic words, UDP.
     Vcmp => vcmp::spec;
+    /// CS2D's server info query (with the player list), UDP.
+    Cs2d => cs2d::spec;
 }
 
 impl Protocol {

@@ -15,6 +15,7 @@ pub mod battlefield;
 pub mod bedrock;
 pub mod buildandshoot;
 pub mod churn;
+pub mod cs2d;
 pub mod datagrams;
 pub mod doom3;
 pub mod eco;
@@ -259,6 +260,11 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(vcmp::spawn_demo(w)),
             &[][..],
         ),
+        Protocol::Cs2d => (
+            |w| Box::pin(cs2d::spawn(w, Default::default())),
+            |w| Box::pin(cs2d::spawn_demo(w)),
+            &[][..],
+        ),
     };
     let password = match protocol {
         Protocol::Factorio => Some(factorio::PASSWORD),
@@ -314,6 +320,7 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         Protocol::Armagetron => armagetron::hostile,
         Protocol::Jc2mp => jc2mp::hostile,
         Protocol::Vcmp => vcmp::hostile,
+        Protocol::Cs2d => cs2d::hostile,
     }
 }
 
