@@ -23,7 +23,7 @@ use gameserver_exporter::protocol::http::then::Then;
 use gameserver_exporter::protocol::minecraft::query_exchange::{McQuery, Memory};
 use gameserver_exporter::protocol::minecraft::slp_exchange::Slp;
 use gameserver_exporter::protocol::quake3::{self, Want};
-use gameserver_exporter::protocol::{armagetron, hexen2, openttd, quake1, quake2};
+use gameserver_exporter::protocol::{armagetron, cs2d, hexen2, openttd, quake1, quake2};
 use gameserver_exporter::protocol::samp::{exchange::Samp, Header};
 use gameserver_exporter::protocol::teamspeak3::exchange::{Login, Ts3};
 use gameserver_exporter::protocol::teeworlds::exchange::Teeworlds;
@@ -246,6 +246,7 @@ fuzz_target!(|data: &[u8]| {
                     );
                     run(x, start, script)
                 }
+                17 => run(cs2d::exchange::new(&params, deadline), start, script),
                 5 => {
                     // Sequence numbers from 1, so the fuzzer can learn to answer them.
                     let x = battlefield::exchange::Battlefield::new(params, 1, deadline);

@@ -145,6 +145,7 @@ pub static GAMES: &[Game] = &[
     game("crysis", &[], "Crysis", Gamespy3, 64087, 64087, N, G, "Query port = game port"),
     game("crysis2", &[], "Crysis 2", Gamespy3, 64000, 64000, N, G, "Query port = game port"),
     game("crysiswars", &[], "Crysis Wars", Gamespy3, 64100, 64100, N, G, "Query port = game port"),
+    game("c2d", &["cs2d"], "CS2D", Cs2d, 36963, 36963, N, G, "The server info query on the game port: name, map, counts, bots, password; with players the names, scores and ids (one datagram, as gamedig 5.3.3 reads it)"),
     game("daikatana", &[], "Daikatana", Quake2, 27982, 27992, N, G, "Quake 2 engine; queried on the game port + 10 (gamedig)"),
     game("dal", &["dnl"], "Dark and Light", A2s, 7777, 27015, N, G, "Query port is separate from the game port"),
     game("dmomam", &[], "Dark Messiah of Might and Magic", A2s, 27015, 27015, N, G, ""),

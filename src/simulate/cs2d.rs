@@ -80,7 +80,9 @@ pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
     let mut server = spawn(world.clone(), Misbehaviour::None).await?;
     server
         .tasks
-        .push(churn(world, Duration::from_secs(5), 0, |t| format!("Player{t}")));
+        .push(churn(world, Duration::from_secs(5), 0, |t| {
+            format!("Player{t}")
+        }));
     Ok(server)
 }
 

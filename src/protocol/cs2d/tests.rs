@@ -90,7 +90,14 @@ fn no_game_mode_no_list() {
     encode_reply(&r, &mut d);
     assert_eq!(d.len(), 4 + 1 + 2 + 2 + 4);
     assert_eq!(decode_reply(&d).unwrap(), r);
-    let s = to_status(&r, Want { players: true, detail: false }, Duration::ZERO);
+    let s = to_status(
+        &r,
+        Want {
+            players: true,
+            detail: false,
+        },
+        Duration::ZERO,
+    );
     assert_eq!(s.players, None);
 }
 
