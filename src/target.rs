@@ -139,6 +139,12 @@ protocols! {
     Openttd => openttd::spec;
     /// Armagetron Advanced server browser query (`big_request`), UDP.
     Armagetron => armagetron::spec;
+    /// Just Cause 2 Multiplayer: GameSpy 3's handshake, its own request tail and reply, UDP.
+    Jc2mp => jc2mp::spec;
+    /// Vice City Multiplayer (VC:MP 0.4): SA:MP's query with its own magic words, UDP.
+    Vcmp => vcmp::spec;
+    /// CS2D's server info query (with the player list), UDP.
+    Cs2d => cs2d::spec;
 }
 
 impl Protocol {

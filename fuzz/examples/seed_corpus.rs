@@ -319,6 +319,31 @@ fn samp(root: &Path) {
         "reply_o",
         &build(|o| samp::encode_open_mp(&h, &omp, WINDOWS_1252, o)),
     );
+    // VC:MP's dialect of the same codec: `MP04` replies, a version in `i`, names alone in `c`.
+    let vc = &gameserver_exporter::protocol::vcmp::DIALECT;
+    let info = samp::Info {
+        password: false,
+        players: 2,
+        max: 100,
+        hostname: "Vice Deathmatch".into(),
+        gamemode: "VC-DM".into(),
+        language: "Vice City".into(),
+    };
+    c.add(
+        "vcmp_reply_i",
+        &build(|o| samp::encode_info_in(vc, &h, &info, "04rel006", WINDOWS_1252, o)),
+    );
+    let names: Vec<Client> = ["Tommy", "Lance"]
+        .iter()
+        .map(|n| Client {
+            name: (*n).into(),
+            score: 0,
+        })
+        .collect();
+    c.add(
+        "vcmp_reply_c",
+        &build(|o| samp::encode_clients_in(vc, &h, &names, WINDOWS_1252, o)),
+    );
 }
 
 fn minecraft(root: &Path) {

@@ -23,7 +23,7 @@ use gameserver_exporter::protocol::http::then::Then;
 use gameserver_exporter::protocol::minecraft::query_exchange::{McQuery, Memory};
 use gameserver_exporter::protocol::minecraft::slp_exchange::Slp;
 use gameserver_exporter::protocol::quake3::{self, Want};
-use gameserver_exporter::protocol::{armagetron, hexen2, openttd, quake1, quake2};
+use gameserver_exporter::protocol::{armagetron, cs2d, hexen2, openttd, quake1, quake2};
 use gameserver_exporter::protocol::samp::{exchange::Samp, Header};
 use gameserver_exporter::protocol::teamspeak3::exchange::{Login, Ts3};
 use gameserver_exporter::protocol::teeworlds::exchange::Teeworlds;
@@ -220,6 +220,33 @@ fuzz_target!(|data: &[u8]| {
                 ),
                 13 => run(openttd::exchange::Openttd::new(params, deadline), start, script),
                 14 => run(armagetron::exchange::Armagetron::new(&params, deadline), start, script),
+                15 => {
+                    // GameSpy 3's session id, so seeds of its replies reach the JC2-MP body.
+                    let x = GameSpy3::in_dialect(
+                        gameserver_exporter::protocol::jc2mp::DIALECT,
+                        params,
+                        GAMESPY3_SESSION,
+                        remembered,
+                        deadline,
+                    );
+                    run(x, start, script)
+                }
+                16 => {
+                    // SA:MP's header, so seeds of its replies reach the VC:MP exchange once
+                    // their magic is learnt.
+                    let header = Header {
+                        ip: std::net::Ipv4Addr::LOCALHOST,
+                        port: 8192,
+                    };
+                    let x = Samp::in_dialect(
+                        gameserver_exporter::protocol::vcmp::DIALECT,
+                        params,
+                        header,
+                        deadline,
+                    );
+                    run(x, start, script)
+                }
+                17 => run(cs2d::exchange::new(&params, deadline), start, script),
                 5 => {
                     // Sequence numbers from 1, so the fuzzer can learn to answer them.
                     let x = battlefield::exchange::Battlefield::new(params, 1, deadline);

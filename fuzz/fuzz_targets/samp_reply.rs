@@ -1,12 +1,14 @@
 //! Every SA:MP decoder on arbitrary bytes, in both code pages we ship tests for: no panic, and
 //! decoded counts fit in what arrived. The expected header is taken from the input itself
 //! (so the fuzzer reaches the bodies) and, once more, fixed (so mismatches are exercised).
+//! VC:MP's dialect (`MP04` replies, a version in `i`, names alone in `c`) is read too.
 #![no_main]
 
 use std::net::Ipv4Addr;
 
 use encoding_rs::{Encoding, WINDOWS_1251, WINDOWS_1252};
 use gameserver_exporter::protocol::samp::{self, Header, Opcode, HEADER_LEN};
+use gameserver_exporter::protocol::vcmp;
 use libfuzzer_sys::fuzz_target;
 
 const FIXED: Header = Header {
@@ -41,6 +43,18 @@ fn replies(data: &[u8], header: &Header, encoding: &'static Encoding) {
     }
     if let Ok(players) = samp::decode_detailed(data, header, encoding) {
         assert!(players.len() * 10 <= body);
+    }
+    let vc = &vcmp::DIALECT;
+    if let Ok((info, version)) = samp::decode_info_in(vc, data, header, encoding) {
+        let chars = [&info.hostname, &info.gamemode, &info.language]
+            .iter()
+            .map(|s| s.chars().count())
+            .sum::<usize>();
+        assert!(HEADER_LEN + vc.info_version + 5 + 12 + chars <= data.len());
+        assert!(version.is_some_and(|v| v.chars().count() <= vc.info_version));
+    }
+    if let Ok(players) = samp::decode_clients_in(vc, data, header, encoding) {
+        assert!(players.len() <= body);
     }
     if let Ok(o) = samp::decode_open_mp(data, header, encoding) {
         let chars = [&o.discord, &o.light_banner, &o.dark_banner, &o.logo]

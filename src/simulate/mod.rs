@@ -15,6 +15,7 @@ pub mod battlefield;
 pub mod bedrock;
 pub mod buildandshoot;
 pub mod churn;
+pub mod cs2d;
 pub mod datagrams;
 pub mod doom3;
 pub mod eco;
@@ -28,6 +29,7 @@ pub mod gamespy3;
 pub mod hexen2;
 pub mod hostile;
 pub mod http;
+pub mod jc2mp;
 pub mod json_page;
 pub mod mcquery;
 pub mod minecraft;
@@ -47,6 +49,7 @@ pub mod teeworlds;
 pub mod terraria;
 pub mod titles;
 pub mod unreal2;
+pub mod vcmp;
 pub mod webrcon;
 
 use std::future::Future;
@@ -249,6 +252,21 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(armagetron::spawn_demo(w)),
             &["options", "url"][..],
         ),
+        Protocol::Jc2mp => (
+            |w| Box::pin(jc2mp::spawn(w, Default::default())),
+            |w| Box::pin(jc2mp::spawn_demo(w)),
+            &["gametype"][..],
+        ),
+        Protocol::Vcmp => (
+            |w| Box::pin(vcmp::spawn(w, Default::default())),
+            |w| Box::pin(vcmp::spawn_demo(w)),
+            &[][..],
+        ),
+        Protocol::Cs2d => (
+            |w| Box::pin(cs2d::spawn(w, Default::default())),
+            |w| Box::pin(cs2d::spawn_demo(w)),
+            &[][..],
+        ),
     };
     let password = match protocol {
         Protocol::Factorio => Some(factorio::PASSWORD),
@@ -302,6 +320,9 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         Protocol::Eldewrito => eldewrito::hostile,
         Protocol::Openttd => openttd::hostile,
         Protocol::Armagetron => armagetron::hostile,
+        Protocol::Jc2mp => jc2mp::hostile,
+        Protocol::Vcmp => vcmp::hostile,
+        Protocol::Cs2d => cs2d::hostile,
     }
 }
 

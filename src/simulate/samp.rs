@@ -9,7 +9,9 @@ use encoding_rs::Encoding;
 use super::churn::churn;
 use super::hostile::{self, start, Hostile};
 use super::{datagrams, SimServer, World, WorldState};
-use crate::protocol::samp::{self, Client, Detailed, Header, Info, Opcode, OpenMp, HEADER_LEN};
+use crate::protocol::samp::{
+    self, Client, Detailed, Dialect, Header, Info, Opcode, OpenMp, HEADER_LEN,
+};
 
 /// Hostile behaviour, for the robustness suite.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -42,6 +44,9 @@ pub struct SampConfig {
     /// Ignore `c` and `d` whatever the player count.
     pub silent_players: bool,
     pub misbehaviour: Misbehaviour,
+    /// The query's dialect (VC:MP: other magic words, a version in `i`, no `r`/`d`/`o`/`p`,
+    /// names alone in `c`); the third string of `i` is then the world's map.
+    pub dialect: Dialect,
 }
 
 impl Default for SampConfig {
@@ -53,6 +58,7 @@ impl Default for SampConfig {
             language: "English".into(),
             silent_players: false,
             misbehaviour: Misbehaviour::None,
+            dialect: Dialect::SAMP,
         }
     }
 }
@@ -99,7 +105,8 @@ pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
 
 /// The datagrams the server sends in answer to one request, junk included.
 fn answer(datagram: &[u8], w: &WorldState, config: &SampConfig) -> Vec<Vec<u8>> {
-    let Ok(req) = samp::decode_request(datagram) else {
+    let dialect = &config.dialect;
+    let Ok(req) = samp::decode_request_in(dialect, datagram) else {
         return Vec::new();
     };
     let exact = match req.opcode {
@@ -110,7 +117,8 @@ fn answer(datagram: &[u8], w: &WorldState, config: &SampConfig) -> Vec<Vec<u8>> 
         || (config.open_mp && (req.len != exact || req.opcode == Opcode::Detailed))
         || (!config.open_mp && req.opcode == Opcode::OpenMp)
         || (matches!(req.opcode, Opcode::Clients | Opcode::Detailed)
-            && (config.silent_players || w.players.len() > 100));
+            && (config.silent_players || w.players.len() > 100))
+        || (!dialect.extended && !matches!(req.opcode, Opcode::Info | Opcode::Clients));
     if ignored {
         return Vec::new();
     }
@@ -124,9 +132,12 @@ fn answer(datagram: &[u8], w: &WorldState, config: &SampConfig) -> Vec<Vec<u8>> 
     let enc = config.encoding;
     let mut out = Vec::new();
     match req.opcode {
-        Opcode::Info => samp::encode_info(&header, &info(w, config), enc, &mut out),
+        Opcode::Info => {
+            let version = &w.version;
+            samp::encode_info_in(dialect, &header, &info(w, config), version, enc, &mut out)
+        }
         Opcode::Rules => samp::encode_rules(&header, &rules(w), enc, &mut out),
-        Opcode::Clients => samp::encode_clients(&header, &clients(w), enc, &mut out),
+        Opcode::Clients => samp::encode_clients_in(dialect, &header, &clients(w), enc, &mut out),
         Opcode::Detailed => samp::encode_detailed(&header, &detailed(w), enc, &mut out),
         Opcode::OpenMp => samp::encode_open_mp(&header, &config.open_mp_info, enc, &mut out),
         Opcode::Ping => samp::encode_ping_reply(&header, req.payload.unwrap_or_default(), &mut out),
@@ -134,7 +145,7 @@ fn answer(datagram: &[u8], w: &WorldState, config: &SampConfig) -> Vec<Vec<u8>> 
     let mut replies = Vec::new();
     match config.misbehaviour {
         Misbehaviour::Truncated => out.truncate(HEADER_LEN + (out.len() - HEADER_LEN) / 2),
-        Misbehaviour::LengthBeyondDatagram => overstate_first_length(req.opcode, &mut out),
+        Misbehaviour::LengthBeyondDatagram => overstate_first_length(dialect, req.opcode, &mut out),
         Misbehaviour::JunkFlood => replies.extend(junk(&req.header)),
         _ => {}
     }
@@ -143,13 +154,18 @@ fn answer(datagram: &[u8], w: &WorldState, config: &SampConfig) -> Vec<Vec<u8>> 
 }
 
 fn info(w: &WorldState, config: &SampConfig) -> Info {
+    let third = if config.dialect.third_is_map {
+        w.map.clone()
+    } else {
+        config.language.clone()
+    };
     Info {
         password: w.password,
         players: u16::try_from(w.players.len()).unwrap_or(u16::MAX),
         max: u16::try_from(w.max).unwrap_or(u16::MAX),
         hostname: w.name.clone(),
         gamemode: w.game.clone(),
-        language: config.language.clone(),
+        language: third,
     }
 }
 
@@ -194,10 +210,13 @@ fn detailed(w: &WorldState) -> Vec<Detailed> {
 }
 
 /// Rewrites the first length or count after the header to claim more than arrived.
-fn overstate_first_length(opcode: Opcode, out: &mut [u8]) {
+fn overstate_first_length(dialect: &Dialect, opcode: Opcode, out: &mut [u8]) {
     let (at, big): (usize, &[u8]) = match opcode {
-        // password (1) + players (2) + max (2), then the hostname length.
-        Opcode::Info => (HEADER_LEN + 5, &1_000_000u32.to_le_bytes()),
+        // [version] + password (1) + players (2) + max (2), then the hostname length.
+        Opcode::Info => (
+            HEADER_LEN + dialect.info_version + 5,
+            &1_000_000u32.to_le_bytes(),
+        ),
         Opcode::OpenMp => (HEADER_LEN, &1_000_000u32.to_le_bytes()),
         Opcode::Rules | Opcode::Clients | Opcode::Detailed => (HEADER_LEN, &u16::MAX.to_le_bytes()),
         Opcode::Ping => return,

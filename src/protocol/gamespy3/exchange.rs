@@ -23,8 +23,8 @@ use std::time::{Duration, Instant};
 
 use super::body::view_body_keeping;
 use super::map::{status_of, Want};
-use super::parts::{decode_part, Parts};
-use super::{decode_handshake, encode_handshake, encode_request, DecodeError, Flavor};
+use super::parts::{decode_part_in, Parts};
+use super::{decode_handshake_in, encode_handshake, encode_request, DecodeError, Flavor};
 use super::{MAX_PARTS, TYPE_HANDSHAKE};
 use crate::protocol::exchange::tools::{share, Challenges};
 use crate::protocol::exchange::{Error, Exchange, Input, LinkError, Params, Step};
@@ -46,10 +46,33 @@ enum Phase {
     Over,
 }
 
+/// Reads a dialect's whole single-part reply body into the status (what the caller wants
+/// of it, the request's round trip).
+pub type ReadBody = fn(body: &[u8], want: Want, latency: Duration) -> Result<Status, DecodeError>;
+
+/// A server family that keeps GameSpy 3's handshake, challenge and reply header but asks
+/// with other payload bytes and lays its reply out its own way (Just Cause 2 Multiplayer).
+#[derive(Debug, Clone, Copy)]
+pub struct Dialect {
+    /// Session ids, the request's payload, whether the reply is one part, the error words.
+    pub flavor: Flavor,
+    /// The reply body's reader; `None`: GameSpy 3's key/values, players and teams.
+    pub read_body: Option<ReadBody>,
+}
+
+impl Dialect {
+    /// GameSpy 3 proper.
+    pub const GAMESPY3: Dialect = Dialect {
+        flavor: Flavor::GAMESPY3,
+        read_body: None,
+    };
+}
+
 /// One poll of one GameSpy 3 server.
 #[derive(Debug)]
 pub struct GameSpy3 {
     params: Params,
+    dialect: Dialect,
     /// The session id as sent and echoed.
     session: i32,
     deadline: Instant,
@@ -76,10 +99,22 @@ impl GameSpy3 {
     /// replies), starting with the challenge-less request when `challengeless` (remembered
     /// from the last poll).
     pub fn new(params: Params, session: i32, challengeless: bool, deadline: Instant) -> GameSpy3 {
+        GameSpy3::in_dialect(Dialect::GAMESPY3, params, session, challengeless, deadline)
+    }
+
+    /// [`GameSpy3::new`] for a server of another [`Dialect`].
+    pub fn in_dialect(
+        dialect: Dialect,
+        params: Params,
+        session: i32,
+        challengeless: bool,
+        deadline: Instant,
+    ) -> GameSpy3 {
         let limits = params.limits;
         GameSpy3 {
             params,
-            session: Flavor::GAMESPY3.mask(session),
+            dialect,
+            session: dialect.flavor.mask(session),
             deadline,
             phase: Phase::Start,
             until: deadline,
@@ -151,7 +186,7 @@ impl GameSpy3 {
     }
 
     fn on_challenge(&mut self, datagram: &[u8]) -> Result<(), Error> {
-        let challenge = decode_handshake(datagram, self.session)?;
+        let challenge = decode_handshake_in(&self.dialect.flavor, datagram, self.session)?;
         let challenge = (challenge != 0).then_some(challenge);
         if let Phase::Query {
             challenge: current, ..
@@ -179,17 +214,22 @@ impl GameSpy3 {
         if !self.asked {
             return Err(DecodeError::Mismatch("GameSpy3 part before the request").into());
         }
-        let part = decode_part(datagram, self.session)?;
-        // A reply in one datagram (the usual) is read where it lies, not copied first.
-        let alone = self.parts.alone(&part)?;
-        if !alone && !self.parts.add(&part)? {
-            return Ok(());
-        }
+        let part = decode_part_in(&self.dialect.flavor, datagram, self.session)?;
         let want = Want {
             detail: self.params.detail,
             players: self.params.players,
             rules: self.params.rules,
         };
+        if let Some(read_body) = self.dialect.read_body {
+            // The dialect's reply is one part, read whole (the flavor says single part).
+            self.done(read_body(part.body, want, rtt)?);
+            return Ok(());
+        }
+        // A reply in one datagram (the usual) is read where it lies, not copied first.
+        let alone = self.parts.alone(&part)?;
+        if !alone && !self.parts.add(&part)? {
+            return Ok(());
+        }
         // Read in place: only what the status keeps is decoded, and the player and team
         // cells are kept only when the status shows them.
         let cells = want.players || want.detail;
@@ -201,6 +241,12 @@ impl GameSpy3 {
             let bodies = self.parts.bodies();
             status_of(&view_body_keeping(flavor, bodies, cells)?, want, rtt)
         };
+        self.done(status);
+        Ok(())
+    }
+
+    /// The reply is whole: remember how it was asked for, and finish.
+    fn done(&mut self, status: Status) {
         self.challengeless = matches!(
             self.phase,
             Phase::Query {
@@ -209,7 +255,6 @@ impl GameSpy3 {
             }
         );
         self.outcome = Some(Ok(status));
-        Ok(())
     }
 }
 
@@ -247,7 +292,7 @@ impl Exchange for GameSpy3 {
                     sent: false,
                 } => {
                     out.clear();
-                    encode_request(self.session, challenge, Flavor::GAMESPY3.payload, out);
+                    encode_request(self.session, challenge, self.dialect.flavor.payload, out);
                     self.phase = Phase::Query {
                         challenge,
                         sent: true,

@@ -16,7 +16,7 @@ use serde_json::{json, Map, Value};
 use crate::protocol::exchange::ask::{Ask, Next};
 use crate::protocol::exchange::tools::{note, random_u32, share};
 use crate::protocol::exchange::{Error, Exchange, Input, LinkError, Params, Step};
-use crate::protocol::samp::{self, Header, Opcode};
+use crate::protocol::samp::{self, Dialect, Header, Opcode};
 use crate::protocol::DecodeError;
 use crate::status::{Player, Status};
 
@@ -41,6 +41,7 @@ enum Phase {
 #[derive(Debug)]
 pub struct Samp {
     params: Params,
+    dialect: Dialect,
     header: Header,
     deadline: Instant,
     phase: Phase,
@@ -58,8 +59,15 @@ impl Samp {
     /// A poll until `deadline` of the server the header names (its IPv4 address and port:
     /// SA:MP carries them in every request).
     pub fn new(params: Params, header: Header, deadline: Instant) -> Samp {
+        Samp::in_dialect(Dialect::SAMP, params, header, deadline)
+    }
+
+    /// [`Samp::new`] for a server of another [`Dialect`] (VC:MP): only the opcodes it has
+    /// are asked.
+    pub fn in_dialect(dialect: Dialect, params: Params, header: Header, deadline: Instant) -> Samp {
         Samp {
             params,
+            dialect,
             header,
             deadline,
             phase: Phase::Info,
@@ -73,9 +81,15 @@ impl Samp {
         }
     }
 
-    /// `o` and the ping are probes: asked with `detail` (the `query` command) or rules.
+    /// `o` and the ping are probes: asked with `detail` (the `query` command) or rules, of
+    /// a dialect that has them.
     fn probe(&self) -> bool {
-        self.params.detail || self.params.rules
+        self.dialect.extended && (self.params.detail || self.params.rules)
+    }
+
+    /// `r` is asked for rules, of a dialect that has it.
+    fn rules(&self) -> bool {
+        self.dialect.extended && self.params.rules
     }
 
     fn list(&self) -> bool {
@@ -87,7 +101,7 @@ impl Samp {
         match self.phase {
             Phase::Info | Phase::Finished => true,
             Phase::OpenMp | Phase::Ping => self.probe(),
-            Phase::Rules => self.params.rules,
+            Phase::Rules => self.rules(),
             Phase::Detailed => {
                 if self.params.players && !self.list() {
                     self.extras.insert(
@@ -95,7 +109,7 @@ impl Samp {
                         json!("the server sends no player list above 100 players"),
                     );
                 }
-                self.list() && !self.open_mp
+                self.list() && !self.open_mp && self.dialect.extended
             }
             Phase::Clients => self.list(),
         }
@@ -130,19 +144,19 @@ impl Samp {
 
     fn encode(&self, out: &mut Vec<u8>) -> &'static str {
         out.clear();
-        let (opcode, what) = match self.phase {
-            Phase::Info => (Opcode::Info, "SA:MP i"),
-            Phase::OpenMp => (Opcode::OpenMp, "SA:MP o"),
-            Phase::Rules => (Opcode::Rules, "SA:MP r"),
-            Phase::Detailed => (Opcode::Detailed, "SA:MP d"),
-            Phase::Clients => (Opcode::Clients, "SA:MP c"),
+        let opcode = match self.phase {
+            Phase::Info => Opcode::Info,
+            Phase::OpenMp => Opcode::OpenMp,
+            Phase::Rules => Opcode::Rules,
+            Phase::Detailed => Opcode::Detailed,
+            Phase::Clients => Opcode::Clients,
             Phase::Ping | Phase::Finished => {
                 samp::encode_ping(&self.header, self.ping_payload, out);
-                return "SA:MP p";
+                return self.dialect.label(Opcode::Ping);
             }
         };
-        samp::encode_request(&self.header, opcode, out);
-        what
+        samp::encode_request_in(&self.dialect, &self.header, opcode, out);
+        self.dialect.label(opcode)
     }
 
     /// The reply to the current step arrived, decoded.
@@ -150,23 +164,28 @@ impl Samp {
         let (h, enc) = (&self.header, self.params.encoding);
         match self.phase {
             Phase::Info => {
-                let info = samp::decode_info(bytes, h, enc)?;
+                let (info, version) = samp::decode_info_in(&self.dialect, bytes, h, enc)?;
                 // Daemon polls publish no extras; building them cost allocations on every poll.
-                if self.params.detail {
+                if self.params.detail && !self.dialect.third_is_map {
                     self.extras.insert("language".into(), json!(info.language));
                 }
+                let third = Some(info.language).filter(|m| !m.is_empty());
                 self.status = Status {
                     online: info.players.into(),
                     max: info.max.into(),
                     name: info.hostname,
                     game: Some(info.gamemode).filter(|g| !g.is_empty()),
+                    map: third.filter(|_| self.dialect.third_is_map),
+                    version: version.filter(|v| !v.is_empty()),
                     password: Some(info.password),
                     latency: rtt,
                     ..Status::default()
                 };
                 let list = usize::from(self.list());
+                // `d` then `c` where the dialect has `d`; `c` alone otherwise.
+                let lists = if self.dialect.extended { 2 } else { 1 };
                 self.steps =
-                    usize::from(self.probe()) * 2 + usize::from(self.params.rules) + list * 2;
+                    usize::from(self.probe()) * 2 + usize::from(self.rules()) + list * lists;
             }
             Phase::OpenMp => {
                 let o = samp::decode_open_mp(bytes, h, enc)?;
@@ -201,12 +220,13 @@ impl Samp {
                 );
             }
             Phase::Clients => {
-                let list = samp::decode_clients(bytes, h, enc)?;
+                let list = samp::decode_clients_in(&self.dialect, bytes, h, enc)?;
+                let scores = self.dialect.client_scores;
                 self.status.players = Some(
                     list.into_iter()
                         .map(|p| Player {
                             name: p.name,
-                            score: Some(p.score.into()),
+                            score: scores.then_some(p.score.into()),
                             ..Player::default()
                         })
                         .collect(),

@@ -2,7 +2,10 @@
 
 use encoding_rs::Encoding;
 
-use super::{check_header, encode_header, read_str32, write_str32, Header, Opcode};
+use super::{
+    check_header, check_header_in, encode_header, encode_header_as, read_str32, write_str32,
+    Dialect, Header, Opcode,
+};
 use crate::protocol::DecodeError;
 
 /// The `i` reply.
@@ -28,25 +31,61 @@ pub fn decode_info(
     expect: &Header,
     encoding: &'static Encoding,
 ) -> Result<Info, DecodeError> {
-    let mut r = check_header(datagram, expect, Opcode::Info)?;
+    decode_info_in(&Dialect::SAMP, datagram, expect, encoding).map(|(info, _)| info)
+}
+
+/// [`decode_info`] in `dialect`, with the version string that dialect puts in front (NULs
+/// trimmed; `None` where the dialect has none).
+pub fn decode_info_in(
+    dialect: &Dialect,
+    datagram: &[u8],
+    expect: &Header,
+    encoding: &'static Encoding,
+) -> Result<(Info, Option<String>), DecodeError> {
+    let mut r = check_header_in(dialect, datagram, expect, Opcode::Info)?;
+    let version = match dialect.info_version {
+        0 => None,
+        n => {
+            let raw = r.bytes(n)?;
+            let end = raw.iter().position(|&b| b == 0).unwrap_or(raw.len());
+            Some(super::text(&raw[..end], encoding))
+        }
+    };
     let password = r.u8()? != 0;
     let players = r.u16_le()?;
     let max = r.u16_le()?;
     let hostname = read_str32(&mut r, encoding)?;
     let gamemode = read_str32(&mut r, encoding)?;
     let language = read_str32(&mut r, encoding)?;
-    Ok(Info {
+    let info = Info {
         password,
         players,
         max,
         hostname,
         gamemode,
         language,
-    })
+    };
+    Ok((info, version))
 }
 
 pub fn encode_info(header: &Header, info: &Info, encoding: &'static Encoding, out: &mut Vec<u8>) {
-    encode_header(header, Opcode::Info, out);
+    encode_info_in(&Dialect::SAMP, header, info, "", encoding, out);
+}
+
+/// [`encode_info`] in `dialect` (server side): its reply magic and `version` in its
+/// fixed-width field (cut, or padded with NULs).
+pub fn encode_info_in(
+    dialect: &Dialect,
+    header: &Header,
+    info: &Info,
+    version: &str,
+    encoding: &'static Encoding,
+    out: &mut Vec<u8>,
+) {
+    encode_header_as(&dialect.reply_magic, header, Opcode::Info, out);
+    let v = super::encoded(version, encoding);
+    let n = dialect.info_version;
+    out.extend(v.iter().copied().chain(std::iter::repeat(0)).take(n));
     out.push(u8::from(info.password));
     out.extend_from_slice(&info.players.to_le_bytes());
     out.extend_from_slice(&info.max.to_le_bytes());

@@ -5,7 +5,10 @@
 
 use encoding_rs::Encoding;
 
-use super::{check_header, encode_header, read_count, read_str8, write_str8, Header, Opcode};
+use super::{
+    check_header, check_header_in, encode_header, encode_header_as, read_count, read_str8,
+    write_str8, Dialect, Header, Opcode,
+};
 use crate::protocol::DecodeError;
 
 /// `r`: count (u16), then per rule name and value, each a u8 length + bytes.
@@ -55,12 +58,27 @@ pub fn decode_clients(
     expect: &Header,
     encoding: &'static Encoding,
 ) -> Result<Vec<Client>, DecodeError> {
-    let mut r = check_header(datagram, expect, Opcode::Clients)?;
-    let count = read_count(&mut r, "SA:MP player count", 1 + 4)?;
+    decode_clients_in(&Dialect::SAMP, datagram, expect, encoding)
+}
+
+/// [`decode_clients`] in `dialect`; where its entries carry no score, each `score` is 0.
+pub fn decode_clients_in(
+    dialect: &Dialect,
+    datagram: &[u8],
+    expect: &Header,
+    encoding: &'static Encoding,
+) -> Result<Vec<Client>, DecodeError> {
+    let mut r = check_header_in(dialect, datagram, expect, Opcode::Clients)?;
+    let score_len = if dialect.client_scores { 4 } else { 0 };
+    let count = read_count(&mut r, "SA:MP player count", 1 + score_len)?;
     let mut players = Vec::with_capacity(count);
     for _ in 0..count {
         let name = read_str8(&mut r, encoding)?;
-        let score = r.i32_le()?;
+        let score = if dialect.client_scores {
+            r.i32_le()?
+        } else {
+            0
+        };
         players.push(Client { name, score });
     }
     Ok(players)
@@ -72,12 +90,26 @@ pub fn encode_clients(
     encoding: &'static Encoding,
     out: &mut Vec<u8>,
 ) {
-    encode_header(header, Opcode::Clients, out);
+    encode_clients_in(&Dialect::SAMP, header, players, encoding, out);
+}
+
+/// [`encode_clients`] in `dialect` (server side): its reply magic, scores only where its
+/// entries carry them.
+pub fn encode_clients_in(
+    dialect: &Dialect,
+    header: &Header,
+    players: &[Client],
+    encoding: &'static Encoding,
+    out: &mut Vec<u8>,
+) {
+    encode_header_as(&dialect.reply_magic, header, Opcode::Clients, out);
     let players = &players[..players.len().min(u16::MAX.into())];
     out.extend_from_slice(&(players.len() as u16).to_le_bytes());
     for p in players {
         write_str8(&p.name, encoding, out);
-        out.extend_from_slice(&p.score.to_le_bytes());
+        if dialect.client_scores {
+            out.extend_from_slice(&p.score.to_le_bytes());
+        }
     }
 }
 

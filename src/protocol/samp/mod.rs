@@ -13,15 +13,20 @@
 //! default, Windows-1251 on Russian servers): decoders take the [`Encoding`] and never fail on
 //! bytes it cannot map (they become U+FFFD).
 
+mod dialect;
 pub mod exchange;
 mod info;
 mod lists;
 pub mod spec;
 
-pub use info::{decode_info, decode_open_mp, encode_info, encode_open_mp, Info, OpenMp};
+pub use dialect::Dialect;
+pub use info::{
+    decode_info, decode_info_in, decode_open_mp, encode_info, encode_info_in, encode_open_mp, Info,
+    OpenMp,
+};
 pub use lists::{
-    decode_clients, decode_detailed, decode_rules, encode_clients, encode_detailed, encode_rules,
-    Client, Detailed,
+    decode_clients, decode_clients_in, decode_detailed, decode_rules, encode_clients,
+    encode_clients_in, encode_detailed, encode_rules, Client, Detailed,
 };
 
 use std::net::Ipv4Addr;
@@ -96,7 +101,12 @@ pub struct Request {
 }
 
 fn encode_header(header: &Header, opcode: Opcode, out: &mut Vec<u8>) {
-    out.extend_from_slice(MAGIC);
+    encode_header_as(MAGIC, header, opcode, out);
+}
+
+/// The 11-byte header behind `magic` (a request's or a reply's, by dialect).
+fn encode_header_as(magic: &[u8; 4], header: &Header, opcode: Opcode, out: &mut Vec<u8>) {
+    out.extend_from_slice(magic);
     out.extend_from_slice(&header.ip.octets());
     out.extend_from_slice(&header.port.to_le_bytes());
     out.push(opcode.byte());
@@ -104,7 +114,12 @@ fn encode_header(header: &Header, opcode: Opcode, out: &mut Vec<u8>) {
 
 /// Writes the exactly-11-byte request for any opcode but `p` (use [`encode_ping`]).
 pub fn encode_request(header: &Header, opcode: Opcode, out: &mut Vec<u8>) {
-    encode_header(header, opcode, out);
+    encode_request_in(&Dialect::SAMP, header, opcode, out);
+}
+
+/// [`encode_request`] in `dialect` (its request magic).
+pub fn encode_request_in(dialect: &Dialect, header: &Header, opcode: Opcode, out: &mut Vec<u8>) {
+    encode_header_as(&dialect.request_magic, header, opcode, out);
 }
 
 /// Writes a `p` request: the header plus exactly 4 payload bytes.
@@ -115,8 +130,13 @@ pub fn encode_ping(header: &Header, payload: [u8; 4], out: &mut Vec<u8>) {
 
 /// Decodes a request (server side). Unknown opcodes are [`DecodeError::UnexpectedType`].
 pub fn decode_request(datagram: &[u8]) -> Result<Request, DecodeError> {
+    decode_request_in(&Dialect::SAMP, datagram)
+}
+
+/// [`decode_request`] in `dialect`: its request magic, or [`DecodeError::Invalid`].
+pub fn decode_request_in(dialect: &Dialect, datagram: &[u8]) -> Result<Request, DecodeError> {
     let mut r = Reader::new(datagram);
-    let (header, byte) = read_header(&mut r)?;
+    let (header, byte) = read_header(&mut r, &dialect.request_magic)?;
     let opcode = Opcode::from_byte(byte).ok_or(DecodeError::UnexpectedType {
         what: "SA:MP opcode",
         found: byte.into(),
@@ -133,8 +153,8 @@ pub fn decode_request(datagram: &[u8]) -> Result<Request, DecodeError> {
     })
 }
 
-fn read_header(r: &mut Reader<'_>) -> Result<(Header, u8), DecodeError> {
-    if r.bytes(4)? != MAGIC {
+fn read_header(r: &mut Reader<'_>, magic: &[u8; 4]) -> Result<(Header, u8), DecodeError> {
+    if r.bytes(4)? != magic {
         return Err(DecodeError::Invalid("SA:MP magic"));
     }
     let ip = Ipv4Addr::from(r.array::<4>()?);
@@ -154,8 +174,18 @@ pub fn check_header<'a>(
     expect: &Header,
     opcode: Opcode,
 ) -> Result<Reader<'a>, DecodeError> {
+    check_header_in(&Dialect::SAMP, datagram, expect, opcode)
+}
+
+/// [`check_header`] in `dialect` (its reply magic).
+pub fn check_header_in<'a>(
+    dialect: &Dialect,
+    datagram: &'a [u8],
+    expect: &Header,
+    opcode: Opcode,
+) -> Result<Reader<'a>, DecodeError> {
     let mut want = Vec::with_capacity(HEADER_LEN);
-    encode_header(expect, opcode, &mut want);
+    encode_header_as(&dialect.reply_magic, expect, opcode, &mut want);
     if datagram.len() < HEADER_LEN || datagram[..HEADER_LEN] != want[..] {
         return Err(DecodeError::Mismatch("SA:MP reply header"));
     }

@@ -1,0 +1,114 @@
+//! CS2D against the simulator on 127.0.0.1 through the exporter's own poll: the status with
+//! bots and the player list, each misbehaviour ending in its reason, and `/probe?module=c2d`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use gameserver_exporter::query::{poll, Request};
+use gameserver_exporter::simulate::cs2d::{spawn, Misbehaviour};
+use gameserver_exporter::simulate::{SimServer, World, WorldState};
+use gameserver_exporter::status::{Reason, Status};
+use gameserver_exporter::target::{Address, Protocol};
+
+fn world() -> World {
+    World::new(WorldState {
+        name: "CS2D Deathmatch".into(),
+        map: "de_cs2dm".into(),
+        game: "CS2D".into(),
+        version: "1.0.1.4".into(),
+        max: 20,
+        bots: 1,
+        players: vec![("Nox".into(), 9, 0.0), ("Player".into(), -2, 0.0)],
+        rules: Vec::new(),
+        password: true,
+    })
+}
+
+fn request(server: &SimServer) -> Request {
+    let mut req = Request::new(
+        Protocol::Cs2d,
+        Address::parse(&server.addr.to_string()).unwrap(),
+    );
+    req.timeout = Duration::from_millis(800);
+    req.players = true;
+    req
+}
+
+async fn status(m: Misbehaviour) -> Result<Status, Reason> {
+    let server = spawn(world(), m).await.unwrap();
+    poll(&request(&server)).await.map_err(|f| f.reason)
+}
+
+/// Name, map, counts, bots, password, and the players with ids and scores (negative too).
+#[tokio::test]
+async fn status_with_players() {
+    let s = status(Misbehaviour::None).await.unwrap();
+    assert_eq!((s.online, s.max, s.bots), (2, 20, Some(1)));
+    assert_eq!(s.name, "CS2D Deathmatch");
+    assert_eq!(s.map.as_deref(), Some("de_cs2dm"));
+    assert_eq!(s.password, Some(true));
+    let players: Vec<(String, Option<String>, Option<i64>)> = s
+        .players
+        .unwrap()
+        .into_iter()
+        .map(|p| (p.name, p.id, p.score))
+        .collect();
+    assert_eq!(
+        players,
+        [
+            ("Nox".into(), Some("1".into()), Some(9)),
+            ("Player".into(), Some("2".into()), Some(-2)),
+        ]
+    );
+}
+
+/// A reply without the player list is a status without one, not a failure.
+#[tokio::test]
+async fn info_only() {
+    let s = status(Misbehaviour::InfoOnly).await.unwrap();
+    assert_eq!((s.online, s.max), (2, 20));
+    assert_eq!(s.players, None);
+}
+
+/// Silence, a cut record, a lying count, a name that never ends and another message end in
+/// their reasons.
+#[tokio::test]
+async fn misbehaviours() {
+    for (m, want) in [
+        (Misbehaviour::Silence, Reason::Timeout),
+        (Misbehaviour::Truncated, Reason::Malformed),
+        (Misbehaviour::LyingCount, Reason::Malformed),
+        (Misbehaviour::EndlessName, Reason::Malformed),
+        (Misbehaviour::OtherHeader, Reason::Mismatch),
+    ] {
+        assert_eq!(status(m).await.unwrap_err(), want, "{m:?}");
+    }
+}
+
+/// `/probe?module=c2d` (the preset) polls the simulator and publishes it up.
+#[tokio::test]
+async fn probe_the_preset() {
+    use crate::support::daemon::start;
+    use crate::support::http::plain;
+    use gameserver_exporter::scheduler::QueryProber;
+    let server = spawn(world(), Misbehaviour::None).await.unwrap();
+    let config = "[exporter]\ninterval = \"24h\"\ntimeout = \"2s\"\n\
+                  probe_allowed_networks = [\"127.0.0.0/8\"]\n";
+    let d = start(config, Arc::new(QueryProber)).await;
+    let a = server.addr;
+    let r = plain(d.addr, "GET", &format!("/probe?module=c2d&target={a}"), "")
+        .await
+        .unwrap();
+    assert_eq!(r.status, 200, "{}", r.text());
+    let body = r.text();
+    let line = |metric: &str| {
+        body.lines()
+            .find(|l| l.starts_with(metric) && l.contains(&format!("target=\"{a}\"")))
+            .map(str::to_string)
+            .unwrap_or_default()
+    };
+    assert!(line("gameserver_up{").ends_with(" 1"), "{body}");
+    assert!(line("gameserver_players_online{").ends_with(" 2"), "{body}");
+    assert!(line("gameserver_players_max{").ends_with(" 20"), "{body}");
+    d.stop().await;
+}
