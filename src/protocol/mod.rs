@@ -49,6 +49,7 @@ pub mod samp;
 pub mod satisfactory;
 pub mod sdtd;
 pub mod spec;
+pub mod teamspeak2;
 pub mod teamspeak3;
 pub mod teeworlds;
 pub mod terraria;

@@ -41,6 +41,7 @@ pub mod rcon;
 pub mod samp;
 pub mod satisfactory;
 pub mod sdtd;
+pub mod teamspeak2;
 pub mod teamspeak3;
 pub mod teeworlds;
 pub mod terraria;
@@ -247,6 +248,11 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(armagetron::spawn_demo(w)),
             &["options", "url"][..],
         ),
+        Protocol::Teamspeak2 => (
+            |w| Box::pin(teamspeak2::spawn(w, Default::default())),
+            |w| Box::pin(teamspeak2::spawn_demo(w)),
+            &[][..],
+        ),
     };
     let password = match protocol {
         Protocol::Factorio => Some(factorio::PASSWORD),
@@ -300,6 +306,7 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         Protocol::Eldewrito => eldewrito::hostile,
         Protocol::Openttd => openttd::hostile,
         Protocol::Armagetron => armagetron::hostile,
+        Protocol::Teamspeak2 => teamspeak2::hostile,
     }
 }
 
