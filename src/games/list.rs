@@ -342,6 +342,7 @@ pub static GAMES: &[Game] = &[
     game("teamfactor", &[], "Team Factor", Gamespy1, 57778, 57778, N, G, ""),
     game("teamfortress2", &["tf2"], "Team Fortress 2", A2s, 27015, 27015, N, GL, ""),
     game("tfc", &[], "Team Fortress Classic", A2s, 27015, 27015, N, GL, "GoldSrc"),
+    game("teamspeak2", &["ts2"], "TeamSpeak 2", Teamspeak2, 8767, 51234, N, G, "Query port (TCP 51234, tcpqueryport); the voice port selects the virtual server (voice_port, default 8767). gamedig takes the voice port and its teamspeakQueryPort option (51234); here the address names the query port"),
     game("teamspeak3", &["ts3"], "TeamSpeak 3", Teamspeak3, 9987, 10011, N, G, "ServerQuery (TCP 10011); the voice port selects the virtual server (voice_port, default 9987); online excludes query clients; at most 4 commands per poll and polls 2 s apart, below the 10-in-3-s flood ban. gamedig takes the voice port and its teamQueryPort option (10011); here the address names the query port"),
     game("teeworlds", &[], "Teeworlds", Teeworlds, 8303, 8303, N, "LinuxGSM", "Also DDNet and its mods; query port = sv_port. A 0.7 server is found after a 500 ms fallback, then asked first"),
     game("terminus", &[], "Terminus", Gamespy1, 12286, 12286, N, G, ""),

@@ -67,3 +67,4 @@ mod terraria;
 mod unreal2;
 mod web;
 mod webrcon_health;
+mod teamspeak2;
