@@ -211,93 +211,123 @@ async fn session(mut stream: TcpStream, world: World, config: &Ts2Config) -> io:
     let mut buf = Vec::new();
     let mut chunk = [0u8; 4096];
     loop {
-        let Some(lf) = buf.iter().position(|&b| b == b'\n') else {
-            if buf.len() > 64 * 1024 {
-                return Ok(());
-            }
-            match stream.read(&mut chunk).await? {
-                0 => return Ok(()),
-                n => buf.extend_from_slice(&chunk[..n]),
-            }
-            continue;
-        };
-        let line: Vec<u8> = buf.drain(..=lf).collect();
-        let text = String::from_utf8_lossy(&line).trim().to_string();
-        if text.is_empty() {
-            continue;
+        match stream.read(&mut chunk).await? {
+            0 => return Ok(()),
+            n => buf.extend_from_slice(&chunk[..n]),
         }
-        let (word, arg) = text.split_once(' ').unwrap_or((&text, ""));
-        let word = word.to_ascii_lowercase();
-        let port_ok = |arg: &str| arg.trim() == config.voice_port.to_string();
-        // `si <port>` and `pl <port>` select in passing (qstat's way).
-        if matches!(word.as_str(), "si" | "pl" | "cl") && !arg.is_empty() {
-            selected = port_ok(arg);
+        if buf.len() > 64 * 1024 {
+            return Ok(());
         }
-        let w = world.snapshot();
+        // Every command that has arrived is answered in one write, as qstat (which parses
+        // each TCP read on its own, starting again at `si`'s format) needs for its pipelined
+        // `si`, `pl`, `quit`.
         let mut out = Vec::new();
-        match word.as_str() {
-            "sel" => {
-                selected = port_ok(arg);
-                out.extend_from_slice(if selected {
-                    b"OK\r\n"
-                } else {
-                    b"ERROR, invalid id\r\n"
-                });
-                if selected && m == Misbehaviour::CloseAfterSel {
-                    write(&mut stream, &out, bytewise).await?;
-                    return stream.shutdown().await;
-                }
+        let mut then = After::Continue;
+        while let Some(lf) = buf.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = buf.drain(..=lf).collect();
+            let text = String::from_utf8_lossy(&line).trim().to_string();
+            if text.is_empty() {
+                continue;
             }
-            "si" | "pl" | "cl" if !selected => out.extend_from_slice(b"ERROR, invalid id\r\n"),
-            "si" => match m {
-                Misbehaviour::NeverEnds => {
-                    stream.write_all(b"server_id=1\r\n").await?;
-                    loop {
-                        tokio::time::sleep(Duration::from_millis(50)).await;
-                        stream.write_all(b"server_welcomemessage=more\r\n").await?;
-                    }
-                }
-                Misbehaviour::HugeLine => {
-                    out.extend_from_slice(b"server_name=");
-                    out.resize(out.len() + (1 << 20), b'x');
-                    out.extend_from_slice(b"\r\nOK\r\n");
-                }
-                Misbehaviour::ManyLines => {
-                    for i in 0..100_000 {
-                        out.extend_from_slice(format!("k{i}=v\r\n").as_bytes());
-                    }
-                    out.extend_from_slice(b"OK\r\n");
-                }
-                _ => ts2::encode_info(
-                    &server_info(&w, config.voice_port, m == Misbehaviour::LyingCount),
-                    &mut out,
-                ),
+            then = answer(&text, &world, config, &mut selected, &mut out);
+            if then != After::Continue {
+                break;
+            }
+        }
+        write(&mut stream, &out, bytewise).await?;
+        match then {
+            After::Continue => {}
+            After::Close => return stream.shutdown().await,
+            After::Drip => loop {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                stream.write_all(b"server_welcomemessage=more\r\n").await?;
             },
-            "pl" if m == Misbehaviour::PlayersRefused => {
-                out.extend_from_slice(b"ERROR, insufficient privileges\r\n")
+        }
+    }
+}
+
+/// What the session does after a batch of answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum After {
+    Continue,
+    Close,
+    /// A line every 50 ms, forever ([`Misbehaviour::NeverEnds`]).
+    Drip,
+}
+
+/// Answers one command into `out`.
+fn answer(
+    text: &str,
+    world: &World,
+    config: &Ts2Config,
+    selected: &mut bool,
+    out: &mut Vec<u8>,
+) -> After {
+    let m = config.misbehaviour;
+    let (word, arg) = text.split_once(' ').unwrap_or((text, ""));
+    let word = word.to_ascii_lowercase();
+    let port_ok = |arg: &str| arg.trim() == config.voice_port.to_string();
+    // `si <port>` and `pl <port>` select in passing (qstat's way).
+    if matches!(word.as_str(), "si" | "pl" | "cl") && !arg.is_empty() {
+        *selected = port_ok(arg);
+    }
+    let w = world.snapshot();
+    match word.as_str() {
+        "sel" => {
+            *selected = port_ok(arg);
+            if !*selected {
+                out.extend_from_slice(b"ERROR, invalid id\r\n");
+                return After::Continue;
             }
-            "pl" => {
-                ts2::encode_player_header(&mut out);
-                for (i, (name, seconds)) in clients(&w).iter().enumerate() {
-                    let ping = 20 + 5 * i as u32;
-                    ts2::encode_player(i as u32 + 1, ping, *seconds as u32, name, &mut out);
+            out.extend_from_slice(b"OK\r\n");
+            if m == Misbehaviour::CloseAfterSel {
+                return After::Close;
+            }
+        }
+        "si" | "pl" | "cl" if !*selected => out.extend_from_slice(b"ERROR, invalid id\r\n"),
+        "si" => match m {
+            Misbehaviour::NeverEnds => {
+                out.extend_from_slice(b"server_id=1\r\n");
+                return After::Drip;
+            }
+            Misbehaviour::HugeLine => {
+                out.extend_from_slice(b"server_name=");
+                out.resize(out.len() + (1 << 20), b'x');
+                out.extend_from_slice(b"\r\nOK\r\n");
+            }
+            Misbehaviour::ManyLines => {
+                for i in 0..100_000 {
+                    out.extend_from_slice(format!("k{i}=v\r\n").as_bytes());
                 }
                 out.extend_from_slice(b"OK\r\n");
             }
-            "cl" => {
-                out.extend_from_slice(
-                    b"id\tcodec\tparent\td\tmaxusers\tname\tflags\tpassword\ttopic\r\n\
-                      1\t10\t-1\t1\t0\t\"Lobby\"\t\"RD\"\t0\t\"\"\r\n\
-                      2\t10\t-1\t2\t0\t\"AFK\"\t\"R\"\t0\t\"\"\r\nOK\r\n",
-                );
-            }
-            "ver" => out.extend_from_slice(b"2.0.24.1 Linux Freeware\r\nOK\r\n"),
-            "quit" => {
-                // A clean close after what was asked.
-                return stream.shutdown().await;
-            }
-            _ => out.extend_from_slice(b"ERROR, unknown command\r\n"),
+            _ => ts2::encode_info(
+                &server_info(&w, config.voice_port, m == Misbehaviour::LyingCount),
+                out,
+            ),
+        },
+        "pl" if m == Misbehaviour::PlayersRefused => {
+            out.extend_from_slice(b"ERROR, insufficient privileges\r\n")
         }
-        write(&mut stream, &out, bytewise).await?;
+        "pl" => {
+            ts2::encode_player_header(out);
+            for (i, (name, seconds)) in clients(&w).iter().enumerate() {
+                let ping = 20 + 5 * i as u32;
+                ts2::encode_player(i as u32 + 1, ping, *seconds as u32, name, out);
+            }
+            out.extend_from_slice(b"OK\r\n");
+        }
+        "cl" => {
+            out.extend_from_slice(
+                b"id\tcodec\tparent\td\tmaxusers\tname\tflags\tpassword\ttopic\r\n\
+                  1\t10\t-1\t1\t0\t\"Lobby\"\t\"RD\"\t0\t\"\"\r\n\
+                  2\t10\t-1\t2\t0\t\"AFK\"\t\"R\"\t0\t\"\"\r\nOK\r\n",
+            );
+        }
+        "ver" => out.extend_from_slice(b"2.0.24.1 Linux Freeware\r\nOK\r\n"),
+        // A clean close after what was asked.
+        "quit" => return After::Close,
+        _ => out.extend_from_slice(b"ERROR, unknown command\r\n"),
     }
+    After::Continue
 }
