@@ -141,6 +141,8 @@ protocols! {
     Armagetron => armagetron::spec;
     /// TeamSpeak 2 query (`sel`, `si`, `pl`), TCP.
     Teamspeak2 => teamspeak2::spec;
+    /// rFactor query (`rF_S`: rFactor, Arca Sim Racing '08), UDP.
+    Rfactor => rfactor::spec;
 }
 
 impl Protocol {

@@ -45,6 +45,7 @@ pub mod quake2;
 pub mod quake3;
 pub mod rcon;
 mod reader;
+pub mod rfactor;
 pub mod samp;
 pub mod satisfactory;
 pub mod sdtd;

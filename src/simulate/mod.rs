@@ -38,6 +38,7 @@ pub mod quake1;
 pub mod quake2;
 pub mod quake3;
 pub mod rcon;
+pub mod rfactor;
 pub mod samp;
 pub mod satisfactory;
 pub mod sdtd;
@@ -253,6 +254,11 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(teamspeak2::spawn_demo(w)),
             &[][..],
         ),
+        Protocol::Rfactor => (
+            |w| Box::pin(rfactor::spawn(w, Default::default())),
+            |w| Box::pin(rfactor::spawn_demo(w)),
+            &[][..],
+        ),
     };
     let password = match protocol {
         Protocol::Factorio => Some(factorio::PASSWORD),
@@ -307,6 +313,7 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         Protocol::Openttd => openttd::hostile,
         Protocol::Armagetron => armagetron::hostile,
         Protocol::Teamspeak2 => teamspeak2::hostile,
+        Protocol::Rfactor => rfactor::hostile,
     }
 }
 
