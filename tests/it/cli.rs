@@ -188,6 +188,8 @@ const NO_PLAYER_LIST: &[Protocol] = &[
     Protocol::Satisfactory,
     // OpenTTD 12+ sends no client names.
     Protocol::Openttd,
+    // rFactor's query carries counts only.
+    Protocol::Rfactor,
 ];
 
 /// Protocols whose reply carries no counts (Satisfactory's Lightweight Query).

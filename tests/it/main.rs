@@ -68,3 +68,4 @@ mod unreal2;
 mod web;
 mod webrcon_health;
 mod teamspeak2;
+mod rfactor;
