@@ -143,6 +143,8 @@ protocols! {
     Teamspeak2 => teamspeak2::spec;
     /// rFactor query (`rF_S`: rFactor, Arca Sim Racing '08), UDP.
     Rfactor => rfactor::spec;
+    /// Frontlines: Fuel of War's info query (`FLSQ`, A2S framing), UDP.
+    Ffow => ffow::spec;
 }
 
 impl Protocol {

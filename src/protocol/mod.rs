@@ -26,6 +26,7 @@ mod error;
 pub mod exchange;
 pub mod factorio;
 pub mod farmingsimulator;
+pub mod ffow;
 pub mod fivem;
 pub mod gamespy1;
 pub mod gamespy2;

@@ -21,6 +21,7 @@ pub mod eco;
 pub mod eldewrito;
 pub mod factorio;
 pub mod farmingsimulator;
+pub mod ffow;
 pub mod fivem;
 pub mod gamespy1;
 pub mod gamespy2;
@@ -259,6 +260,11 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(rfactor::spawn_demo(w)),
             &[][..],
         ),
+        Protocol::Ffow => (
+            |w| Box::pin(ffow::spawn(w, Default::default())),
+            |w| Box::pin(ffow::spawn_demo(w)),
+            &[][..],
+        ),
     };
     let password = match protocol {
         Protocol::Factorio => Some(factorio::PASSWORD),
@@ -314,6 +320,7 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         Protocol::Armagetron => armagetron::hostile,
         Protocol::Teamspeak2 => teamspeak2::hostile,
         Protocol::Rfactor => rfactor::hostile,
+        Protocol::Ffow => ffow::hostile,
     }
 }
 
