@@ -24,6 +24,7 @@ use gameserver_exporter::protocol::minecraft::query_exchange::{McQuery, Memory};
 use gameserver_exporter::protocol::minecraft::slp_exchange::Slp;
 use gameserver_exporter::protocol::quake3::{self, Want};
 use gameserver_exporter::protocol::{armagetron, hexen2, openttd, quake1, quake2, rfactor};
+use gameserver_exporter::protocol::ffow;
 use gameserver_exporter::protocol::samp::{exchange::Samp, Header};
 use gameserver_exporter::protocol::teamspeak2::exchange::Ts2;
 use gameserver_exporter::protocol::teamspeak3::exchange::{Login, Ts3};
@@ -153,7 +154,7 @@ fuzz_target!(|data: &[u8]| {
                 return;
             };
             let secret = remembered.then(|| Secret::new("fuzz-secret"));
-            match ext % 17 {
+            match ext % 18 {
                 0 => run(
                     terraria::exchange::new(params, secret, deadline),
                     start,
@@ -223,6 +224,7 @@ fuzz_target!(|data: &[u8]| {
                 14 => run(armagetron::exchange::Armagetron::new(&params, deadline), start, script),
                 15 => run(Ts2::new(params, 8767, deadline), start, script),
                 16 => run(rfactor::exchange::new(&params, deadline), start, script),
+                17 => run(ffow::exchange::new(&params, deadline), start, script),
                 5 => {
                     // Sequence numbers from 1, so the fuzzer can learn to answer them.
                     let x = battlefield::exchange::Battlefield::new(params, 1, deadline);

@@ -191,6 +191,7 @@ pub static GAMES: &[Game] = &[
     game("formulaone2002", &["f12002"], "Formula One 2002", Gamespy1, 3297, 3297, N, G, ""),
     game("fortressforever", &[], "Fortress Forever", A2s, 27015, 27015, N, G, ""),
     game("foundry", &[], "FOUNDRY", A2s, 27015, 27015, N, G, ""),
+    game("ffow", &[], "Frontlines: Fuel of War", Ffow, 5476, 5478, N, G, "Its own FLSQ info query on the game port + 2 (5478): name, map, counts, version, password; no player list (gamedig and qstat read its player reply with different layouts)"),
     game("garrysmod", &[], "Garry's Mod", A2s, 27015, 27015, N, GL, ""),
     game("gck", &["giantscitizenkabuto"], "Giants: Citizen Kabuto", Gamespy1, 8911, 8911, N, G, ""),
     game("globaloperations", &[], "Global Operations", Gamespy1, 28672, 28672, N, G, ""),

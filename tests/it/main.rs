@@ -69,3 +69,4 @@ mod web;
 mod webrcon_health;
 mod teamspeak2;
 mod rfactor;
+mod ffow;
