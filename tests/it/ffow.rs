@@ -79,9 +79,10 @@ async fn probe_module_ffow() {
     let config = "[exporter]\ninterval = \"24h\"\ntimeout = \"2s\"\nprobe_allowed_networks = [\"127.0.0.0/8\"]\n";
     let d = start(config, std::sync::Arc::new(QueryProber)).await;
     let a = sim.addr;
-    let r = crate::support::http::plain(d.addr, "GET", &format!("/probe?module=ffow&target={a}"), "")
-        .await
-        .expect("an HTTP reply");
+    let r =
+        crate::support::http::plain(d.addr, "GET", &format!("/probe?module=ffow&target={a}"), "")
+            .await
+            .expect("an HTTP reply");
     let body = r.text();
     assert_eq!(r.status, 200, "{body}");
     for line in [

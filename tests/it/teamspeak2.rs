@@ -64,7 +64,10 @@ async fn si_and_pl() {
         .collect();
     assert_eq!(
         got,
-        [("Alice A", Some(20), Some(120.0)), ("bob", Some(25), Some(9.0))]
+        [
+            ("Alice A", Some(20), Some(120.0)),
+            ("bob", Some(25), Some(9.0))
+        ]
     );
 }
 

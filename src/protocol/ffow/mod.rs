@@ -96,7 +96,14 @@ pub fn decode(datagram: &[u8]) -> Result<Info, DecodeError> {
 /// Writes an info reply (server side): the inverse of [`decode`].
 pub fn encode(i: &Info, out: &mut Vec<u8>) {
     out.extend_from_slice(&[0xFF, 0xFF, 0xFF, 0xFF, INFO_REPLY, i.protocol]);
-    for s in [&i.name, &i.map, &i.game_mod, &i.mode, &i.description, &i.version] {
+    for s in [
+        &i.name,
+        &i.map,
+        &i.game_mod,
+        &i.mode,
+        &i.description,
+        &i.version,
+    ] {
         out.extend_from_slice(s.as_bytes());
         out.push(0);
     }

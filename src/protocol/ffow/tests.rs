@@ -46,7 +46,10 @@ fn fields_in_order() {
     assert_eq!((i.players, i.max), (12, 50));
     assert_eq!((i.dedicated, i.os), (b'd', b'w'));
     assert!(i.password && !i.anticheat);
-    assert_eq!((i.frame_time, i.round, i.rounds, i.seconds_left), (30, 2, 3, 300));
+    assert_eq!(
+        (i.frame_time, i.round, i.rounds, i.seconds_left),
+        (30, 2, 3, 300)
+    );
     let s = to_status(&i, Duration::from_millis(1), true);
     assert_eq!((s.online, s.max), (12, 50));
     assert_eq!(s.name, "Frontline Ops");

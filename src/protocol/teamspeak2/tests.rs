@@ -71,7 +71,10 @@ fn round_trip() {
     encode_player(5, 42, 600, "Carol", &mut out);
     let players = decode_players(&lines(&out));
     assert_eq!(players[0].name, "Carol");
-    assert_eq!((players[0].ping, players[0].duration), (Some(42), Some(600.0)));
+    assert_eq!(
+        (players[0].ping, players[0].duration),
+        (Some(42), Some(600.0))
+    );
     let mut out = Vec::new();
     encode_info(&[("server_name".into(), "x".into())], &mut out);
     assert_eq!(out, b"server_name=x\r\nOK\r\n");
@@ -84,7 +87,9 @@ fn round_trip() {
 /// shorter than the header leaves the missing cells out.
 #[test]
 fn odd_replies() {
-    let info = decode_info(&lines(b"server_currentusers=-3\nserver_maxusers=99999999999\n"));
+    let info = decode_info(&lines(
+        b"server_currentusers=-3\nserver_maxusers=99999999999\n",
+    ));
     let s = to_status(&info, None, Duration::ZERO, false);
     assert_eq!((s.online, s.max), (0, u32::MAX));
     let p = decode_players(&lines(b"p_id\tping\n1\n"));
