@@ -111,3 +111,85 @@ proptest! {
         let _ = decode_end(&bytes);
     }
 }
+
+mod dialogue {
+    //! The exchange on a virtual clock (`protocol::exchange::replay`): whole answers, answers
+    //! one byte per read, the line cap, an `ERROR` to `sel` and to `pl`.
+
+    use std::time::{Duration, Instant};
+
+    use crate::protocol::exchange::replay::replay;
+    use crate::protocol::exchange::{Error, Params};
+    use crate::protocol::teamspeak2::exchange::Ts2;
+    use crate::status::{Reason, Status};
+
+    const SI: &[u8] = b"server_name=Room\r\nserver_maxusers=8\r\nserver_currentusers=1\r\nOK\r\n";
+    const PL: &[u8] = b"p_id\tping\tlogintime\tnick\r\n4\t33\t70\t\"carol\"\r\nOK\r\n";
+
+    /// Each chunk arrives as one read, or (`bytewise`) one byte per read.
+    fn run(chunks: &[&[u8]], players: bool, bytewise: bool) -> (Result<Status, Error>, usize) {
+        let mut script = Vec::new();
+        for c in chunks {
+            let pieces: Vec<&[u8]> = if bytewise {
+                c.chunks(1).collect()
+            } else {
+                c.chunks(255).collect()
+            };
+            for p in pieces {
+                script.push(1);
+                script.push(p.len() as u8);
+                script.extend_from_slice(p);
+            }
+        }
+        let start = Instant::now();
+        let deadline = start + Duration::from_secs(5);
+        let params = Params {
+            players,
+            ..Params::default()
+        };
+        let mut x = Ts2::new(params, 8767, deadline);
+        let r = replay(&mut x, start, deadline, &script);
+        (r.result.unwrap(), r.sent)
+    }
+
+    #[test]
+    fn whole_and_bytewise() {
+        for bytewise in [false, true] {
+            let (s, sent) = run(&[b"[TS]\r\n", b"OK\r\n", SI, PL], true, bytewise);
+            let s = s.unwrap();
+            assert_eq!((s.online, s.max, s.name.as_str()), (1, 8, "Room"));
+            let p = &s.players.unwrap()[0];
+            assert_eq!(
+                (p.name.as_str(), p.ping, p.duration),
+                ("carol", Some(33), Some(70.0))
+            );
+            assert_eq!(sent, 3, "sel, si, pl");
+        }
+        let (s, sent) = run(&[b"[TS]\r\n", b"OK\r\n", SI], false, false);
+        assert_eq!(s.unwrap().players, None);
+        assert_eq!(sent, 2, "no pl without players");
+    }
+
+    #[test]
+    fn errors() {
+        let (r, _) = run(&[b"[TS]\r\n", b"ERROR, invalid id\r\n"], false, false);
+        assert_eq!(r.unwrap_err().reason(), Reason::Malformed);
+        let (r, _) = run(&[b"SSH-2.0-x\r\n"], false, false);
+        assert_eq!(r.unwrap_err().reason(), Reason::Malformed);
+        let (r, _) = run(&[b"[TS]\r\n", b"OK\r\n", SI, b"ERROR, no\r\n"], true, false);
+        let s = r.unwrap();
+        assert_eq!(s.players, None);
+        assert!(s.extras.contains_key("players_error"));
+        // 1025 data lines: past the line cap before any OK.
+        let many = b"k=v\r\n".repeat(super::MAX_LINES + 1);
+        let (r, _) = run(&[b"[TS]\r\n", b"OK\r\n", &many], false, false);
+        assert_eq!(r.unwrap_err().reason(), Reason::TooLarge);
+        // A reply whose OK never comes: the deadline.
+        let (r, _) = run(
+            &[b"[TS]\r\n", b"OK\r\n", b"server_name=x\r\n"],
+            false,
+            false,
+        );
+        assert_eq!(r.unwrap_err().reason(), Reason::Timeout);
+    }
+}
