@@ -145,6 +145,12 @@ protocols! {
     Vcmp => vcmp::spec;
     /// CS2D's server info query (with the player list), UDP.
     Cs2d => cs2d::spec;
+    /// TeamSpeak 2 query (`sel`, `si`, `pl`), TCP.
+    Teamspeak2 => teamspeak2::spec;
+    /// rFactor query (`rF_S`: rFactor, Arca Sim Racing '08), UDP.
+    Rfactor => rfactor::spec;
+    /// Frontlines: Fuel of War's info query (`FLSQ`, A2S framing), UDP.
+    Ffow => ffow::spec;
 }
 
 impl Protocol {
@@ -355,8 +361,9 @@ pub struct Target {
     /// HTTP protocols: TLS and how the certificate is checked ([`Tls::default_for`] the
     /// protocol's [`HttpScheme`] unless configured).
     pub tls: TlsMode,
-    /// TeamSpeak 3: the virtual server to select (`use port=`), by its voice port
-    /// (`voice_port = N`; the config refuses it elsewhere); `None`: the default 9987.
+    /// TeamSpeak 3 and 2: the virtual server to select (`use port=`, `sel`), by its voice
+    /// port (`voice_port = N`; the config refuses it elsewhere); `None`: the protocol's
+    /// default (9987, 8767).
     pub voice_port: Option<std::num::NonZeroU16>,
     /// The capacity to publish when the server reports none (`max_players = N`: ARK:
     /// Survival Ascended and Factorio say nothing of theirs over RCON); a reported capacity

@@ -255,6 +255,28 @@ max_split_packets = 9
         );
     }
 
+    /// `voice_port` selects a TeamSpeak 3 or 2 virtual server; any other protocol refuses it.
+    #[test]
+    fn voice_port_on_teamspeak_only() {
+        for protocol in ["teamspeak3", "teamspeak2"] {
+            let c = parse(
+                "x",
+                &format!("{T}voice_port = 8800\n").replace("a2s", protocol),
+            )
+            .unwrap();
+            assert_eq!(
+                c.targets[0].voice_port.map(|p| p.get()),
+                Some(8800),
+                "{protocol}"
+            );
+        }
+        let e = err(&format!("{T}voice_port = 8800\n").replace("a2s", "rfactor"));
+        assert!(
+            e.contains("only teamspeak3 and teamspeak2 targets select a virtual server"),
+            "{e}"
+        );
+    }
+
     /// `players` and `rules`: off by default, on with the default cap, a cap of its own,
     /// the rule names in config order.
     #[test]

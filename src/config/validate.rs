@@ -671,19 +671,19 @@ fn tls(
     })
 }
 
-/// `voice_port = N`: a port number, on a `teamspeak3` target (the virtual server `use port=`
-/// selects).
+/// `voice_port = N`: a port number, on a `teamspeak3` or `teamspeak2` target (the virtual
+/// server `use port=` / `sel` selects).
 fn voice_port(
     ctx: &Ctx,
     v: &Spanned<i64>,
     protocol: Protocol,
     key: &str,
 ) -> Result<std::num::NonZeroU16, ConfigError> {
-    if protocol != Protocol::Teamspeak3 {
+    if !matches!(protocol, Protocol::Teamspeak3 | Protocol::Teamspeak2) {
         return Err(ctx.err(
             v.span(),
             key,
-            format!("only teamspeak3 targets select a virtual server by voice port; this one is {protocol}"),
+            format!("only teamspeak3 and teamspeak2 targets select a virtual server by voice port; this one is {protocol}"),
         ));
     }
     u16::try_from(*v.get_ref())

@@ -22,6 +22,7 @@ pub mod eco;
 pub mod eldewrito;
 pub mod factorio;
 pub mod farmingsimulator;
+pub mod ffow;
 pub mod fivem;
 pub mod gamespy1;
 pub mod gamespy2;
@@ -40,10 +41,12 @@ pub mod quake1;
 pub mod quake2;
 pub mod quake3;
 pub mod rcon;
+pub mod rfactor;
 pub mod samp;
 pub mod satisfactory;
 pub mod sdtd;
 pub mod tcp;
+pub mod teamspeak2;
 pub mod teamspeak3;
 pub mod teeworlds;
 pub mod terraria;
@@ -267,6 +270,21 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(cs2d::spawn_demo(w)),
             &[][..],
         ),
+        Protocol::Teamspeak2 => (
+            |w| Box::pin(teamspeak2::spawn(w, Default::default())),
+            |w| Box::pin(teamspeak2::spawn_demo(w)),
+            &[][..],
+        ),
+        Protocol::Rfactor => (
+            |w| Box::pin(rfactor::spawn(w, Default::default())),
+            |w| Box::pin(rfactor::spawn_demo(w)),
+            &[][..],
+        ),
+        Protocol::Ffow => (
+            |w| Box::pin(ffow::spawn(w, Default::default())),
+            |w| Box::pin(ffow::spawn_demo(w)),
+            &[][..],
+        ),
     };
     let password = match protocol {
         Protocol::Factorio => Some(factorio::PASSWORD),
@@ -323,6 +341,9 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         Protocol::Jc2mp => jc2mp::hostile,
         Protocol::Vcmp => vcmp::hostile,
         Protocol::Cs2d => cs2d::hostile,
+        Protocol::Teamspeak2 => teamspeak2::hostile,
+        Protocol::Rfactor => rfactor::hostile,
+        Protocol::Ffow => ffow::hostile,
     }
 }
 

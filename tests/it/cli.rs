@@ -188,6 +188,10 @@ const NO_PLAYER_LIST: &[Protocol] = &[
     Protocol::Satisfactory,
     // OpenTTD 12+ sends no client names.
     Protocol::Openttd,
+    // rFactor's query carries counts only.
+    Protocol::Rfactor,
+    // Frontlines: its player reply is read two ways by two readers; we ask only for info.
+    Protocol::Ffow,
 ];
 
 /// Protocols whose reply carries no counts (Satisfactory's Lightweight Query).

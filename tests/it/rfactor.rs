@@ -1,0 +1,108 @@
+//! rFactor's query against the simulator on 127.0.0.1, through the exporter's own poll: the
+//! fields, AI as bots, every misbehaviour's reason, and `/probe?module=rfactor` and
+//! `module=asr08` (Arca Sim Racing '08's preset).
+
+use std::time::Duration;
+
+use gameserver_exporter::query::{poll, Request};
+use gameserver_exporter::simulate::rfactor::{spawn, Misbehaviour, RfactorConfig};
+use gameserver_exporter::simulate::{SimServer, World, WorldState};
+use gameserver_exporter::status::Reason;
+use gameserver_exporter::target::{Address, Protocol};
+use serde_json::json;
+
+fn world() -> World {
+    World::new(WorldState {
+        name: "Club Night".into(),
+        map: "Mills Metropark".into(),
+        version: "1255".into(),
+        max: 20,
+        bots: 3,
+        password: true,
+        players: vec![("alice".into(), 0, 0.0), ("bob".into(), 0, 0.0)],
+        ..WorldState::default()
+    })
+}
+
+fn request(server: &SimServer) -> Request {
+    let mut req = Request::new(
+        Protocol::Rfactor,
+        Address::parse(&server.addr.to_string()).unwrap(),
+    );
+    req.timeout = Duration::from_secs(2);
+    req
+}
+
+async fn server(misbehaviour: Misbehaviour) -> SimServer {
+    let config = RfactorConfig {
+        misbehaviour,
+        ..RfactorConfig::default()
+    };
+    spawn(world(), config).await.unwrap()
+}
+
+#[tokio::test]
+async fn fields() {
+    let s = server(Misbehaviour::None).await;
+    let mut req = request(&s);
+    req.detail = true;
+    req.players = true;
+    let st = poll(&req).await.unwrap();
+    assert_eq!(st.name, "Club Night");
+    assert_eq!(st.map.as_deref(), Some("Mills Metropark"));
+    assert_eq!((st.online, st.max, st.bots), (2, 20, Some(3)));
+    assert_eq!(st.version.as_deref(), Some("1255"));
+    assert_eq!(st.game.as_deref(), Some("rFactor"));
+    assert_eq!(st.password, Some(true));
+    assert_eq!(st.players, None);
+    assert_eq!(st.extras["vehicles"], json!("F1|GT"));
+    assert_eq!(st.extras["laps"], json!(10.0));
+}
+
+/// Every misbehaviour ends in its reason; an unterminated vehicles string still reads.
+#[tokio::test]
+async fn misbehaviours() {
+    let s = server(Misbehaviour::Unterminated).await;
+    assert_eq!(poll(&request(&s)).await.unwrap().online, 2);
+    for (m, reason) in [
+        (Misbehaviour::Short, Reason::Malformed),
+        (Misbehaviour::Oversized, Reason::TooLarge),
+        (Misbehaviour::Silence, Reason::Timeout),
+    ] {
+        let s = server(m).await;
+        let mut req = request(&s);
+        req.timeout = Duration::from_millis(600);
+        let e = poll(&req).await.unwrap_err();
+        assert_eq!(e.reason, reason, "{m:?}: {e:?}");
+    }
+}
+
+/// `/probe?module=rfactor` and `module=asr08` poll the simulator.
+#[tokio::test]
+async fn probe_modules() {
+    use crate::support::daemon::start;
+    use gameserver_exporter::scheduler::QueryProber;
+    let sim = server(Misbehaviour::None).await;
+    let config = "[exporter]\ninterval = \"24h\"\ntimeout = \"2s\"\nprobe_allowed_networks = [\"127.0.0.0/8\"]\n";
+    let d = start(config, std::sync::Arc::new(QueryProber)).await;
+    let a = sim.addr;
+    for module in ["rfactor", "asr08"] {
+        let r = crate::support::http::plain(
+            d.addr,
+            "GET",
+            &format!("/probe?module={module}&target={a}"),
+            "",
+        )
+        .await
+        .expect("an HTTP reply");
+        let body = r.text();
+        assert_eq!(r.status, 200, "{body}");
+        for line in [
+            format!("gameserver_up{{target=\"{a}\",protocol=\"rfactor\"}} 1\n"),
+            format!("gameserver_players_online{{target=\"{a}\",protocol=\"rfactor\"}} 2\n"),
+            format!("gameserver_players_max{{target=\"{a}\",protocol=\"rfactor\"}} 20\n"),
+        ] {
+            assert!(body.contains(&line), "{module}: {line} not in {body}");
+        }
+    }
+}
