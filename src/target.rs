@@ -139,6 +139,9 @@ protocols! {
     Openttd => openttd::spec;
     /// Armagetron Advanced server browser query (`big_request`), UDP.
     Armagetron => armagetron::spec;
+    /// Nadeo's XML-RPC remote control, GBXRemote 2 (Trackmania Forever, Trackmania 2,
+    /// Shootmania), TCP.
+    Nadeo => nadeo::spec;
 }
 
 impl Protocol {

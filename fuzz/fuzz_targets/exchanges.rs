@@ -23,7 +23,7 @@ use gameserver_exporter::protocol::http::then::Then;
 use gameserver_exporter::protocol::minecraft::query_exchange::{McQuery, Memory};
 use gameserver_exporter::protocol::minecraft::slp_exchange::Slp;
 use gameserver_exporter::protocol::quake3::{self, Want};
-use gameserver_exporter::protocol::{armagetron, hexen2, openttd, quake1, quake2};
+use gameserver_exporter::protocol::{armagetron, hexen2, nadeo, openttd, quake1, quake2};
 use gameserver_exporter::protocol::samp::{exchange::Samp, Header};
 use gameserver_exporter::protocol::teamspeak3::exchange::{Login, Ts3};
 use gameserver_exporter::protocol::teeworlds::exchange::Teeworlds;
@@ -152,7 +152,7 @@ fuzz_target!(|data: &[u8]| {
                 return;
             };
             let secret = remembered.then(|| Secret::new("fuzz-secret"));
-            match ext % 15 {
+            match ext % 16 {
                 0 => run(
                     terraria::exchange::new(params, secret, deadline),
                     start,
@@ -220,6 +220,15 @@ fuzz_target!(|data: &[u8]| {
                 ),
                 13 => run(openttd::exchange::Openttd::new(params, deadline), start, script),
                 14 => run(armagetron::exchange::Armagetron::new(&params, deadline), start, script),
+                15 => {
+                    // Handles from 0x8000_0001, as gbxremote's, so the fuzzer can learn them.
+                    let login = secret.map(|password| nadeo::exchange::Login {
+                        user: "User".into(),
+                        password,
+                    });
+                    let x = nadeo::exchange::Nadeo::new(params, login, 1, deadline);
+                    run(x, start, script)
+                }
                 5 => {
                     // Sequence numbers from 1, so the fuzzer can learn to answer them.
                     let x = battlefield::exchange::Battlefield::new(params, 1, deadline);

@@ -390,4 +390,7 @@ pub static GAMES: &[Game] = &[
     game("xpandrally", &[], "Xpand Rally", Ase, 28015, 28138, N, G, "ASE on game port + 123"),
     game("zombiemaster", &[], "Zombie Master", A2s, 27015, 27015, N, G, ""),
     game("zps", &[], "Zombie Panic! Source", A2s, 27015, 27015, N, GL, ""),
+    game("shootmania", &[], "Shootmania", Nadeo, 2350, 5000, N, G, "XML-RPC (GBXRemote 2) on the dedicated config's xmlrpc_port, TCP; username + password_file where the server wants Authenticate"),
+    game("trackmania2", &["tm2"], "Trackmania 2", Nadeo, 2350, 5000, N, G, "XML-RPC (GBXRemote 2) on the dedicated config's xmlrpc_port, TCP; username + password_file where the server wants Authenticate"),
+    game("trackmaniaforever", &["tmf"], "Trackmania Forever", Nadeo, 2350, 5000, N, G, "XML-RPC (GBXRemote 2) on the dedicated config's xmlrpc_port, TCP; the map is a challenge (GetCurrentChallengeInfo)"),
 ];

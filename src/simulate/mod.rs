@@ -32,6 +32,7 @@ pub mod json_page;
 pub mod mcquery;
 pub mod minecraft;
 pub mod mumble;
+pub mod nadeo;
 pub mod openttd;
 pub mod palworld;
 pub mod quake1;
@@ -247,10 +248,16 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(armagetron::spawn_demo(w)),
             &["options", "url"][..],
         ),
+        Protocol::Nadeo => (
+            |w| Box::pin(nadeo::spawn(w, Default::default())),
+            |w| Box::pin(nadeo::spawn_demo(w)),
+            &["title_id", "environment"][..],
+        ),
     };
     let password = match protocol {
         Protocol::Factorio => Some(factorio::PASSWORD),
         Protocol::Arkrcon => Some(arkrcon::PASSWORD),
+        Protocol::Nadeo => Some(nadeo::PASSWORD),
         _ => None,
     };
     Simulator {
@@ -300,6 +307,7 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         Protocol::Eldewrito => eldewrito::hostile,
         Protocol::Openttd => openttd::hostile,
         Protocol::Armagetron => armagetron::hostile,
+        Protocol::Nadeo => nadeo::hostile,
     }
 }
 
