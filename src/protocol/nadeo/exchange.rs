@@ -399,7 +399,12 @@ impl Exchange for Nadeo {
                 State::Next => match self.todo.pop() {
                     Some(c) => {
                         self.calling = c;
+                        // Bit 31 set, and above 2^31 itself: gbxremote (gamedig's client)
+                        // reads a reply of handle 2^31 as a callback, so servers never see it.
                         self.handle = self.handle.wrapping_add(1) | CALL_BIT;
+                        if self.handle == CALL_BIT {
+                            self.handle += 1;
+                        }
                         self.foreign = 0;
                         self.write_call(c, out);
                         let until = if c.required() {
