@@ -252,10 +252,14 @@ impl Nadeo {
                     .get("CurrentValue")
                     .and_then(Value::as_i64)
                     .ok_or(DecodeError::Invalid("GetMaxPlayers CurrentValue"))?;
-                found.max =
-                    Some(u32::try_from(max).map_err(|_| {
-                        DecodeError::Invalid("GetMaxPlayers CurrentValue (negative)")
-                    })?);
+                // Negative, or more than any real server holds: never published.
+                let max = u32::try_from(max)
+                    .ok()
+                    .filter(|&m| m <= crate::status::MAX_PLAUSIBLE_COUNT)
+                    .ok_or(DecodeError::Invalid(
+                        "GetMaxPlayers CurrentValue (not a count a real server reports)",
+                    ))?;
+                found.max = Some(max);
             }
             Call::Version => {
                 let text = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
