@@ -435,8 +435,7 @@ impl Exchange for Nadeo {
                         0 => Error::Net(LinkError::Timeout),
                         count => Error::Unanswered { count },
                     };
-                    // A late answer would be read as the next call's: ask nothing more.
-                    self.todo.clear();
+                    // A late answer carries this call's handle: the next call skips it.
                     self.call_failed(e);
                 }
                 State::Waiting(until) => return Step::Wait(until),

@@ -408,3 +408,69 @@ fn exchange_times_out() {
         Step::Failed(Error::Net(_))
     ));
 }
+
+/// A replay record: `bytes` arriving at once (op 1, at most 255 bytes).
+fn arrive(bytes: &[u8], script: &mut Vec<u8>) {
+    for piece in bytes.chunks(255) {
+        script.push(1);
+        script.push(piece.len() as u8);
+        script.extend_from_slice(piece);
+    }
+}
+
+/// The handshake and a good `GetServerName` answer to handle 0x8000_0001, so that arbitrary
+/// input reaches the later calls.
+fn good_start() -> Vec<u8> {
+    let mut script = Vec::new();
+    let mut hs = Vec::new();
+    encode_handshake(HANDSHAKE, &mut hs);
+    arrive(&hs, &mut script);
+    let mut xml = Vec::new();
+    encode_response(&Value::Str("x".into()), &mut xml);
+    let mut frame = Vec::new();
+    encode_frame(0x8000_0001, &xml, &mut frame);
+    arrive(&frame, &mut script);
+    script
+}
+
+#[test]
+fn replay_reaches_the_end() {
+    use crate::protocol::exchange::replay::replay;
+    let t0 = Instant::now();
+    let deadline = t0 + Duration::from_secs(5);
+    let mut script = good_start();
+    let mut xml = Vec::new();
+    encode_response(&Value::Array(Vec::new()), &mut xml);
+    let mut frame = Vec::new();
+    encode_frame(0x8000_0002, &xml, &mut frame);
+    arrive(&frame, &mut script);
+    let mut x = Nadeo::new(params(), None, 1, deadline);
+    let r = replay(&mut x, t0, deadline, &script);
+    // The best-effort calls go unanswered: up, with name and an empty list, by the deadline.
+    let st = r.result.unwrap().unwrap();
+    assert_eq!((st.name.as_str(), st.online), ("x", 0));
+    assert!(r.ended <= deadline);
+    assert_eq!(r.sent, 5);
+}
+
+proptest::proptest! {
+    /// Any input sequence, from the start or after a good beginning: the exchange finishes by
+    /// its deadline, never stuck, never panicking.
+    #[test]
+    fn replay_arbitrary(
+        tail in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..400),
+        from_start in proptest::prelude::any::<bool>(),
+        login in proptest::prelude::any::<bool>(),
+    ) {
+        use crate::protocol::exchange::replay::replay;
+        let t0 = Instant::now();
+        let deadline = t0 + Duration::from_secs(5);
+        let mut script = if from_start { Vec::new() } else { good_start() };
+        script.extend_from_slice(&tail);
+        let login = login.then(|| Login { user: "User".into(), password: Secret::new("pw") });
+        let mut x = Nadeo::new(params(), login, 1, deadline);
+        let r = replay(&mut x, t0, deadline, &script);
+        proptest::prop_assert!(!r.stuck());
+        proptest::prop_assert!(r.ended <= deadline + Duration::from_millis(1));
+    }
+}
