@@ -220,6 +220,12 @@ impl Nadeo {
             return;
         }
         let value = match xmlrpc::decode_response(&f.xml) {
+            // Some servers answer a wrong login `false` rather than with a fault.
+            Ok(Reply::Value(v)) if self.calling == Call::Authenticate && v != Value::Bool(true) => {
+                return self.call_failed(Error::AuthRefused {
+                    what: "GBXRemote login (Authenticate)",
+                });
+            }
             Ok(Reply::Value(v)) => v,
             Ok(Reply::Fault(fault)) => return self.fault(fault),
             Err(e) => return self.call_failed(Error::from(e)),
@@ -234,11 +240,8 @@ impl Nadeo {
     fn answer(&mut self, v: Value, rtt: Duration) -> Result<(), DecodeError> {
         let found = &mut self.found;
         match self.calling {
-            Call::Authenticate => {
-                if v != Value::Bool(true) {
-                    return Err(DecodeError::Invalid("Authenticate answer (not true)"));
-                }
-            }
+            // Only `true` gets here (see `frame`).
+            Call::Authenticate => {}
             Call::ServerName => {
                 let name = v
                     .as_str()

@@ -369,6 +369,17 @@ fn exchange_faults_are_typed() {
     let e = e.unwrap_err();
     assert_eq!(e.reason(), Reason::AuthRefused);
     assert!(!e.to_string().contains("pw"), "{e}");
+    let refuse_false = |m: &str| match m {
+        "Authenticate" => Ok(Value::Bool(false)),
+        m => tm2(m),
+    };
+    let login = Login {
+        user: "User".into(),
+        password: Secret::new("pw"),
+    };
+    let (e, sent) = run(Nadeo::new(params(), Some(login), 5, deadline), refuse_false);
+    assert_eq!(e.unwrap_err().reason(), Reason::AuthRefused);
+    assert_eq!(sent, ["Authenticate"]);
     let denied = |m: &str| match m {
         "GetServerName" => Err((-1000, "Permission denied.")),
         m => tm2(m),
