@@ -9,9 +9,12 @@
 //! `--api TOKEN`: Satisfactory also serves its HTTPS API (the demo's self-signed certificate,
 //! printed as `sha256 <hex>`) accepting `Authorization: Bearer TOKEN`.
 //! `--code CODE`: Farming Simulator's feed answers only with `?code=CODE`.
+//! `--login PASSWORD`: the Nadeo server wants `Authenticate("User", PASSWORD)` before any read.
 
 use gameserver_exporter::protocol::satisfactory::ServerState;
-use gameserver_exporter::simulate::{self, farmingsimulator, satisfactory, World, WorldState};
+use gameserver_exporter::simulate::{
+    self, farmingsimulator, nadeo, satisfactory, World, WorldState,
+};
 use gameserver_exporter::target::Protocol;
 
 #[tokio::main]
@@ -49,7 +52,17 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .iter()
         .position(|a| a == "--code")
         .and_then(|i| args.get(i + 1));
-    let server = if let (Protocol::Farmingsimulator, Some(code)) = (protocol, code) {
+    let login = args
+        .iter()
+        .position(|a| a == "--login")
+        .and_then(|i| args.get(i + 1));
+    let server = if let (Protocol::Nadeo, Some(password)) = (protocol, login) {
+        let config = nadeo::NadeoConfig {
+            login: Some(("User".into(), password.clone())),
+            ..Default::default()
+        };
+        nadeo::spawn(world, config).await?
+    } else if let (Protocol::Farmingsimulator, Some(code)) = (protocol, code) {
         let config = farmingsimulator::FarmingSimulatorConfig {
             code: Some(code.clone()),
             ..Default::default()

@@ -151,6 +151,9 @@ protocols! {
     Rfactor => rfactor::spec;
     /// Frontlines: Fuel of War's info query (`FLSQ`, A2S framing), UDP.
     Ffow => ffow::spec;
+    /// Nadeo's XML-RPC remote control, GBXRemote 2 (Trackmania Forever, Trackmania 2,
+    /// Shootmania), TCP.
+    Nadeo => nadeo::spec;
 }
 
 impl Protocol {

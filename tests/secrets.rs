@@ -90,6 +90,11 @@ fn targets(protocol: Protocol, addr: SocketAddr, pw: &Path, rcon_port: u16) -> O
         Protocol::Farmingsimulator => ("farm", format!("code_file = \"{pw}\"\nplayers = true")),
         // ARK: Survival Ascended's RCON login goes out (and is refused, as Factorio's).
         Protocol::Arkrcon => ("asa", format!("password_file = \"{pw}\"\nplayers = true")),
+        // GBXRemote's Authenticate carries the password (the default simulator takes any).
+        Protocol::Nadeo => (
+            "tm2",
+            format!("username = \"User\"\npassword_file = \"{pw}\"\nplayers = true"),
+        ),
         _ => return None,
     };
     Some(format!(
@@ -411,14 +416,21 @@ fn dumped_bytes(transcript: &str) -> Vec<u8> {
     out
 }
 
-/// Every form a secret may be echoed in: raw, URL-encoded, base64 (alone and as Basic
-/// `user:secret`) and hex.
+/// Every form a secret may be echoed in: raw, URL-encoded, XML-escaped, base64 (alone and as
+/// Basic `user:secret`) and hex.
 fn forms_of(secret: &str) -> Vec<String> {
     use base64::Engine;
     let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
     let mut forms = simulate::hostile::Quoted::forms(secret);
     forms.push(b64(&format!("admin:{secret}")));
     forms.push(b64(&format!("serveradmin:{secret}")));
+    // XML-escaped, as a GBXRemote fault quotes it.
+    forms.push(
+        secret
+            .replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;"),
+    );
     forms
 }
 
@@ -436,6 +448,15 @@ async fn echoed_secret_is_masked_in_transcripts() {
     let ts3_echo = echo_server(false).await;
     let (rust, rust_console) = rust_echoing(ECHOED).await;
     let (sdtd, sdtd_console) = sdtd_echoing(ECHOED).await;
+    // A Trackmania server refusing the login with a fault quoting it (XML-escaped).
+    let nadeo_echo = {
+        use gameserver_exporter::simulate::nadeo::{self, Misbehaviour, NadeoConfig};
+        let config = NadeoConfig {
+            misbehaviour: Misbehaviour::EchoPassword,
+            ..nadeo::config_with_login()
+        };
+        nadeo::spawn(World::default(), config).await.unwrap()
+    };
     // The timeout outlasts TeamSpeak's 2 s gap between polls of one server: the daemon's own
     // first poll of it may have just ended when the probe asks. Rust's target polls every 5 s:
     // the other surfaces below wait for the daemon's own poll of it, and a first poll may
@@ -446,14 +467,16 @@ async fn echoed_secret_is_masked_in_transcripts() {
          [[target]]\nname = \"pal\"\nprotocol = \"palworld\"\naddress = \"{http_echo}\"\npassword_file = \"{pw}\"\n\
          [[target]]\nname = \"ts3\"\nprotocol = \"teamspeak3\"\naddress = \"{ts3_echo}\"\nusername = \"serveradmin\"\npassword_file = \"{pw}\"\n\
          [[target]]\nname = \"rust\"\ngame = \"rust\"\naddress = \"{}\"\ninterval = \"5s\"\ntimeout = \"4s\"\nrcon = {{ port = {}, password_file = \"{pw}\" }}\n\
-         [[target]]\nname = \"sdtd\"\ngame = \"sdtd\"\naddress = \"{}\"\ninterval = \"5s\"\ntimeout = \"4s\"\nrcon = {{ port = {}, password_file = \"{pw}\" }}\n",
+         [[target]]\nname = \"sdtd\"\ngame = \"sdtd\"\naddress = \"{}\"\ninterval = \"5s\"\ntimeout = \"4s\"\nrcon = {{ port = {}, password_file = \"{pw}\" }}\n\
+         [[target]]\nname = \"tm2\"\ngame = \"trackmania2\"\naddress = \"{}\"\nusername = \"User\"\npassword_file = \"{pw}\"\n",
         rust.addr,
         rust_console.addr.port(),
         sdtd.addr,
         sdtd_console.addr.port(),
+        nadeo_echo.addr,
     );
     let d = harness::start(&text, Arc::new(QueryProber)).await;
-    for name in ["tshock", "pal", "ts3", "rust", "sdtd"] {
+    for name in ["tshock", "pal", "ts3", "rust", "sdtd", "tm2"] {
         let path = format!("/probe?target={name}&debug=true");
         let body = http::plain(d.addr, "GET", &path, "")
             .await
@@ -468,6 +491,17 @@ async fn echoed_secret_is_masked_in_transcripts() {
         let dumped = dumped_bytes(&body);
         assert!(!dumped.is_empty(), "{name}: no dump:\n{body}");
         let dumped = String::from_utf8_lossy(&dumped);
+        if name == "tm2" {
+            // The login went out redacted, and the fault quoting it came back (masked).
+            assert!(
+                body.contains("Authenticate") && body.contains("redacted"),
+                "{body}"
+            );
+            assert!(
+                dumped.contains("password incorrect: User / "),
+                "no echo:\n{dumped}"
+            );
+        }
         for form in forms_of(ECHOED) {
             assert!(
                 !body.contains(&form),
@@ -504,6 +538,6 @@ async fn echoed_secret_is_masked_in_transcripts() {
         }
     }
     d.stop().await;
-    drop((rust, rust_console, sdtd, sdtd_console));
+    drop((rust, rust_console, sdtd, sdtd_console, nadeo_echo));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -23,7 +23,9 @@ use gameserver_exporter::protocol::http::then::Then;
 use gameserver_exporter::protocol::minecraft::query_exchange::{McQuery, Memory};
 use gameserver_exporter::protocol::minecraft::slp_exchange::Slp;
 use gameserver_exporter::protocol::quake3::{self, Want};
-use gameserver_exporter::protocol::{armagetron, cs2d, ffow, hexen2, openttd, quake1, quake2, rfactor};
+use gameserver_exporter::protocol::{
+    armagetron, cs2d, ffow, hexen2, nadeo, openttd, quake1, quake2, rfactor,
+};
 use gameserver_exporter::protocol::samp::{exchange::Samp, Header};
 use gameserver_exporter::protocol::teamspeak2::exchange::Ts2;
 use gameserver_exporter::protocol::teamspeak3::exchange::{Login, Ts3};
@@ -153,7 +155,7 @@ fuzz_target!(|data: &[u8]| {
                 return;
             };
             let secret = remembered.then(|| Secret::new("fuzz-secret"));
-            match ext % 21 {
+            match ext % 22 {
                 0 => run(
                     terraria::exchange::new(params, secret, deadline),
                     start,
@@ -251,6 +253,15 @@ fuzz_target!(|data: &[u8]| {
                 18 => run(Ts2::new(params, 8767, deadline), start, script),
                 19 => run(rfactor::exchange::new(&params, deadline), start, script),
                 20 => run(ffow::exchange::new(&params, deadline), start, script),
+                21 => {
+                    // Handles from 0x8000_0001, as gbxremote's, so the fuzzer can learn them.
+                    let login = secret.map(|password| nadeo::exchange::Login {
+                        user: "User".into(),
+                        password,
+                    });
+                    let x = nadeo::exchange::Nadeo::new(params, login, 1, deadline);
+                    run(x, start, script)
+                }
                 5 => {
                     // Sequence numbers from 1, so the fuzzer can learn to answer them.
                     let x = battlefield::exchange::Battlefield::new(params, 1, deadline);

@@ -40,6 +40,7 @@ pub mod limits;
 pub mod memory;
 pub mod minecraft;
 pub mod mumble;
+pub mod nadeo;
 pub mod openttd;
 pub mod palworld;
 pub mod proxy_header;

@@ -688,6 +688,7 @@ proptest! {
             let _ = drive(&mut Teeworlds::new(p, None, Tokens { six: 1, seven: 2, browse: 3 }, Duration::from_millis(500), ds), &mut Fake::<true>::new(script.clone()), d, Pacing::default(), None).await;
             let _ = drive(&mut Slp::new(p, "localhost", 25565, ds), &mut Fake::<false>::new(script.clone()), d, Pacing::default(), None).await;
             let secret = || Some(crate::secret::Secret::new("pw"));
+            let _ = drive(&mut crate::protocol::nadeo::exchange::Nadeo::new(p, None, 1, ds), &mut Fake::<false>::new(script.clone()), d, Pacing::default(), None).await;
             let _ = drive(&mut crate::protocol::factorio::exchange::new(p, secret(), 7, ds), &mut Fake::<false>::new(script), d, Pacing::default(), None).await;
             assert!(Instant::now() <= d + Duration::from_millis(1));
         });

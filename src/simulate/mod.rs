@@ -35,6 +35,7 @@ pub mod json_page;
 pub mod mcquery;
 pub mod minecraft;
 pub mod mumble;
+pub mod nadeo;
 pub mod openttd;
 pub mod palworld;
 pub mod quake1;
@@ -285,10 +286,16 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(ffow::spawn_demo(w)),
             &[][..],
         ),
+        Protocol::Nadeo => (
+            |w| Box::pin(nadeo::spawn(w, Default::default())),
+            |w| Box::pin(nadeo::spawn_demo(w)),
+            &["title_id", "environment"][..],
+        ),
     };
     let password = match protocol {
         Protocol::Factorio => Some(factorio::PASSWORD),
         Protocol::Arkrcon => Some(arkrcon::PASSWORD),
+        Protocol::Nadeo => Some(nadeo::PASSWORD),
         _ => None,
     };
     Simulator {
@@ -344,6 +351,7 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         Protocol::Teamspeak2 => teamspeak2::hostile,
         Protocol::Rfactor => rfactor::hostile,
         Protocol::Ffow => ffow::hostile,
+        Protocol::Nadeo => nadeo::hostile,
     }
 }
 

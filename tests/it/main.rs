@@ -46,6 +46,7 @@ mod mcquery;
 mod minecraft;
 mod minecraft_strict_handshake;
 mod mumble;
+mod nadeo;
 mod openttd;
 mod palworld;
 mod players;

@@ -3,7 +3,7 @@
 //! `token=` or its `Authorization` header. Every secret a target holds is masked out of the
 //! received bytes (same length, so a decoder's offsets still point at the right byte) and
 //! out of every line of text, in each form it may have travelled in: raw, URL-encoded,
-//! TeamSpeak-escaped, base64 (alone and as Basic `user:password`) and hex.
+//! TeamSpeak-escaped, XML-escaped, base64 (alone and as Basic `user:password`) and hex.
 
 use std::borrow::Cow;
 
@@ -128,6 +128,7 @@ fn forms(secret: &str, users: &[&str]) -> Vec<Vec<u8>> {
         percent(secret, false).to_ascii_lowercase().into_bytes(),
         percent(secret, true).into_bytes(),
         ts3_escaped(secret).into_bytes(),
+        xml_escaped(secret).into_bytes(),
         b64(secret).into_bytes(),
         hex(secret, false).into_bytes(),
         hex(secret, true).into_bytes(),
@@ -170,6 +171,21 @@ fn ts3_escaped(text: &str) -> String {
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
             '\x0b' => out.push_str("\\v"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// XML's escaping of element text, as an XML-RPC call (GBXRemote's `Authenticate`) carries the
+/// password and a fault quoting it sends it back.
+fn xml_escaped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
             c => out.push(c),
         }
     }

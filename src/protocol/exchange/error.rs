@@ -96,6 +96,10 @@ pub enum Error {
     /// misread reply (a length byte off by one, a negative that wrapped), never published.
     #[error("{field} {value} is not a count a real server reports (over {max})", max = crate::status::MAX_PLAUSIBLE_COUNT)]
     Implausible { field: &'static str, value: u64 },
+    /// An XML-RPC server (GBXRemote) answered a call with a fault. Its code only: the fault's
+    /// text may quote what the call carried.
+    #[error("{method} answered an XML-RPC fault (code {code})")]
+    Fault { method: &'static str, code: i64 },
 }
 
 fn http_status_hint(status: u16) -> &'static str {
@@ -142,6 +146,8 @@ impl Error {
             Error::HttpStatus { status: 429 | 503 } => Reason::Refused,
             Error::HttpStatus { .. } | Error::ContentType { .. } => Reason::Malformed,
             Error::Implausible { .. } => Reason::Malformed,
+            // The server answered, but not with what the call asks for.
+            Error::Fault { .. } => Reason::Malformed,
             Error::AuthRefused { .. } | Error::NoCredentials { .. } => Reason::AuthRefused,
         }
     }
