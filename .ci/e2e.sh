@@ -135,10 +135,10 @@ else
 fi
 closed_port=$(free_port) # free now, and nothing here binds it
 # Protocols whose servers answer only after a login (Factorio's and ARK: Survival Ascended's
-# RCON): the demo's own targets carry the simulators' passwords; the configs written below
+# RCON, the demo's Trackmania server's XML-RPC): the demo's own targets carry the simulators' passwords; the configs written below
 # carry none, and an ad-hoc /probe never carries credentials (docs/configuration.md), so
 # these stay out of the sharded config and are expected down (auth_refused) as ad-hoc probes.
-login_only=(factorio arkrcon)
+login_only=(factorio arkrcon nadeo)
 open_protos=()
 for p in "${protos[@]}"; do
     [[ " ${login_only[*]} " == *" $p "* ]] || open_protos+=("$p")

@@ -85,32 +85,3 @@ async fn misbehaviours_fail_with_their_reason() {
         assert_eq!(e.reason, reason, "{m:?}: {e:?}");
     }
 }
-
-/// `/probe?module=armagetronadvanced` (gamedig's id, a preset) polls the simulator.
-#[tokio::test]
-async fn probe_module_armagetronadvanced() {
-    use crate::support::daemon::start;
-    use gameserver_exporter::scheduler::QueryProber;
-    let sim = server(false, Misbehaviour::None).await;
-    let config = "[exporter]\ninterval = \"24h\"\ntimeout = \"2s\"\nprobe_allowed_networks = [\"127.0.0.0/8\"]\n";
-    let d = start(config, std::sync::Arc::new(QueryProber)).await;
-    let a = sim.addr;
-    let path = format!("/probe?module=armagetronadvanced&target={a}");
-    let r = crate::support::http::plain(d.addr, "GET", &path, "")
-        .await
-        .expect("an HTTP reply");
-    let body = r.text();
-    assert_eq!(r.status, 200, "{body}");
-    assert!(
-        body.contains(&format!(
-            "gameserver_up{{target=\"{a}\",protocol=\"armagetron\"}} 1\n"
-        )),
-        "{body}"
-    );
-    assert!(
-        body.contains(&format!(
-            "gameserver_players_online{{target=\"{a}\",protocol=\"armagetron\"}} 2\n"
-        )),
-        "{body}"
-    );
-}

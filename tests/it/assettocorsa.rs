@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::support::json_page::{catalogue_holds, every_preset_probes, world};
+use crate::support::json_page::{catalogue_holds, world};
 use gameserver_exporter::query::{self, Request};
 use gameserver_exporter::simulate::assettocorsa::{spawn, AcConfig};
 use gameserver_exporter::status::{Reason, Status};
@@ -46,9 +46,4 @@ async fn info_and_drivers() {
 #[tokio::test]
 async fn hostile_pages() {
     catalogue_holds(Protocol::Assettocorsa).await;
-}
-
-#[tokio::test]
-async fn probe_modules() {
-    assert_eq!(every_preset_probes(Protocol::Assettocorsa).await, 1);
 }

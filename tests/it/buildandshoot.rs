@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::support::json_page::{catalogue_holds, every_preset_probes, world};
+use crate::support::json_page::{catalogue_holds, world};
 use gameserver_exporter::query::{self, Request};
 use gameserver_exporter::simulate::buildandshoot::{spawn, BasConfig};
 use gameserver_exporter::target::{Address, Protocol};
@@ -36,9 +36,4 @@ async fn both_layouts() {
 #[tokio::test]
 async fn hostile_pages() {
     catalogue_holds(Protocol::Buildandshoot).await;
-}
-
-#[tokio::test]
-async fn probe_modules() {
-    assert_eq!(every_preset_probes(Protocol::Buildandshoot).await, 3);
 }

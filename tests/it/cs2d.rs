@@ -1,7 +1,6 @@
 //! CS2D against the simulator on 127.0.0.1 through the exporter's own poll: the status with
 //! bots and the player list, each misbehaviour ending in its reason, and `/probe?module=c2d`.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use gameserver_exporter::query::{poll, Request};
@@ -83,32 +82,4 @@ async fn misbehaviours() {
     ] {
         assert_eq!(status(m).await.unwrap_err(), want, "{m:?}");
     }
-}
-
-/// `/probe?module=c2d` (the preset) polls the simulator and publishes it up.
-#[tokio::test]
-async fn probe_the_preset() {
-    use crate::support::daemon::start;
-    use crate::support::http::plain;
-    use gameserver_exporter::scheduler::QueryProber;
-    let server = spawn(world(), Misbehaviour::None).await.unwrap();
-    let config = "[exporter]\ninterval = \"24h\"\ntimeout = \"2s\"\n\
-                  probe_allowed_networks = [\"127.0.0.0/8\"]\n";
-    let d = start(config, Arc::new(QueryProber)).await;
-    let a = server.addr;
-    let r = plain(d.addr, "GET", &format!("/probe?module=c2d&target={a}"), "")
-        .await
-        .unwrap();
-    assert_eq!(r.status, 200, "{}", r.text());
-    let body = r.text();
-    let line = |metric: &str| {
-        body.lines()
-            .find(|l| l.starts_with(metric) && l.contains(&format!("target=\"{a}\"")))
-            .map(str::to_string)
-            .unwrap_or_default()
-    };
-    assert!(line("gameserver_up{").ends_with(" 1"), "{body}");
-    assert!(line("gameserver_players_online{").ends_with(" 2"), "{body}");
-    assert!(line("gameserver_players_max{").ends_with(" 20"), "{body}");
-    d.stop().await;
 }

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::support::json_page::{catalogue_holds, every_preset_probes, world};
+use crate::support::json_page::{catalogue_holds, world};
 use gameserver_exporter::query::{self, Request};
 use gameserver_exporter::simulate::eco::{spawn, LEFT};
 use gameserver_exporter::simulate::json_page::Misbehaviour;
@@ -35,9 +35,4 @@ async fn frontpage() {
 #[tokio::test]
 async fn hostile_pages() {
     catalogue_holds(Protocol::Eco).await;
-}
-
-#[tokio::test]
-async fn probe_modules() {
-    assert_eq!(every_preset_probes(Protocol::Eco).await, 1);
 }

@@ -69,27 +69,3 @@ async fn misbehaviours() {
         assert_eq!(e.reason, reason, "{m:?}: {e:?}");
     }
 }
-
-/// `/probe?module=ffow` (the preset's id, also the protocol's) polls the simulator.
-#[tokio::test]
-async fn probe_module_ffow() {
-    use crate::support::daemon::start;
-    use gameserver_exporter::scheduler::QueryProber;
-    let sim = server(Misbehaviour::None).await;
-    let config = "[exporter]\ninterval = \"24h\"\ntimeout = \"2s\"\nprobe_allowed_networks = [\"127.0.0.0/8\"]\n";
-    let d = start(config, std::sync::Arc::new(QueryProber)).await;
-    let a = sim.addr;
-    let r =
-        crate::support::http::plain(d.addr, "GET", &format!("/probe?module=ffow&target={a}"), "")
-            .await
-            .expect("an HTTP reply");
-    let body = r.text();
-    assert_eq!(r.status, 200, "{body}");
-    for line in [
-        format!("gameserver_up{{target=\"{a}\",protocol=\"ffow\"}} 1\n"),
-        format!("gameserver_players_online{{target=\"{a}\",protocol=\"ffow\"}} 2\n"),
-        format!("gameserver_players_max{{target=\"{a}\",protocol=\"ffow\"}} 50\n"),
-    ] {
-        assert!(body.contains(&line), "{line} not in {body}");
-    }
-}

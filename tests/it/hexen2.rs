@@ -2,7 +2,6 @@
 //! with players, each misbehaviour ending in its reason, a QuakeWorld server's reply (four
 //! `FF`) never taken for HexenWorld's, and `/probe?module=hexen2`.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use gameserver_exporter::query::{poll, Request};
@@ -91,36 +90,4 @@ async fn quakeworld_server_is_not_hexenworld() {
             .unwrap_err(),
         Reason::Timeout
     );
-}
-
-/// `/probe?module=hexen2` (the preset) polls the simulator and publishes it up.
-#[tokio::test]
-async fn probe_the_preset() {
-    use crate::support::daemon::start;
-    use crate::support::http::plain;
-    use gameserver_exporter::scheduler::QueryProber;
-    let server = spawn(world(), Misbehaviour::None).await.unwrap();
-    let config = "[exporter]\ninterval = \"24h\"\ntimeout = \"2s\"\n\
-                  probe_allowed_networks = [\"127.0.0.0/8\"]\n";
-    let d = start(config, Arc::new(QueryProber)).await;
-    let a = server.addr;
-    let r = plain(
-        d.addr,
-        "GET",
-        &format!("/probe?module=hexen2&target={a}"),
-        "",
-    )
-    .await
-    .unwrap();
-    assert_eq!(r.status, 200, "{}", r.text());
-    let body = r.text();
-    let line = |metric: &str| {
-        body.lines()
-            .find(|l| l.starts_with(metric) && l.contains(&format!("target=\"{a}\"")))
-            .map(str::to_string)
-            .unwrap_or_default()
-    };
-    assert!(line("gameserver_up{").ends_with(" 1"), "{body}");
-    assert!(line("gameserver_players_online{").ends_with(" 2"), "{body}");
-    d.stop().await;
 }

@@ -131,35 +131,3 @@ async fn misbehaviours_fail_with_their_reason() {
         assert_eq!(e.reason, reason, "{m:?}: {e:?}");
     }
 }
-
-/// `/probe?module=<preset>` polls the simulator for each of the three presets (an ad-hoc
-/// probe carries no credentials: the server here reads without a login).
-#[tokio::test]
-async fn probe_module_each_preset() {
-    use crate::support::daemon::start;
-    use gameserver_exporter::scheduler::QueryProber;
-    let config = "[exporter]\ninterval = \"24h\"\ntimeout = \"2s\"\nprobe_allowed_networks = [\"127.0.0.0/8\"]\n";
-    let d = start(config, std::sync::Arc::new(QueryProber)).await;
-    for (module, flavour) in [
-        ("trackmania2", Flavour::Trackmania2),
-        ("shootmania", Flavour::Shootmania),
-        ("trackmaniaforever", Flavour::Forever),
-        ("tmf", Flavour::Forever),
-    ] {
-        let sim = server(with(flavour, Misbehaviour::None)).await;
-        let a = sim.addr;
-        let path = format!("/probe?module={module}&target={a}");
-        let r = crate::support::http::plain(d.addr, "GET", &path, "")
-            .await
-            .expect("an HTTP reply");
-        let body = r.text();
-        assert_eq!(r.status, 200, "{module}: {body}");
-        for line in [
-            format!("gameserver_up{{target=\"{a}\",protocol=\"nadeo\"}} 1\n"),
-            format!("gameserver_players_online{{target=\"{a}\",protocol=\"nadeo\"}} 2\n"),
-            format!("gameserver_players_max{{target=\"{a}\",protocol=\"nadeo\"}} 32\n"),
-        ] {
-            assert!(body.contains(&line), "{module}: no {line} in {body}");
-        }
-    }
-}

@@ -127,36 +127,3 @@ async fn closed_before_the_answer() {
     let e = poll(&req).await.unwrap_err();
     assert_eq!(e.reason, Reason::Incomplete, "{e:?}");
 }
-
-/// `/probe?module=openttd` (the preset's id, also the protocol's) polls the simulator.
-#[tokio::test]
-async fn probe_module_openttd() {
-    use crate::support::daemon::start;
-    use gameserver_exporter::scheduler::QueryProber;
-    let sim = server(7, Misbehaviour::None).await;
-    let config = "[exporter]\ninterval = \"24h\"\ntimeout = \"2s\"\nprobe_allowed_networks = [\"127.0.0.0/8\"]\n";
-    let d = start(config, std::sync::Arc::new(QueryProber)).await;
-    let a = sim.addr;
-    let r = crate::support::http::plain(
-        d.addr,
-        "GET",
-        &format!("/probe?module=openttd&target={a}"),
-        "",
-    )
-    .await
-    .expect("an HTTP reply");
-    let body = r.text();
-    assert_eq!(r.status, 200, "{body}");
-    assert!(
-        body.contains(&format!(
-            "gameserver_up{{target=\"{a}\",protocol=\"openttd\"}} 1\n"
-        )),
-        "{body}"
-    );
-    assert!(
-        body.contains(&format!(
-            "gameserver_players_online{{target=\"{a}\",protocol=\"openttd\"}} 2\n"
-        )),
-        "{body}"
-    );
-}

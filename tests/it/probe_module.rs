@@ -278,3 +278,61 @@ async fn debug_transcript() {
     assert!(!r.text().contains("Transcript"));
     d.stop().await;
 }
+
+/// `/probe?module=game:<id>&target=<its simulator>` for every preset: the preset resolves to
+/// its protocol, polls that protocol's simulator on 127.0.0.1 and publishes it up. A
+/// protocol that answers nothing without a login (an ad-hoc probe carries no credentials)
+/// must say so: down, `auth_refused` in the transcript.
+#[tokio::test]
+async fn every_preset_probes_its_simulator() {
+    use gameserver_exporter::games::list::GAMES;
+    use gameserver_exporter::target::Protocol;
+    let d = start(CONFIG, Arc::new(QueryProber)).await;
+    let mut sims = Vec::new();
+    for p in Protocol::ALL {
+        let sim = (simulate::simulator(p).spawn)(World::new(world()))
+            .await
+            .unwrap();
+        sims.push((p, sim));
+    }
+    let mut failures = Vec::new();
+    for game in GAMES {
+        let Some((p, sim)) = sims.iter().find(|(p, _)| *p == game.protocol) else {
+            failures.push(format!("{}: no simulator for {}", game.id, game.protocol));
+            continue;
+        };
+        let a = sim.addr;
+        let path = format!("/probe?module=game:{}&target={a}", game.id);
+        let r = get(d.addr, &path).await;
+        let body = r.text();
+        let line = |family: &str| {
+            body.lines()
+                .find(|l| l.starts_with(family) && l.contains(&format!("target=\"{a}\"")))
+                .unwrap_or_default()
+                .to_string()
+        };
+        let up = line("gameserver_up{");
+        // The world's one player, as the simulator serves it (Satisfactory's Lightweight
+        // Query carries no counts: they come from its HTTPS API, which needs a token).
+        let counted = *p != Protocol::Satisfactory;
+        if counted && up.ends_with(" 1") && !line("gameserver_players_online{").ends_with(" 1") {
+            failures.push(format!(
+                "{p} by {}: online {:?}",
+                game.id,
+                line("gameserver_players_online{")
+            ));
+        }
+        // Factorio's and ARK's RCON answer nothing before a login: the poll is not even
+        // tried without one, and the transcript says why.
+        let login_only = simulate::simulator(*p).password.is_some() && up.ends_with(" 0") && {
+            let why = get(d.addr, &format!("{path}&debug=true")).await;
+            let why = why.text();
+            why.contains("finished: auth_refused: ") && why.contains("needs credentials")
+        };
+        if r.status != 200 || !(up.ends_with(" 1") || login_only) {
+            failures.push(format!("{p} by {}: {} {up:?}\n{body}", game.id, r.status));
+        }
+    }
+    d.stop().await;
+    assert!(failures.is_empty(), "{failures:#?}");
+}

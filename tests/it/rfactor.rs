@@ -76,33 +76,3 @@ async fn misbehaviours() {
         assert_eq!(e.reason, reason, "{m:?}: {e:?}");
     }
 }
-
-/// `/probe?module=rfactor` and `module=asr08` poll the simulator.
-#[tokio::test]
-async fn probe_modules() {
-    use crate::support::daemon::start;
-    use gameserver_exporter::scheduler::QueryProber;
-    let sim = server(Misbehaviour::None).await;
-    let config = "[exporter]\ninterval = \"24h\"\ntimeout = \"2s\"\nprobe_allowed_networks = [\"127.0.0.0/8\"]\n";
-    let d = start(config, std::sync::Arc::new(QueryProber)).await;
-    let a = sim.addr;
-    for module in ["rfactor", "asr08"] {
-        let r = crate::support::http::plain(
-            d.addr,
-            "GET",
-            &format!("/probe?module={module}&target={a}"),
-            "",
-        )
-        .await
-        .expect("an HTTP reply");
-        let body = r.text();
-        assert_eq!(r.status, 200, "{body}");
-        for line in [
-            format!("gameserver_up{{target=\"{a}\",protocol=\"rfactor\"}} 1\n"),
-            format!("gameserver_players_online{{target=\"{a}\",protocol=\"rfactor\"}} 2\n"),
-            format!("gameserver_players_max{{target=\"{a}\",protocol=\"rfactor\"}} 20\n"),
-        ] {
-            assert!(body.contains(&line), "{module}: {line} not in {body}");
-        }
-    }
-}

@@ -3,7 +3,6 @@
 //! each misbehaviour ending in its reason, a SA:MP server never taken for VC:MP, and
 //! `/probe?module=vcm`.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use gameserver_exporter::query::{poll, Request};
@@ -94,32 +93,4 @@ async fn samp_is_not_vcmp() {
     req.protocol = Protocol::Samp;
     let r = poll(&req).await.map_err(|f| f.reason);
     assert_eq!(r.unwrap_err(), Reason::Timeout);
-}
-
-/// `/probe?module=vcm` (the preset) polls the simulator and publishes it up.
-#[tokio::test]
-async fn probe_the_preset() {
-    use crate::support::daemon::start;
-    use crate::support::http::plain;
-    use gameserver_exporter::scheduler::QueryProber;
-    let server = spawn(world(), Misbehaviour::None).await.unwrap();
-    let config = "[exporter]\ninterval = \"24h\"\ntimeout = \"2s\"\n\
-                  probe_allowed_networks = [\"127.0.0.0/8\"]\n";
-    let d = start(config, Arc::new(QueryProber)).await;
-    let a = server.addr;
-    let r = plain(d.addr, "GET", &format!("/probe?module=vcm&target={a}"), "")
-        .await
-        .unwrap();
-    assert_eq!(r.status, 200, "{}", r.text());
-    let body = r.text();
-    let line = |metric: &str| {
-        body.lines()
-            .find(|l| l.starts_with(metric) && l.contains(&format!("target=\"{a}\"")))
-            .map(str::to_string)
-            .unwrap_or_default()
-    };
-    assert!(line("gameserver_up{").ends_with(" 1"), "{body}");
-    assert!(line("gameserver_players_online{").ends_with(" 2"), "{body}");
-    assert!(line("gameserver_players_max{").ends_with(" 100"), "{body}");
-    d.stop().await;
 }

@@ -1,25 +1,12 @@
 //! What the suites of the single-game JSON pages (Assetto Corsa, Eco, Build and Shoot,
-//! ElDewrito...) share: `/probe?module=<game id>` for every preset of the protocol against its
-//! simulator, and its hostile catalogue polled through the real poll path.
+//! ElDewrito...) share: their world, and the hostile catalogue polled through the real poll
+//! path. (`/probe?module=` for every preset is `probe_module::every_preset_probes_its_simulator`.)
 
-use std::sync::Arc;
-use std::time::Duration;
-
-use super::daemon::start;
-use super::http::plain;
-use gameserver_exporter::games::list::GAMES;
+use super::patience;
 use gameserver_exporter::query::{self, Request};
-use gameserver_exporter::scheduler::QueryProber;
 use gameserver_exporter::simulate::hostile::{self, Outcome};
 use gameserver_exporter::simulate::{simulator, World, WorldState};
 use gameserver_exporter::target::{Address, Protocol};
-
-const CONFIG: &str = r#"
-[exporter]
-interval = "24h"
-timeout = "2s"
-probe_allowed_networks = ["127.0.0.0/8"]
-"#;
 
 /// Two players of 16 slots.
 pub fn world(name: &str) -> World {
@@ -32,37 +19,6 @@ pub fn world(name: &str) -> World {
         rules: Vec::new(),
         ..WorldState::default()
     })
-}
-
-/// Every preset id and alias of `protocol` as a `/probe` module against its simulator: up,
-/// with the simulator's two players. Returns how many modules were probed.
-pub async fn every_preset_probes(protocol: Protocol) -> usize {
-    let sim = (simulator(protocol).spawn)(world("probe")).await.unwrap();
-    let d = start(CONFIG, Arc::new(QueryProber)).await;
-    let a = sim.addr;
-    let mut probed = 0;
-    for g in GAMES.iter().filter(|g| g.protocol == protocol) {
-        for id in std::iter::once(g.id).chain(g.aliases.iter().copied()) {
-            let path = format!("/probe?module={id}&target={a}");
-            let r = plain(d.addr, "GET", &path, "")
-                .await
-                .expect("an HTTP reply");
-            assert_eq!(r.status, 200, "{path}: {}", r.text());
-            for want in [
-                format!("gameserver_up{{target=\"{a}\",protocol=\"{protocol}\"}} 1\n"),
-                format!("gameserver_players_online{{target=\"{a}\",protocol=\"{protocol}\"}} 2\n"),
-            ] {
-                assert!(
-                    r.text().contains(&want),
-                    "{path}: no {want} in\n{}",
-                    r.text()
-                );
-            }
-            probed += 1;
-        }
-    }
-    d.stop().await;
-    probed
 }
 
 /// The protocol's hostile catalogue: each server ends as its entry says, with its reason.
@@ -79,7 +35,10 @@ pub async fn catalogue_holds(protocol: Protocol) {
             .await
             .unwrap();
         let mut req = Request::new(protocol, Address::parse(&server.addr.to_string()).unwrap());
-        req.timeout = Duration::from_secs(1);
+        req.timeout = match h.outcome {
+            Outcome::Down(reason) => patience::timeout_for_label(reason),
+            Outcome::Up { .. } => patience::ANSWERED,
+        };
         let got = query::poll(&req).await;
         match h.outcome {
             Outcome::Up { online, max, .. } => {
