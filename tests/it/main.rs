@@ -21,6 +21,7 @@ mod bedrock;
 mod buildandshoot;
 mod cli;
 mod config_include;
+mod console_budget;
 mod cs2d;
 mod daemon;
 mod daemon_demo;
