@@ -17,6 +17,16 @@ use super::{SimServer, World, WorldState};
 use crate::protocol::nadeo::xmlrpc::{decode_call, encode_fault, encode_response, Value};
 use crate::protocol::nadeo::{decode_frame, encode_frame, encode_handshake, HANDSHAKE};
 
+/// This simulator, as [`super::simulator`] lists it.
+pub const SIM: super::Simulator = super::Simulator {
+    protocol: crate::target::Protocol::Nadeo,
+    spawn: |w| Box::pin(spawn(w, Default::default())),
+    spawn_demo: |w| Box::pin(spawn_demo(w)),
+    demo_rules: &["title_id", "environment"],
+    hostile,
+    password: Some(PASSWORD),
+};
+
 /// A connection is dropped after this long, whatever the client does.
 const MAX_CONNECTION: Duration = Duration::from_secs(30);
 /// The largest call the server reads (ManiaPlanet's limit).

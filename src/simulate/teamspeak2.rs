@@ -14,6 +14,16 @@ use super::hostile::{start, Hostile};
 use super::{SimServer, World, WorldState};
 use crate::protocol::teamspeak2 as ts2;
 
+/// This simulator, as [`super::simulator`] lists it.
+pub const SIM: super::Simulator = super::Simulator {
+    protocol: crate::target::Protocol::Teamspeak2,
+    spawn: |w| Box::pin(spawn(w, Default::default())),
+    spawn_demo: |w| Box::pin(spawn_demo(w)),
+    demo_rules: &[],
+    hostile,
+    password: None,
+};
+
 /// Hostile behaviour, for the robustness suite.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Misbehaviour {
