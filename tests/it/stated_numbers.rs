@@ -8,10 +8,14 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
-use gameserver_exporter::config::{self, DEFAULT_HTTP_HEADER_TIMEOUT, DEFAULT_LISTEN};
+use gameserver_exporter::config::{
+    self, DEFAULT_HTTP_HEADER_TIMEOUT, DEFAULT_LISTEN, MAX_FILES_PER_INCLUDE, MAX_FILE_BYTES,
+    MAX_TARGETS,
+};
 use gameserver_exporter::protocol::spec::SOURCE_RCON_PORT;
 use gameserver_exporter::protocol::teamspeak3::DEFAULT_VOICE_PORT;
 use gameserver_exporter::query::driver::{RESENDS, RESEND_AFTER_MIN};
+use gameserver_exporter::scheduler::{BATCH, MIN_SLOTS, SLOT, SPREAD};
 use gameserver_exporter::shard::MAX_SHARDS;
 use gameserver_exporter::target::{
     Console, Limits, Protocol, DEFAULT_INTERVAL, DEFAULT_MAX_PLAYER_SERIES, DEFAULT_TIMEOUT,
@@ -328,4 +332,99 @@ fn configuration_doc_quotes_the_constants() {
         what,
         &format!("`game = \"sdtd\"` (port {})", port(Console::SdtdTelnet)),
     );
+}
+
+/// `n` with a comma between thousands, as the texts write numbers (`50,000`).
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The numbers (digits and commas) right after each `phrase` in `text`.
+fn numbers_after(text: &str, phrase: &str) -> Vec<u64> {
+    text.match_indices(phrase)
+        .map(|(i, _)| {
+            let rest = &text[i + phrase.len()..];
+            let end = rest
+                .find(|c: char| !(c.is_ascii_digit() || c == ','))
+                .unwrap_or(rest.len());
+            let digits: String = rest[..end].chars().filter(char::is_ascii_digit).collect();
+            digits
+                .parse()
+                .unwrap_or_else(|e| panic!("{phrase:?} then {rest:.20?}: {e}"))
+        })
+        .collect()
+}
+
+/// The start grid as the texts describe it ("the first 90 % of its interval", "in batches of
+/// about 128", "at least 4 batches per interval", "more when a config polls over 12,800 times
+/// a second") is the scheduler's.
+#[test]
+fn start_grid_texts_quote_the_scheduler() {
+    let batch = BATCH as u64;
+    for (path, phrase) in [
+        (EXAMPLE, "in batches of about "),
+        ("docs/operations.md", "in batches of about "),
+        ("docs/performance.md", "in batches of about "),
+        ("docs/players.md", "in batches of about "),
+        ("docs/metrics.md", "start batch (about "),
+    ] {
+        let said = numbers_after(&squash(&read(path)), phrase);
+        assert!(
+            !said.is_empty(),
+            "{path} no longer says {phrase:?}: drop it here"
+        );
+        assert!(
+            said.iter().all(|n| *n == batch),
+            "{path}: {phrase:?} {said:?}, BATCH is {batch}"
+        );
+    }
+    for path in [EXAMPLE, "docs/performance.md"] {
+        assert_says(
+            &read(path),
+            path,
+            &format!("(at least {MIN_SLOTS} batches per interval"),
+        );
+    }
+    let spread = (SPREAD * 100.0).round();
+    assert_says(
+        &read(EXAMPLE),
+        EXAMPLE,
+        &format!("within the first {spread} % of its interval"),
+    );
+    let per_second = (BATCH / SLOT.as_secs_f64()).round() as u64;
+    assert_says(
+        &read("docs/operations.md"),
+        "docs/operations.md",
+        &format!(
+            "more when a config polls over {} times a second",
+            thousands(per_second)
+        ),
+    );
+}
+
+/// The `include` caps the example and docs/configuration.md state are the config's.
+#[test]
+fn include_caps_are_the_configs() {
+    assert_eq!(
+        MAX_FILE_BYTES % (1 << 20),
+        0,
+        "MAX_FILE_BYTES is stated in MiB"
+    );
+    let caps = format!(
+        "Caps: {} files per pattern, {} MiB per file, {} targets in all.",
+        thousands(MAX_FILES_PER_INCLUDE as u64),
+        MAX_FILE_BYTES >> 20,
+        thousands(MAX_TARGETS as u64),
+    );
+    for path in [EXAMPLE, "docs/configuration.md"] {
+        assert_says(&read(path), path, &caps);
+    }
 }
