@@ -142,6 +142,37 @@ fn example_ranges_are_what_the_config_accepts() {
     });
 }
 
+/// The rules caps `text` states after `before` ("at most 32 names of up to 64 characters"):
+/// that many names of that length pass, one name more or one character more does not.
+fn assert_rule_caps(text: &str, what: &str, before: &str) {
+    let squashed = squash(text);
+    let phrase = format!("{before}at most ");
+    let (names, chars) = squashed
+        .split_once(phrase.as_str())
+        .and_then(|(_, rest)| rest.split_once(" characters"))
+        .and_then(|(said, _)| said.split_once(" names of up to "))
+        .unwrap_or_else(|| panic!("{what} states the rules caps after {before:?}"));
+    let (names, chars): (usize, usize) = (names.parse().unwrap(), chars.parse().unwrap());
+    let rules = |n: usize, len: usize| {
+        let list: Vec<String> = (0..n).map(|i| format!("\"{i:0>len$}\"")).collect();
+        format!("{TARGET}rules = [{}]\n", list.join(", "))
+    };
+    assert!(
+        accepted(&rules(names, chars)),
+        "{what}: {names} rules of {chars} chars"
+    );
+    assert!(
+        !accepted(&rules(names + 1, chars)),
+        "{what}: {} rules",
+        names + 1
+    );
+    assert!(
+        !accepted(&rules(1, chars + 1)),
+        "{what}: a rule of {} chars",
+        chars + 1
+    );
+}
+
 /// The example's prose about caps and pacing quotes the constants.
 #[test]
 fn example_prose_quotes_the_constants() {
@@ -165,29 +196,8 @@ fn example_prose_quotes_the_constants() {
             RESEND_AFTER_MIN.as_millis()
         ),
     );
-    // "at most 32 names of up to 64 characters": 32 names of 64 characters pass, a 33rd
-    // name or a 65th character does not.
+    assert_rule_caps(&text, EXAMPLE, "by exact name, ");
     let squashed = squash(&text);
-    let (names, chars) = squashed
-        .split_once("by exact name, at most ")
-        .and_then(|(_, rest)| rest.split_once(" characters"))
-        .and_then(|(said, _)| said.split_once(" names of up to "))
-        .expect("the rules comment states its caps");
-    let (names, chars): (usize, usize) = (names.parse().unwrap(), chars.parse().unwrap());
-    let rules = |n: usize, len: usize| {
-        let list: Vec<String> = (0..n).map(|i| format!("\"{i:0>len$}\"")).collect();
-        format!("{TARGET}rules = [{}]\n", list.join(", "))
-    };
-    assert!(
-        accepted(&rules(names, chars)),
-        "{names} rules of {chars} chars"
-    );
-    assert!(!accepted(&rules(names + 1, chars)), "{} rules", names + 1);
-    assert!(
-        !accepted(&rules(1, chars + 1)),
-        "a rule of {} chars",
-        chars + 1
-    );
     // Module names "(up to 64)".
     let chars: usize = squashed
         .split_once("Names: A-Z a-z 0-9 _ - (up to ")
@@ -312,6 +322,12 @@ fn configuration_doc_quotes_the_constants() {
         &doc,
         what,
         &format!("1..={hi}, default {DEFAULT_MAX_PLAYER_SERIES}"),
+    );
+    assert_rule_caps(&doc, what, "# ");
+    assert_says(
+        &doc,
+        what,
+        &format!("`voice_port = {DEFAULT_VOICE_PORT}` (the default;"),
     );
     let port = |c: Console| c.default_port().expect("a console with a port of its own");
     assert_says(
