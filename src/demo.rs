@@ -1,5 +1,5 @@
 //! `gameserver-exporter demo`: simulators of every protocol on 127.0.0.1, players coming and
-//! going so graphs move, and the exporter polling them every 5 s.
+//! going so graphs move, and the exporter polling them every [`DEMO_INTERVAL`].
 
 use std::net::SocketAddr;
 use std::sync::Arc;

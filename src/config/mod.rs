@@ -24,7 +24,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 pub use crate::target::Target;
-pub use include::Include;
+pub use include::{Include, MAX_FILES_PER_INCLUDE, MAX_FILE_BYTES, MAX_TARGETS};
 use location::Ctx;
 pub use model::{
     Config, ConfigError, Exporter, DEFAULT_HTTP_HEADER_TIMEOUT, DEFAULT_LISTEN, DEFAULT_PATH,

@@ -27,6 +27,8 @@ use crate::target::{
 
 /// Highest `max_reply_bytes` accepted: one poll never holds more than this.
 const MAX_REPLY_BYTES_CAP: i64 = 64 * 1024 * 1024;
+// `Limits::max_reply_bytes` is a `u32` (the validated value is cast to it).
+const _: () = assert!(MAX_REPLY_BYTES_CAP <= u32::MAX as i64);
 /// Highest `players.max_series`: beyond this a target's player series would dwarf the rest
 /// of a scrape.
 const MAX_PLAYER_SERIES_CAP: i64 = 1000;

@@ -55,8 +55,9 @@ fn url_escape(out: &mut String, s: &str) {
 
 /// Rows the table shows at most.
 pub const MAX_ROWS: usize = 1000;
-/// How often the script fetches a fresh page: a poll interval's worth (15 s by default).
-pub const REFRESH_SECONDS: u32 = 15;
+/// How often the script fetches a fresh page: a poll interval's worth, at the default
+/// interval ([`crate::target::DEFAULT_INTERVAL`]).
+pub const REFRESH_SECONDS: u32 = crate::target::DEFAULT_INTERVAL.as_secs() as u32;
 /// How often the page reloads without JavaScript: a reload resets a half-typed filter, so
 /// less often than the script refreshes.
 pub const NOSCRIPT_REFRESH_SECONDS: u32 = 30;

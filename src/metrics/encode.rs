@@ -293,7 +293,8 @@ mod tests {
         assert_eq!(s, "a\\\"b\\\\c\\nd\te");
     }
 
-    /// Server strings also lose CR, tab, NUL and C1 controls, and are cut at 128 chars.
+    /// Server strings also lose CR, tab, NUL and C1 controls, and are cut at
+    /// [`MAX_SERVER_STRING_CHARS`] chars.
     #[test]
     fn server_strings() {
         let mut s = String::new();

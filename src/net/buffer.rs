@@ -1,8 +1,8 @@
 //! Reusable receive buffers for one receive at a time.
 //!
-//! A receive buffer must hold the largest datagram ([`MAX_DATAGRAM`], 64 KiB) or the kernel
-//! cuts the reply, yet a status reply is a few hundred bytes. Allocating and zeroing 64 KiB
-//! per receive cost more CPU than the round trip itself, so buffers come from a small
+//! A receive buffer must hold the largest datagram ([`MAX_DATAGRAM`] bytes) or the kernel
+//! cuts the reply, yet a status reply is a few hundred bytes. Allocating and zeroing that
+//! much per receive cost more CPU than the round trip itself, so buffers come from a small
 //! process-wide free list. A buffer is taken only once a socket is readable and given back
 //! as soon as the bytes are copied out at their size (`net::udp`, `net::tcp`): no poll holds
 //! one while it waits, so however many polls are in flight, only the receives running at
@@ -15,7 +15,8 @@ use std::sync::Mutex;
 use crate::target::MAX_DATAGRAM;
 
 /// Free buffers kept for reuse: more than the receives that run at one instant (one per
-/// runtime thread); past this, buffers are freed (8 buffers = 512 KiB).
+/// runtime thread); past this, buffers are freed, so the list holds at most this many times
+/// [`MAX_DATAGRAM`] bytes.
 const KEEP: usize = 8;
 
 static FREE: Mutex<Vec<Box<[u8]>>> = Mutex::new(Vec::new());

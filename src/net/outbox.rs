@@ -10,10 +10,11 @@
 //!
 //! A sender waits until its datagram has been handed to the kernel and gets that send's
 //! error, as with `send_to`, or the instant the flush ended: the driver times the round trip
-//! and resends from it rather than from when the sender ran again (a slot's ~128 senders
-//! resume one after another), and a failed send fails its own poll. The queue holds at most two datagrams per poll in flight (a sender waits for its
-//! own; two when a request is pipelined ahead of another, `send_all`), so it is bounded by
-//! twice `max_concurrent_polls`.
+//! and resends from it rather than from when the sender ran again (a slot's senders, about
+//! [`crate::scheduler::BATCH`] of them, resume one after another), and a failed send fails
+//! its own poll. The queue holds at most two datagrams per poll in flight (a sender waits for
+//! its own; two when a request is pipelined ahead of another, `send_all`), so it is bounded
+//! by twice `max_concurrent_polls`.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;

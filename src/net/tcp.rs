@@ -50,7 +50,8 @@ pub async fn write_all(
 ///
 /// Like a UDP receive, a wait holds no buffer: a pooled one is taken once the stream is
 /// readable, for the read alone, and the chunk is copied out at its size. One read takes up
-/// to 64 KiB, so even a large status (a Minecraft favicon) comes in a read or two.
+/// to a receive buffer's [`crate::target::MAX_DATAGRAM`] bytes, so even a large status (a
+/// Minecraft favicon) comes in a read or two.
 pub async fn read_chunk(stream: &mut TcpStream, deadline: Instant) -> Result<Vec<u8>, NetError> {
     let read = async {
         loop {

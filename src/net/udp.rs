@@ -148,8 +148,8 @@ impl UdpChannel {
     /// A poll waiting here holds no receive buffer: on the mux the dispatcher hands over the
     /// datagram it already copied out, and a socket of its own takes a [`MAX_DATAGRAM`]
     /// buffer only once it is readable, for the one receive. (Every poll in flight used to
-    /// pin 64 KiB for its whole dialogue: hundreds of polls on a slow network, thousands
-    /// waiting on silent servers.)
+    /// pin such a buffer for its whole dialogue: hundreds of polls on a slow network,
+    /// thousands waiting on silent servers.)
     pub async fn recv(&self, deadline: Instant) -> Result<Vec<u8>, NetError> {
         self.recv_at(deadline).await.map(|(d, _)| d)
     }
@@ -425,8 +425,8 @@ fn bind_shared(peer: SocketAddr) -> std::io::Result<UdpSocket> {
     UdpSocket::from_std(socket)
 }
 
-/// Receive buffer asked for on a shared socket: one start slot's polls (about 128, more on
-/// very busy configs) send together, and servers on one LAN reply together while the poller
+/// Receive buffer asked for on a shared socket: one start slot's polls (about
+/// [`crate::scheduler::BATCH`], more on very busy configs) send together, and servers on one LAN reply together while the poller
 /// may still be busy with the slot. The default 208 KiB holds about 90 full-size datagrams;
 /// the kernel grants this only up to `net.core.rmem_max` (docs/operations.md).
 const SHARED_RECV_BUFFER: usize = 4 << 20;
@@ -434,9 +434,10 @@ const SHARED_RECV_BUFFER: usize = 4 << 20;
 /// Datagrams one dispatcher pass takes before waking their polls and looking again.
 const BATCH: usize = 256;
 
-/// Datagrams one `recvmmsg` call takes at most (a start slot holds ~128 polls: a few calls). Each
-/// gets a [`MAX_DATAGRAM`] buffer: 2 MiB of address space per family, of which the kernel
-/// only touches (and so the OS only maps) the pages the datagrams fill.
+/// Datagrams one `recvmmsg` call takes at most (a start slot holds about
+/// [`crate::scheduler::BATCH`] polls: a few calls). Each gets a [`MAX_DATAGRAM`] buffer: this
+/// many of them in address space per family, of which the kernel only touches (and so the OS
+/// only maps) the pages the datagrams fill.
 const RECV_BATCH: usize = 32;
 
 thread_local! {

@@ -6,8 +6,9 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     /// Bytes a whole reply may take: a TCP stream, a reassembled or decompressed split reply.
-    /// (`u32`: the config caps it at 64 MiB, and the field's 8 bytes less keep `Arc<Target>`
-    /// in a smaller allocation; read it as a size with [`Limits::reply_cap`].)
+    /// (`u32`: the config caps it well below `u32::MAX` (`config::validate`'s
+    /// `MAX_REPLY_BYTES_CAP`, asserted there at compile time), and the field's 8 bytes less
+    /// keep `Arc<Target>` in a smaller allocation; read it as a size with [`Limits::reply_cap`].)
     pub max_reply_bytes: u32,
     /// Fragments a split UDP reply may announce.
     pub max_split_packets: u8,

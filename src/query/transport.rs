@@ -34,7 +34,8 @@ pub enum Recv {
 /// read after the send returns (`None`: read the clock). On the shared UDP socket a slot's
 /// polls send in one `sendmmsg` and then run one after another, as they do again when their
 /// replies have been read together; round trips timed from each poll's own turn would carry
-/// its place in those lines, up to a millisecond at 128 polls a slot.
+/// its place in those lines, up to a millisecond for a slot of [`crate::scheduler::BATCH`]
+/// polls.
 pub type Sent = Option<Instant>;
 
 /// A way of talking to one server, as the driver sees it.

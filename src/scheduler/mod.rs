@@ -172,11 +172,11 @@ const POLL_GRACE: Duration = Duration::from_secs(1);
 /// Start offsets are multiples of this: the polls of one slot start on one timer wake-up and
 /// their replies arrive close together, so the runtime wakes once per batch instead of once per
 /// poll. Load bench, 10,000 A2S targets at 5 s: CPU per poll about halved (benches/RESULTS.md).
-const SLOT: Duration = Duration::from_millis(10);
+pub const SLOT: Duration = Duration::from_millis(10);
 
 /// The share of the interval over which first polls are spread: the rest leaves room for the
 /// last of them to finish before one interval has passed.
-const SPREAD: f64 = 0.9;
+pub const SPREAD: f64 = 0.9;
 
 /// Polls the start grid aims to put in one slot. Every wake-up of the runtime (timer, then
 /// replies) costs about the same whether it serves one poll or a hundred, so a sparse config on
@@ -187,11 +187,11 @@ const SPREAD: f64 = 0.9;
 /// 20.0); a slot's replies still fit the default 208 KiB socket buffer at A2S sizes, and a
 /// config polling more than 12,800 times a second already had bigger slots (benches/RESULTS.md,
 /// "Bigger start batches").
-const BATCH: f64 = 128.0;
+pub const BATCH: f64 = 128.0;
 
 /// A wide grid still leaves at least this many slots per interval, so a small config's polls
 /// are spread rather than all in one burst.
-const MIN_SLOTS: u32 = 4;
+pub const MIN_SLOTS: u32 = 4;
 
 /// The global cap on polls in flight, resizable on reload without restarting tasks.
 #[derive(Debug, Clone)]

@@ -14,6 +14,16 @@ use super::{SimServer, World, WorldState};
 use crate::protocol::a2s::split::{self, Format, SplitOptions, COMPRESSED_BIT};
 use crate::protocol::a2s::{self, Engine, Environment, Info, Query, ServerType, SINGLE_HEADER};
 
+/// This simulator, as [`super::simulator`] lists it.
+pub const SIM: super::Simulator = super::Simulator {
+    protocol: crate::target::Protocol::A2s,
+    spawn: |w| Box::pin(spawn(w, Default::default())),
+    spawn_demo: |w| Box::pin(spawn_demo_with_console(w)),
+    demo_rules: &["mp_friendlyfire"],
+    hostile,
+    password: None,
+};
+
 /// The SteamID the simulator reports.
 pub const STEAM_ID: u64 = 0x0110_0000_1234_5678;
 /// Size the compression bomb inflates to: eight times the default reply cap, compressed once.

@@ -11,6 +11,16 @@ use super::hostile::Hostile;
 use super::rcon::{self, Flavour, Misbehaviour, RconConfig};
 use super::{SimServer, World, WorldState};
 
+/// This simulator, as [`super::simulator`] lists it.
+pub const SIM: super::Simulator = super::Simulator {
+    protocol: crate::target::Protocol::Arkrcon,
+    spawn: |w| Box::pin(spawn(w, config())),
+    spawn_demo: |w| Box::pin(spawn_demo(w)),
+    demo_rules: &[],
+    hostile,
+    password: Some(PASSWORD),
+};
+
 /// The RCON password of the simulator's default configuration (and of `demo`'s server):
 /// harnesses write it into the file a target's `password_file` names
 /// ([`super::Simulator::password`]).

@@ -13,6 +13,16 @@ use crate::protocol::armagetron::{
     BIG_SERVER, SMALL_REQUEST, SMALL_SERVER,
 };
 
+/// This simulator, as [`super::simulator`] lists it.
+pub const SIM: super::Simulator = super::Simulator {
+    protocol: crate::target::Protocol::Armagetron,
+    spawn: |w| Box::pin(spawn(w, Default::default())),
+    spawn_demo: |w| Box::pin(spawn_demo(w)),
+    demo_rules: &["options", "url"],
+    hostile,
+    password: None,
+};
+
 /// Hostile behaviour, for the robustness suite.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Misbehaviour {

@@ -13,6 +13,16 @@ use super::json_page::{self, Misbehaviour};
 use super::{SimServer, World, WorldState};
 use crate::protocol::assettocorsa::{CARS_PATH, INFO_PATH};
 
+/// This simulator, as [`super::simulator`] lists it.
+pub const SIM: super::Simulator = super::Simulator {
+    protocol: crate::target::Protocol::Assettocorsa,
+    spawn: |w| Box::pin(spawn(w, Default::default())),
+    spawn_demo: |w| Box::pin(spawn_demo(w)),
+    demo_rules: &[],
+    hostile,
+    password: None,
+};
+
 /// The car every slot has.
 pub const MODEL: &str = "ks_mazda_mx5_cup";
 

@@ -14,6 +14,16 @@ use super::tcp::serve_tcp;
 use super::{SimServer, World, WorldState};
 use crate::protocol::battlefield::{decode, encode, MAX_PACKET, RESPONSE};
 
+/// This simulator, as [`super::simulator`] lists it.
+pub const SIM: super::Simulator = super::Simulator {
+    protocol: crate::target::Protocol::Battlefield,
+    spawn: |w| Box::pin(spawn(w, Default::default())),
+    spawn_demo: |w| Box::pin(spawn_demo(w)),
+    demo_rules: &["gamemode", "region"],
+    hostile,
+    password: None,
+};
+
 /// Which game's `serverInfo` layout the simulator sends.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Flavour {

@@ -11,6 +11,16 @@ use super::hostile::{self, start, Hostile};
 use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::bedrock::{self, MAGIC, PONG_HEADER_LEN};
 
+/// This simulator, as [`super::simulator`] lists it.
+pub const SIM: super::Simulator = super::Simulator {
+    protocol: crate::target::Protocol::MinecraftBedrock,
+    spawn: |w| Box::pin(spawn(w, Default::default())),
+    spawn_demo: |w| Box::pin(spawn_demo(w)),
+    demo_rules: &[],
+    hostile,
+    password: None,
+};
+
 /// The server GUID the simulator reports by default.
 pub const SERVER_GUID: u64 = 0x5eed_b00c_0123_4567;
 /// The largest UDP payload over IPv4; the huge ID string fills a datagram of this size.

@@ -13,6 +13,16 @@ use super::json_page::{self, Misbehaviour};
 use super::{SimServer, World, WorldState};
 use crate::protocol::buildandshoot::JSON_PATH;
 
+/// This simulator, as [`super::simulator`] lists it.
+pub const SIM: super::Simulator = super::Simulator {
+    protocol: crate::target::Protocol::Buildandshoot,
+    spawn: |w| Box::pin(spawn(w, Default::default())),
+    spawn_demo: |w| Box::pin(spawn_demo(w)),
+    demo_rules: &[],
+    hostile,
+    password: None,
+};
+
 #[derive(Debug, Clone, Copy, Default)]
 pub struct BasConfig {
     pub misbehaviour: Misbehaviour,

@@ -13,6 +13,16 @@ use super::json_page::{self, Misbehaviour};
 use super::{SimServer, World, WorldState};
 use crate::protocol::eco::FRONTPAGE_PATH;
 
+/// This simulator, as [`super::simulator`] lists it.
+pub const SIM: super::Simulator = super::Simulator {
+    protocol: crate::target::Protocol::Eco,
+    spawn: |w| Box::pin(spawn(w, Default::default())),
+    spawn_demo: |w| Box::pin(spawn_demo(w)),
+    demo_rules: &[],
+    hostile,
+    password: None,
+};
+
 /// Players who joined the world once and are gone now (`TotalPlayers` counts them too).
 pub const LEFT: usize = 5;
 

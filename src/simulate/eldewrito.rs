@@ -14,6 +14,16 @@ use super::json_page::{self, Misbehaviour};
 use super::{SimServer, World, WorldState};
 use crate::protocol::eldewrito::INFO_PATH;
 
+/// This simulator, as [`super::simulator`] lists it.
+pub const SIM: super::Simulator = super::Simulator {
+    protocol: crate::target::Protocol::Eldewrito,
+    spawn: |w| Box::pin(spawn(w, Default::default())),
+    spawn_demo: |w| Box::pin(spawn_demo(w)),
+    demo_rules: &[],
+    hostile,
+    password: None,
+};
+
 pub async fn spawn(world: World, misbehaviour: Misbehaviour) -> io::Result<SimServer> {
     http::spawn(None, move |req| {
         answer(req, &world.snapshot(), misbehaviour)

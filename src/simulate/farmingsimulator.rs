@@ -12,6 +12,16 @@ use super::http::{self, SimReply, SimRequest};
 use super::{SimServer, World, WorldState};
 use crate::protocol::farmingsimulator::{encode_feed, Feed, FsPlayer, FEED_PATH};
 
+/// This simulator, as [`super::simulator`] lists it.
+pub const SIM: super::Simulator = super::Simulator {
+    protocol: crate::target::Protocol::Farmingsimulator,
+    spawn: |w| Box::pin(spawn(w, Default::default())),
+    spawn_demo: |w| Box::pin(spawn_demo(w)),
+    demo_rules: &[],
+    hostile,
+    password: None,
+};
+
 /// How the server misbehaves.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Misbehaviour {

@@ -13,6 +13,16 @@ use crate::protocol::gamespy3::{
     self as gs3, decode_request, encode_handshake_reply, encode_reply, Reply, Request, Table,
 };
 
+/// This simulator, as [`super::simulator`] lists it.
+pub const SIM: super::Simulator = super::Simulator {
+    protocol: crate::target::Protocol::Gamespy3,
+    spawn: |w| Box::pin(spawn(w, Default::default())),
+    spawn_demo: |w| Box::pin(spawn_demo(w)),
+    demo_rules: &["bf2_ranked"],
+    hostile,
+    password: None,
+};
+
 /// Hostile or unusual behaviour, for the robustness suite.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Misbehaviour {

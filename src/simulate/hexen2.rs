@@ -7,6 +7,16 @@ use super::hostile::Hostile;
 use super::quake2::{self, Dialect, QuakeConfig};
 use super::{SimServer, World};
 
+/// This simulator, as [`super::simulator`] lists it.
+pub const SIM: super::Simulator = super::Simulator {
+    protocol: crate::target::Protocol::Hexen2,
+    spawn: |w| Box::pin(spawn(w, Default::default())),
+    spawn_demo: |w| Box::pin(spawn_demo(w)),
+    demo_rules: &["fraglimit"],
+    hostile,
+    password: None,
+};
+
 /// Serves HexenWorld `status` on 127.0.0.1, on a port of the system's choosing.
 pub async fn spawn(world: World, misbehaviour: quake2::Misbehaviour) -> io::Result<SimServer> {
     quake2::spawn(

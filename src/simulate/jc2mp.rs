@@ -13,6 +13,16 @@ use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::gamespy3::{decode_request, encode_handshake_reply, Request, HEADER_LEN};
 use crate::protocol::jc2mp::{encode_reply, Record, Reply, PAYLOAD};
 
+/// This simulator, as [`super::simulator`] lists it.
+pub const SIM: super::Simulator = super::Simulator {
+    protocol: crate::target::Protocol::Jc2mp,
+    spawn: |w| Box::pin(spawn(w, Default::default())),
+    spawn_demo: |w| Box::pin(spawn_demo(w)),
+    demo_rules: &["gametype"],
+    hostile,
+    password: None,
+};
+
 /// Hostile or unusual behaviour, for the robustness suite.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Misbehaviour {

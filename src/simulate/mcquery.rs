@@ -16,6 +16,16 @@ use super::{SimServer, World, WorldState};
 use crate::protocol::minecraft::query::{self as mcq, BasicStat, Charset, FullStat, Request};
 use crate::target::MAX_DATAGRAM;
 
+/// This simulator, as [`super::simulator`] lists it.
+pub const SIM: super::Simulator = super::Simulator {
+    protocol: crate::target::Protocol::MinecraftQuery,
+    spawn: |w| Box::pin(spawn(w, Default::default())),
+    spawn_demo: |w| Box::pin(spawn_demo(w)),
+    demo_rules: &["gametype"],
+    hostile,
+    password: None,
+};
+
 /// Hostile behaviour, for the robustness suite.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Misbehaviour {

@@ -21,6 +21,16 @@ use crate::protocol::minecraft::legacy::{self, LegacyStatus, PingHost, Variant};
 use crate::protocol::minecraft::slp::{self, Handshake};
 use crate::protocol::minecraft::varint::{decode_frame, encode_frame, encode_varint, Frame};
 
+/// This simulator, as [`super::simulator`] lists it.
+pub const SIM: super::Simulator = super::Simulator {
+    protocol: crate::target::Protocol::Minecraft,
+    spawn: |w| Box::pin(spawn(w, Default::default())),
+    spawn_demo: |w| Box::pin(spawn_dressed_demo(w)),
+    demo_rules: &[],
+    hostile,
+    password: None,
+};
+
 /// How long a connection may sit idle before the simulator hangs up.
 const IDLE: Duration = Duration::from_secs(5);
 

@@ -2,8 +2,10 @@
 //! serve `demo` (with players that come and go) and the tests (with knobs for misbehaviour).
 //!
 //! Each protocol module offers `spawn(world, config) -> io::Result<SimServer>` and
-//! `spawn_demo(world)`; the server runs until its [`SimServer`] is dropped. [`simulator`] is
-//! the one table from a [`Protocol`] to its simulator, so `demo` and the tests that cover every
+//! `spawn_demo(world)`; the server runs until its [`SimServer`] is dropped. It states what
+//! `demo` and the every-protocol tests need from it once, in its `pub const SIM: Simulator`
+//! (spawners, demo rules, hostile servers, password), and [`simulator`] is the one table from
+//! a [`Protocol`] to those: one line per protocol, so `demo` and the tests that cover every
 //! protocol dispatch through it instead of naming each one.
 
 pub mod a2s;
@@ -72,9 +74,12 @@ pub type Spawning = Pin<Box<dyn Future<Output = io::Result<SimServer>> + Send>>;
 /// How a simulator is started on a world.
 pub type SpawnFn = fn(World) -> Spawning;
 
-/// One protocol's simulator, as `demo` and the every-protocol tests use it.
+/// One protocol's simulator, as `demo` and the every-protocol tests use it: each simulator
+/// module exports its own as `pub const SIM: Simulator`.
 #[derive(Clone, Copy)]
 pub struct Simulator {
+    /// The protocol it serves (`tests/it/protocol_checklist.rs` checks that [`simulator`]'s
+    /// line for a protocol names the module whose `SIM` says so).
     pub protocol: Protocol,
     /// The simulator with its default configuration, serving the world as given.
     pub spawn: SpawnFn,
@@ -84,8 +89,11 @@ pub struct Simulator {
     /// Rules of the demo world that `demo` publishes as series, so the dashboard's rule
     /// panels have data.
     pub demo_rules: &'static [&'static str],
-    /// The hostile fleet's servers of this protocol: each misbehaviour the simulator knows,
-    /// with what the exporter must publish for it (`tests/it/hostile.rs` runs them all).
+    /// The hostile fleet's servers of this protocol (see [`hostile`]): each misbehaviour the
+    /// simulator knows, with what the exporter must publish for it. Each list holds at least
+    /// one server that must be up (`ok`: the default configuration, on [`hostile::world`])
+    /// and one that must be down: `tests/it/hostile.rs` runs them all and fails for a
+    /// protocol without both.
     pub hostile: fn() -> Vec<hostile::Hostile>,
     /// The password the default configuration (and the demo server) logs in with, for a
     /// protocol that answers nothing without one (its `Protocol::required_credential`):
@@ -93,265 +101,49 @@ pub struct Simulator {
     pub password: Option<&'static str>,
 }
 
-/// The simulator of `protocol`. A new protocol adds its arm here (the compiler asks for it).
-pub fn simulator(protocol: Protocol) -> Simulator {
-    let (spawn, spawn_demo, demo_rules): (SpawnFn, SpawnFn, _) = match protocol {
-        Protocol::A2s => (
-            |w| Box::pin(a2s::spawn(w, Default::default())),
-            |w| Box::pin(a2s::spawn_demo_with_console(w)),
-            &["mp_friendlyfire"][..],
-        ),
-        Protocol::Minecraft => (
-            |w| Box::pin(minecraft::spawn(w, Default::default())),
-            |w| Box::pin(minecraft::spawn_dressed_demo(w)),
-            &[][..],
-        ),
-        Protocol::MinecraftQuery => (
-            |w| Box::pin(mcquery::spawn(w, Default::default())),
-            |w| Box::pin(mcquery::spawn_demo(w)),
-            &["gametype"][..],
-        ),
-        Protocol::MinecraftBedrock => (
-            |w| Box::pin(bedrock::spawn(w, Default::default())),
-            |w| Box::pin(bedrock::spawn_demo(w)),
-            &[][..],
-        ),
-        Protocol::Samp => (
-            |w| Box::pin(samp::spawn(w, Default::default())),
-            |w| Box::pin(samp::spawn_demo(w)),
-            &["weather", "weburl"][..],
-        ),
-        Protocol::Mumble => (
-            |w| Box::pin(mumble::spawn(w, Default::default())),
-            |w| Box::pin(mumble::spawn_demo(w)),
-            &[][..],
-        ),
-        Protocol::Quake3 => (
-            |w| Box::pin(quake3::spawn(w, Default::default())),
-            |w| Box::pin(quake3::spawn_demo(w)),
-            &[][..],
-        ),
-        Protocol::Quake2 => (
-            |w| Box::pin(quake2::spawn(w, Default::default())),
-            |w| Box::pin(quake2::spawn_demo(w)),
-            &["fraglimit"][..],
-        ),
-        Protocol::Quake1 => (
-            |w| Box::pin(quake1::spawn(w, Default::default())),
-            |w| Box::pin(quake1::spawn_demo(w)),
-            &["fraglimit"][..],
-        ),
-        Protocol::Teeworlds => (
-            |w| Box::pin(teeworlds::spawn(w, Default::default())),
-            |w| Box::pin(teeworlds::spawn_demo(w)),
-            &[][..],
-        ),
-        Protocol::Gamespy3 => (
-            |w| Box::pin(gamespy3::spawn(w, Default::default())),
-            |w| Box::pin(gamespy3::spawn_demo(w)),
-            &["bf2_ranked"][..],
-        ),
-        Protocol::Ase => (
-            |w| Box::pin(ase::spawn(w, Default::default())),
-            |w| Box::pin(ase::spawn_demo(w)),
-            &["weather"][..],
-        ),
-        Protocol::Unreal2 => (
-            |w| Box::pin(unreal2::spawn(w, Default::default())),
-            |w| Box::pin(unreal2::spawn_demo(w)),
-            &["GoalScore"][..],
-        ),
-        Protocol::Doom3 => (
-            |w| Box::pin(doom3::spawn(w, Default::default())),
-            |w| Box::pin(doom3::spawn_demo(w)),
-            &["si_fragLimit"][..],
-        ),
-        Protocol::Gamespy1 => (
-            |w| Box::pin(gamespy1::spawn(w, Default::default())),
-            |w| Box::pin(gamespy1::spawn_demo(w)),
-            &["fraglimit"][..],
-        ),
-        Protocol::Gamespy2 => (
-            |w| Box::pin(gamespy2::spawn(w, Default::default())),
-            |w| Box::pin(gamespy2::spawn_demo(w)),
-            &["friendlyfire"][..],
-        ),
-        Protocol::Terraria => (
-            |w| Box::pin(terraria::spawn(w, Default::default())),
-            |w| Box::pin(terraria::spawn_demo(w)),
-            &[][..],
-        ),
-        Protocol::Palworld => (
-            |w| Box::pin(palworld::spawn(w, Default::default())),
-            |w| Box::pin(palworld::spawn_demo(w)),
-            &[][..],
-        ),
-        Protocol::Fivem => (
-            |w| Box::pin(fivem::spawn(w, Default::default())),
-            |w| Box::pin(fivem::spawn_demo(w)),
-            &[][..],
-        ),
-        Protocol::Satisfactory => (
-            |w| Box::pin(satisfactory::spawn(w, Default::default())),
-            |w| Box::pin(satisfactory::spawn_demo(w)),
-            &["server_state", "server_state_code"][..],
-        ),
-        Protocol::Teamspeak3 => (
-            |w| Box::pin(teamspeak3::spawn(w, Default::default())),
-            |w| Box::pin(teamspeak3::spawn_demo(w)),
-            &[][..],
-        ),
-        Protocol::Factorio => (
-            |w| Box::pin(factorio::spawn(w, factorio::config())),
-            |w| Box::pin(factorio::spawn_demo(w)),
-            &[][..],
-        ),
-        Protocol::Battlefield => (
-            |w| Box::pin(battlefield::spawn(w, Default::default())),
-            |w| Box::pin(battlefield::spawn_demo(w)),
-            &["gamemode", "region"][..],
-        ),
-        Protocol::Arkrcon => (
-            |w| Box::pin(arkrcon::spawn(w, arkrcon::config())),
-            |w| Box::pin(arkrcon::spawn_demo(w)),
-            &[][..],
-        ),
-        Protocol::Farmingsimulator => (
-            |w| Box::pin(farmingsimulator::spawn(w, Default::default())),
-            |w| Box::pin(farmingsimulator::spawn_demo(w)),
-            &[][..],
-        ),
-        Protocol::Hexen2 => (
-            |w| Box::pin(hexen2::spawn(w, Default::default())),
-            |w| Box::pin(hexen2::spawn_demo(w)),
-            &["fraglimit"][..],
-        ),
-        Protocol::Assettocorsa => (
-            |w| Box::pin(assettocorsa::spawn(w, Default::default())),
-            |w| Box::pin(assettocorsa::spawn_demo(w)),
-            &[][..],
-        ),
-        Protocol::Eco => (
-            |w| Box::pin(eco::spawn(w, Default::default())),
-            |w| Box::pin(eco::spawn_demo(w)),
-            &[][..],
-        ),
-        Protocol::Buildandshoot => (
-            |w| Box::pin(buildandshoot::spawn(w, Default::default())),
-            |w| Box::pin(buildandshoot::spawn_demo(w)),
-            &[][..],
-        ),
-        Protocol::Eldewrito => (
-            |w| Box::pin(eldewrito::spawn(w, Default::default())),
-            |w| Box::pin(eldewrito::spawn_demo(w)),
-            &[][..],
-        ),
-        Protocol::Openttd => (
-            |w| Box::pin(openttd::spawn(w, Default::default())),
-            |w| Box::pin(openttd::spawn_demo(w)),
-            &["companies_on", "landscape"][..],
-        ),
-        Protocol::Armagetron => (
-            |w| Box::pin(armagetron::spawn(w, Default::default())),
-            |w| Box::pin(armagetron::spawn_demo(w)),
-            &["options", "url"][..],
-        ),
-        Protocol::Jc2mp => (
-            |w| Box::pin(jc2mp::spawn(w, Default::default())),
-            |w| Box::pin(jc2mp::spawn_demo(w)),
-            &["gametype"][..],
-        ),
-        Protocol::Vcmp => (
-            |w| Box::pin(vcmp::spawn(w, Default::default())),
-            |w| Box::pin(vcmp::spawn_demo(w)),
-            &[][..],
-        ),
-        Protocol::Cs2d => (
-            |w| Box::pin(cs2d::spawn(w, Default::default())),
-            |w| Box::pin(cs2d::spawn_demo(w)),
-            &[][..],
-        ),
-        Protocol::Teamspeak2 => (
-            |w| Box::pin(teamspeak2::spawn(w, Default::default())),
-            |w| Box::pin(teamspeak2::spawn_demo(w)),
-            &[][..],
-        ),
-        Protocol::Rfactor => (
-            |w| Box::pin(rfactor::spawn(w, Default::default())),
-            |w| Box::pin(rfactor::spawn_demo(w)),
-            &[][..],
-        ),
-        Protocol::Ffow => (
-            |w| Box::pin(ffow::spawn(w, Default::default())),
-            |w| Box::pin(ffow::spawn_demo(w)),
-            &[][..],
-        ),
-        Protocol::Nadeo => (
-            |w| Box::pin(nadeo::spawn(w, Default::default())),
-            |w| Box::pin(nadeo::spawn_demo(w)),
-            &["title_id", "environment"][..],
-        ),
-    };
-    let password = match protocol {
-        Protocol::Factorio => Some(factorio::PASSWORD),
-        Protocol::Arkrcon => Some(arkrcon::PASSWORD),
-        Protocol::Nadeo => Some(nadeo::PASSWORD),
-        _ => None,
-    };
-    Simulator {
-        protocol,
-        spawn,
-        spawn_demo,
-        demo_rules,
-        hostile: hostile_of(protocol),
-        password,
-    }
-}
-
-/// The hostile servers of `protocol` (see [`hostile`]). Each list holds at least one server
-/// that must be up (`ok`: the default configuration, on [`hostile::world`]) and one that must
-/// be down: `tests/it/hostile.rs` fails for a protocol without both.
-fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
+/// The simulator of `protocol`: one line per protocol, naming the `SIM` its module exports (a
+/// new protocol adds its line here; the compiler asks for it).
+pub const fn simulator(protocol: Protocol) -> Simulator {
     match protocol {
-        Protocol::A2s => a2s::hostile,
-        Protocol::Minecraft => minecraft::hostile,
-        Protocol::MinecraftQuery => mcquery::hostile,
-        Protocol::MinecraftBedrock => bedrock::hostile,
-        Protocol::Samp => samp::hostile,
-        Protocol::Mumble => mumble::hostile,
-        Protocol::Quake3 => quake3::hostile,
-        Protocol::Quake2 => quake2::hostile,
-        Protocol::Quake1 => quake1::hostile,
-        Protocol::Teeworlds => teeworlds::hostile,
-        Protocol::Gamespy3 => gamespy3::hostile,
-        Protocol::Ase => ase::hostile,
-        Protocol::Unreal2 => unreal2::hostile,
-        Protocol::Doom3 => doom3::hostile,
-        Protocol::Gamespy1 => gamespy1::hostile,
-        Protocol::Gamespy2 => gamespy2::hostile,
-        Protocol::Terraria => terraria::hostile,
-        Protocol::Palworld => palworld::hostile,
-        Protocol::Fivem => fivem::hostile,
-        Protocol::Satisfactory => satisfactory::hostile,
-        Protocol::Teamspeak3 => teamspeak3::hostile,
-        Protocol::Factorio => factorio::hostile,
-        Protocol::Battlefield => battlefield::hostile,
-        Protocol::Arkrcon => arkrcon::hostile,
-        Protocol::Farmingsimulator => farmingsimulator::hostile,
-        Protocol::Hexen2 => hexen2::hostile,
-        Protocol::Assettocorsa => assettocorsa::hostile,
-        Protocol::Eco => eco::hostile,
-        Protocol::Buildandshoot => buildandshoot::hostile,
-        Protocol::Eldewrito => eldewrito::hostile,
-        Protocol::Openttd => openttd::hostile,
-        Protocol::Armagetron => armagetron::hostile,
-        Protocol::Jc2mp => jc2mp::hostile,
-        Protocol::Vcmp => vcmp::hostile,
-        Protocol::Cs2d => cs2d::hostile,
-        Protocol::Teamspeak2 => teamspeak2::hostile,
-        Protocol::Rfactor => rfactor::hostile,
-        Protocol::Ffow => ffow::hostile,
-        Protocol::Nadeo => nadeo::hostile,
+        Protocol::A2s => a2s::SIM,
+        Protocol::Minecraft => minecraft::SIM,
+        Protocol::MinecraftQuery => mcquery::SIM,
+        Protocol::MinecraftBedrock => bedrock::SIM,
+        Protocol::Samp => samp::SIM,
+        Protocol::Mumble => mumble::SIM,
+        Protocol::Quake3 => quake3::SIM,
+        Protocol::Quake2 => quake2::SIM,
+        Protocol::Quake1 => quake1::SIM,
+        Protocol::Teeworlds => teeworlds::SIM,
+        Protocol::Gamespy3 => gamespy3::SIM,
+        Protocol::Ase => ase::SIM,
+        Protocol::Unreal2 => unreal2::SIM,
+        Protocol::Doom3 => doom3::SIM,
+        Protocol::Gamespy1 => gamespy1::SIM,
+        Protocol::Gamespy2 => gamespy2::SIM,
+        Protocol::Terraria => terraria::SIM,
+        Protocol::Palworld => palworld::SIM,
+        Protocol::Fivem => fivem::SIM,
+        Protocol::Satisfactory => satisfactory::SIM,
+        Protocol::Teamspeak3 => teamspeak3::SIM,
+        Protocol::Factorio => factorio::SIM,
+        Protocol::Battlefield => battlefield::SIM,
+        Protocol::Arkrcon => arkrcon::SIM,
+        Protocol::Farmingsimulator => farmingsimulator::SIM,
+        Protocol::Hexen2 => hexen2::SIM,
+        Protocol::Assettocorsa => assettocorsa::SIM,
+        Protocol::Eco => eco::SIM,
+        Protocol::Buildandshoot => buildandshoot::SIM,
+        Protocol::Eldewrito => eldewrito::SIM,
+        Protocol::Openttd => openttd::SIM,
+        Protocol::Armagetron => armagetron::SIM,
+        Protocol::Jc2mp => jc2mp::SIM,
+        Protocol::Vcmp => vcmp::SIM,
+        Protocol::Cs2d => cs2d::SIM,
+        Protocol::Teamspeak2 => teamspeak2::SIM,
+        Protocol::Rfactor => rfactor::SIM,
+        Protocol::Ffow => ffow::SIM,
+        Protocol::Nadeo => nadeo::SIM,
     }
 }
 

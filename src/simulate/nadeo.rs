@@ -4,21 +4,28 @@
 //! something pretending to be one can misbehave.
 
 use std::io;
-use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::time::timeout;
+use tokio::net::TcpStream;
 
 use super::churn::churn;
 use super::hostile::{start, Hostile};
+use super::tcp::serve_tcp;
 use super::{SimServer, World, WorldState};
 use crate::protocol::nadeo::xmlrpc::{decode_call, encode_fault, encode_response, Value};
 use crate::protocol::nadeo::{decode_frame, encode_frame, encode_handshake, HANDSHAKE};
 
-/// A connection is dropped after this long, whatever the client does.
-const MAX_CONNECTION: Duration = Duration::from_secs(30);
+/// This simulator, as [`super::simulator`] lists it.
+pub const SIM: super::Simulator = super::Simulator {
+    protocol: crate::target::Protocol::Nadeo,
+    spawn: |w| Box::pin(spawn(w, Default::default())),
+    spawn_demo: |w| Box::pin(spawn_demo(w)),
+    demo_rules: &["title_id", "environment"],
+    hostile,
+    password: Some(PASSWORD),
+};
+
 /// The largest call the server reads (ManiaPlanet's limit).
 const MAX_CALL: usize = 1024 * 1024;
 /// The fault a server answers a call it does not know.
@@ -192,24 +199,13 @@ pub fn answer(state: &WorldState, flavour: Flavour, method: &str) -> Result<Valu
 }
 
 /// Serves the protocol on 127.0.0.1, on a port of the system's choosing, until the returned
-/// [`SimServer`] is dropped.
+/// [`SimServer`] is dropped ([`serve_tcp`]: Nagle off, each connection cut after
+/// [`super::tcp::MAX_CONNECTION`]).
 pub async fn spawn(world: World, config: NadeoConfig) -> io::Result<SimServer> {
-    let listener = TcpListener::bind("127.0.0.1:0").await?;
-    let addr = listener.local_addr()?;
-    let config = Arc::new(config);
-    let task = tokio::spawn(async move {
-        loop {
-            let Ok((stream, _)) = listener.accept().await else {
-                continue;
-            };
-            let _ = stream.set_nodelay(true);
-            let (world, config) = (world.clone(), config.clone());
-            tokio::spawn(async move {
-                let _ = timeout(MAX_CONNECTION, serve(stream, world, &config)).await;
-            });
-        }
-    });
-    Ok(SimServer::new(addr, vec![task]))
+    serve_tcp(world, config, |stream, world, config| async move {
+        serve(stream, world, &config).await
+    })
+    .await
 }
 
 async fn serve(mut stream: TcpStream, world: World, config: &NadeoConfig) -> io::Result<()> {

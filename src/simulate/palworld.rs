@@ -17,6 +17,16 @@ use crate::protocol::palworld::{INFO_PATH, METRICS_PATH, PLAYERS_PATH, USER};
 /// How the server misbehaves.
 pub use super::http::ApiMisbehaviour as Misbehaviour;
 
+/// This simulator, as [`super::simulator`] lists it.
+pub const SIM: super::Simulator = super::Simulator {
+    protocol: crate::target::Protocol::Palworld,
+    spawn: |w| Box::pin(spawn(w, Default::default())),
+    spawn_demo: |w| Box::pin(spawn_demo(w)),
+    demo_rules: &[],
+    hostile,
+    password: None,
+};
+
 #[derive(Debug, Clone)]
 pub struct PalworldConfig {
     /// The AdminPassword; `None` accepts any request (a server with the REST API open).

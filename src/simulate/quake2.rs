@@ -11,6 +11,16 @@ use super::hostile::{start, Hostile};
 use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::{hexen2, quake1, quake2};
 
+/// This simulator, as [`super::simulator`] lists it.
+pub const SIM: super::Simulator = super::Simulator {
+    protocol: crate::target::Protocol::Quake2,
+    spawn: |w| Box::pin(spawn(w, Default::default())),
+    spawn_demo: |w| Box::pin(spawn_demo(w)),
+    demo_rules: &["fraglimit"],
+    hostile,
+    password: None,
+};
+
 /// Player lines sent by [`Misbehaviour::HugePlayerList`]: well past the 256 a reply may list,
 /// and still one datagram (QuakeWorld lines run to about 40 bytes; 10,000 did not fit).
 pub const HUGE_LIST: usize = 1_000;

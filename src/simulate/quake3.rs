@@ -17,6 +17,16 @@ use crate::protocol::quake3::{
     self, encode_info_reply, encode_player_line, encode_status_reply, Command, PlayerLine, OOB,
 };
 
+/// This simulator, as [`super::simulator`] lists it.
+pub const SIM: super::Simulator = super::Simulator {
+    protocol: crate::target::Protocol::Quake3,
+    spawn: |w| Box::pin(spawn(w, Default::default())),
+    spawn_demo: |w| Box::pin(spawn_demo(w)),
+    demo_rules: &[],
+    hostile,
+    password: None,
+};
+
 /// DarkPlaces' default `net_getstatusfloodblockingtimeout`.
 pub const DARKPLACES_FLOOD_GAP: Duration = Duration::from_secs(1);
 /// Player lines sent by [`Misbehaviour::HugePlayerList`].

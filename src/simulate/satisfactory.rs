@@ -16,6 +16,16 @@ use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::satisfactory::api::PATH;
 use crate::protocol::satisfactory::{self, Reply, ServerState, SubState};
 
+/// This simulator, as [`super::simulator`] lists it.
+pub const SIM: super::Simulator = super::Simulator {
+    protocol: crate::target::Protocol::Satisfactory,
+    spawn: |w| Box::pin(spawn(w, Default::default())),
+    spawn_demo: |w| Box::pin(spawn_demo(w)),
+    demo_rules: &["server_state", "server_state_code"],
+    hostile,
+    password: None,
+};
+
 /// Hostile behaviour, for the robustness suite.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Misbehaviour {

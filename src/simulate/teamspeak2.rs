@@ -3,16 +3,26 @@
 //! commands pipelined on one connection; knobs for hostile replies.
 
 use std::io;
-use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpStream;
 
 use super::churn::churn;
 use super::hostile::{start, Hostile};
+use super::tcp::serve_tcp;
 use super::{SimServer, World, WorldState};
 use crate::protocol::teamspeak2 as ts2;
+
+/// This simulator, as [`super::simulator`] lists it.
+pub const SIM: super::Simulator = super::Simulator {
+    protocol: crate::target::Protocol::Teamspeak2,
+    spawn: |w| Box::pin(spawn(w, Default::default())),
+    spawn_demo: |w| Box::pin(spawn_demo(w)),
+    demo_rules: &[],
+    hostile,
+    password: None,
+};
 
 /// Hostile behaviour, for the robustness suite.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -55,23 +65,13 @@ impl Default for Ts2Config {
     }
 }
 
-/// Serves the query port on 127.0.0.1, on a port of the system's choosing.
+/// Serves the query port on 127.0.0.1, on a port of the system's choosing
+/// ([`serve_tcp`]: Nagle off, each connection cut after [`super::tcp::MAX_CONNECTION`]).
 pub async fn spawn(world: World, config: Ts2Config) -> io::Result<SimServer> {
-    let listener = TcpListener::bind("127.0.0.1:0").await?;
-    let addr = listener.local_addr()?;
-    let config = Arc::new(config);
-    let task = tokio::spawn(async move {
-        loop {
-            let Ok((stream, _)) = listener.accept().await else {
-                continue;
-            };
-            let (world, config) = (world.clone(), config.clone());
-            tokio::spawn(async move {
-                let _ = session(stream, world, &config).await;
-            });
-        }
-    });
-    Ok(SimServer::new(addr, vec![task]))
+    serve_tcp(world, config, |stream, world, config| async move {
+        session(stream, world, &config).await
+    })
+    .await
 }
 
 /// A voice server whose users come and go, for `demo`.

@@ -20,6 +20,16 @@ use super::tcp::serve_on;
 use super::{SimServer, World, WorldState};
 use crate::protocol::teamspeak3::{self as ts3, decode_records, ids, Record};
 
+/// This simulator, as [`super::simulator`] lists it.
+pub const SIM: super::Simulator = super::Simulator {
+    protocol: crate::target::Protocol::Teamspeak3,
+    spawn: |w| Box::pin(spawn(w, Default::default())),
+    spawn_demo: |w| Box::pin(spawn_demo(w)),
+    demo_rules: &[],
+    hostile,
+    password: None,
+};
+
 /// The banner a real server sends on connect.
 pub const BANNER: &[u8] = b"TS3\n\rWelcome to the TeamSpeak 3 ServerQuery interface, type \"help\" for a list of commands and \"help <command>\" for information on a specific command.\n\r";
 

@@ -13,6 +13,16 @@ use super::hostile::{start, Hostile};
 use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::teeworlds::{seven, six, Client, ClientKind, Flavour, Info, FLAG_PASSWORD};
 
+/// This simulator, as [`super::simulator`] lists it.
+pub const SIM: super::Simulator = super::Simulator {
+    protocol: crate::target::Protocol::Teeworlds,
+    spawn: |w| Box::pin(spawn(w, Default::default())),
+    spawn_demo: |w| Box::pin(spawn_demo(w)),
+    demo_rules: &[],
+    hostile,
+    password: None,
+};
+
 /// Which server software to imitate.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum SimFlavour {

@@ -17,6 +17,16 @@ use crate::protocol::terraria::STATUS_PATH;
 /// How the server misbehaves.
 pub use super::http::ApiMisbehaviour as Misbehaviour;
 
+/// This simulator, as [`super::simulator`] lists it.
+pub const SIM: super::Simulator = super::Simulator {
+    protocol: crate::target::Protocol::Terraria,
+    spawn: |w| Box::pin(spawn(w, Default::default())),
+    spawn_demo: |w| Box::pin(spawn_demo(w)),
+    demo_rules: &[],
+    hostile,
+    password: None,
+};
+
 #[derive(Debug, Clone, Default)]
 pub struct TerrariaConfig {
     /// The REST token the server requires; `None`: the status endpoint is open (TShock's

@@ -9,6 +9,16 @@ use super::hostile::{start, Hostile};
 use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::unreal2::{self, Info, Kind, Player, Tail, UT2004};
 
+/// This simulator, as [`super::simulator`] lists it.
+pub const SIM: super::Simulator = super::Simulator {
+    protocol: crate::target::Protocol::Unreal2,
+    spawn: |w| Box::pin(spawn(w, Default::default())),
+    spawn_demo: |w| Box::pin(spawn_demo(w)),
+    demo_rules: &["GoalScore"],
+    hostile,
+    password: None,
+};
+
 /// Hostile behaviour, for the robustness suite.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Misbehaviour {

@@ -10,6 +10,16 @@ use super::samp::{self, Misbehaviour, SampConfig};
 use super::{SimServer, World, WorldState};
 use crate::protocol::vcmp::DIALECT;
 
+/// This simulator, as [`super::simulator`] lists it.
+pub const SIM: super::Simulator = super::Simulator {
+    protocol: crate::target::Protocol::Vcmp,
+    spawn: |w| Box::pin(spawn(w, Default::default())),
+    spawn_demo: |w| Box::pin(spawn_demo(w)),
+    demo_rules: &[],
+    hostile,
+    password: None,
+};
+
 fn config(misbehaviour: Misbehaviour) -> SampConfig {
     SampConfig {
         dialect: DIALECT,

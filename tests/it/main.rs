@@ -67,6 +67,7 @@ mod sdtd_health;
 mod server_text;
 mod shard;
 mod source_health;
+mod stated_numbers;
 mod teamspeak2;
 mod teamspeak3;
 mod teeworlds;

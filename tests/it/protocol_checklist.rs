@@ -239,12 +239,13 @@ fn every_protocol_is_complete() {
 }
 
 /// Every protocol's demo server starts (the table in `simulate` has every protocol by
-/// construction; this runs each entry).
+/// construction; this runs each entry), and each line of that table names the module whose
+/// `SIM` serves that protocol (a line copied from another protocol's is caught here).
 #[tokio::test]
 async fn every_protocol_has_a_demo_server() {
     for p in Protocol::ALL {
         let sim = simulate::simulator(p);
-        assert_eq!(sim.protocol, p);
+        assert_eq!(sim.protocol, p, "simulate::simulator's line for {p}");
         let server = (sim.spawn_demo)(World::default())
             .await
             .unwrap_or_else(|e| panic!("{p}: the demo server did not start: {e}"));

@@ -3,7 +3,8 @@
 //! `getstatus` alone carries everything the status needs (variables and player lines), so a
 //! poll is one request. `getinfo` is not sent: it would add only ioquake3's
 //! `g_humanplayers` (an exact bot count on servers without private slots), and DarkPlaces'
-//! flood protection would make the poll wait the registry's minimum gap (1.1 s) before it.
+//! flood protection would make the poll wait the registry's minimum gap ([`super::MIN_GAP`])
+//! before it.
 //! That gap also spaces the driver's resends. Latency is the `getstatus` round trip.
 
 use std::time::{Duration, Instant};

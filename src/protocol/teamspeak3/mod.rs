@@ -30,7 +30,8 @@ pub const DEFAULT_VOICE_PORT: u16 = 9987;
 /// below that.
 pub const MAX_COMMANDS_PER_POLL: usize = 4;
 /// The least time between two polls of one server (the registry's gap): with at most
-/// [`MAX_COMMANDS_PER_POLL`] commands per poll, no 3 s window ever holds more than 8.
+/// [`MAX_COMMANDS_PER_POLL`] commands per poll, no 3 s window ever holds more than 8
+/// (`tests::flood_ban_window`).
 pub const MIN_GAP: Duration = Duration::from_secs(2);
 /// Records kept from one reply (clients listed); more are counted only.
 pub const MAX_RECORDS: usize = 1024;
@@ -308,6 +309,17 @@ pub fn to_status(
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// The docs' arithmetic: polls [`MIN_GAP`] apart put at most 2 polls, 8 commands, in any
+    /// 3 s window, below TeamSpeak's default ban at 10.
+    #[test]
+    fn flood_ban_window() {
+        let window = Duration::from_secs(3);
+        // Polls at 0, gap, 2 gap...: a closed window of 3 s holds floor(3 s / gap) + 1.
+        let polls = (window.as_millis() / MIN_GAP.as_millis()) as usize + 1;
+        assert_eq!(polls * MAX_COMMANDS_PER_POLL, 8);
+        assert!(polls * MAX_COMMANDS_PER_POLL < 10);
+    }
 
     /// Every escape both ways, as the ServerQuery manual lists them.
     #[test]

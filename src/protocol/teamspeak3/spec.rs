@@ -8,9 +8,9 @@ use crate::protocol::credentials::CredentialKey;
 use crate::protocol::memory::Memory;
 use crate::protocol::spec::{Build, Link, Resolve, Spec, Start};
 
-/// TeamSpeak bans an address sending about 10 commands within 3 s: a poll sends at most 4
-/// ([`super::MAX_COMMANDS_PER_POLL`]) back to back, and polls keep [`super::MIN_GAP`]
-/// apart, so no 3 s ever holds more than 8. Self-paced: the gap is between polls, not
+/// TeamSpeak bans an address sending about 10 commands within 3 s: a poll sends at most
+/// [`super::MAX_COMMANDS_PER_POLL`] back to back, and polls keep [`super::MIN_GAP`] apart,
+/// so no 3 s ever holds more than 8 (`tests::flood_ban_window`). Self-paced: the gap is between polls, not
 /// between one poll's commands.
 pub const SPEC: Spec = Spec {
     id: "teamspeak3",
