@@ -58,6 +58,7 @@ pub mod teamspeak2;
 pub mod teamspeak3;
 pub mod teeworlds;
 pub mod terraria;
+pub mod tribes1;
 pub mod unreal2;
 pub mod vcmp;
 pub mod webrcon;

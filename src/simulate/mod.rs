@@ -52,6 +52,7 @@ pub mod teamspeak3;
 pub mod teeworlds;
 pub mod terraria;
 pub mod titles;
+pub mod tribes1;
 pub mod unreal2;
 pub mod vcmp;
 pub mod webrcon;
@@ -291,6 +292,12 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(nadeo::spawn_demo(w)),
             &["title_id", "environment"][..],
         ),
+        // One simulator answers both: `b` with the Tribes body, `r` with the Starsiege one.
+        Protocol::Tribes1 | Protocol::Starsiege => (
+            |w| Box::pin(tribes1::spawn(w, Default::default())),
+            |w| Box::pin(tribes1::spawn_demo(w)),
+            &[][..],
+        ),
     };
     let password = match protocol {
         Protocol::Factorio => Some(factorio::PASSWORD),
@@ -352,6 +359,8 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         Protocol::Rfactor => rfactor::hostile,
         Protocol::Ffow => ffow::hostile,
         Protocol::Nadeo => nadeo::hostile,
+        Protocol::Tribes1 => tribes1::hostile,
+        Protocol::Starsiege => tribes1::hostile_starsiege,
     }
 }
 
