@@ -237,3 +237,49 @@ proptest! {
         prop_assert_eq!(decode(&out, TRIBES, 9).unwrap(), r);
     }
 }
+
+/// The checked-in `exchanges` fuzz seeds (arms 22 and 23: a key of 2A 2A, players and
+/// detail asked) finish a poll with the fixture's counts; a reply with another key is skipped
+/// and the poll ends in `mismatch`.
+#[test]
+fn exchanges_seeds_finish_a_poll() {
+    use crate::protocol::exchange::replay::replay;
+    use crate::protocol::exchange::Params;
+    use crate::status::Reason;
+    use std::time::Instant;
+
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/corpus/exchanges/");
+    let params = Params {
+        players: true,
+        detail: true,
+        ..Params::default()
+    };
+    let start = Instant::now();
+    let deadline = start + Duration::from_secs(5);
+    let seed = |name: &str| std::fs::read(format!("{root}{name}")).unwrap();
+    let b = seed("tribes1-b_reply");
+    assert_eq!(&b[..2], [0xaf, 22]);
+    let mut x = exchange::new::<TRIBES>(&params, 0x2A2A, deadline);
+    let st = replay(&mut x, start, deadline, &b[2..])
+        .result
+        .unwrap()
+        .unwrap();
+    assert_eq!((st.online, st.max, st.players.unwrap().len()), (2, 32, 2));
+    let r = seed("starsiege-r_reply");
+    assert_eq!(&r[..2], [0xaf, 23]);
+    let mut x = exchange::new::<STARSIEGE>(&params, 0x2A2A, deadline);
+    let st = replay(&mut x, start, deadline, &r[2..])
+        .result
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (st.online, st.max, st.name.as_str()),
+        (2, 16, "Cybrid Front")
+    );
+    let mut x = exchange::new::<TRIBES>(&params, 0x2A2B, deadline);
+    let e = replay(&mut x, start, deadline, &b[2..])
+        .result
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(e.reason(), Reason::Mismatch);
+}
