@@ -158,6 +158,8 @@ protocols! {
     Tribes1 => tribes1::spec;
     /// Starsiege server query: Tribes 1's with the `r` request byte, UDP.
     Starsiege => tribes1::starsiege_spec;
+    /// Savage 2: A Tortured Soul's server query (`01`), UDP.
+    Savage2 => savage2::spec;
 }
 
 impl Protocol {

@@ -52,6 +52,7 @@ mod reader;
 pub mod rfactor;
 pub mod samp;
 pub mod satisfactory;
+pub mod savage2;
 pub mod sdtd;
 pub mod spec;
 pub mod teamspeak2;

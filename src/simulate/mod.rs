@@ -45,6 +45,7 @@ pub mod rcon;
 pub mod rfactor;
 pub mod samp;
 pub mod satisfactory;
+pub mod savage2;
 pub mod sdtd;
 pub mod tcp;
 pub mod teamspeak2;
@@ -298,6 +299,11 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(tribes1::spawn_demo(w)),
             &[][..],
         ),
+        Protocol::Savage2 => (
+            |w| Box::pin(savage2::spawn(w, Default::default())),
+            |w| Box::pin(savage2::spawn_demo(w)),
+            &[][..],
+        ),
     };
     let password = match protocol {
         Protocol::Factorio => Some(factorio::PASSWORD),
@@ -361,6 +367,7 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         Protocol::Nadeo => nadeo::hostile,
         Protocol::Tribes1 => tribes1::hostile,
         Protocol::Starsiege => tribes1::hostile_starsiege,
+        Protocol::Savage2 => savage2::hostile,
     }
 }
 

@@ -61,6 +61,7 @@ mod rfactor;
 mod safety;
 mod samp;
 mod satisfactory;
+mod savage2;
 mod scrape_stream;
 mod sdtd_health;
 mod server_text;
