@@ -100,3 +100,34 @@ proptest! {
         prop_assert_eq!(decode(&out).unwrap(), i);
     }
 }
+
+/// The checked-in `exchanges` fuzz seed (arm 24, detail asked) finishes a poll with the
+/// fixture's counts.
+#[test]
+fn exchanges_seed_finishes_a_poll() {
+    use crate::protocol::exchange::replay::replay;
+    use crate::protocol::exchange::Params;
+    use std::time::Instant;
+
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fuzz/corpus/exchanges/savage2-reply"
+    );
+    let seed = std::fs::read(path).unwrap();
+    assert_eq!(&seed[..2], [0xa7, 24]);
+    let params = Params {
+        detail: true,
+        ..Params::default()
+    };
+    let start = Instant::now();
+    let deadline = start + Duration::from_secs(5);
+    let mut x = exchange::new(&params, deadline);
+    let st = replay(&mut x, start, deadline, &seed[2..])
+        .result
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (st.online, st.max, st.name.as_str()),
+        (9, 32, "Newerth Front")
+    );
+}
