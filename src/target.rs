@@ -154,6 +154,12 @@ protocols! {
     /// Nadeo's XML-RPC remote control, GBXRemote 2 (Trackmania Forever, Trackmania 2,
     /// Shootmania), TCP.
     Nadeo => nadeo::spec;
+    /// Tribes 1 server query (`b` request, length-prefixed strings), UDP.
+    Tribes1 => tribes1::spec;
+    /// Starsiege server query: Tribes 1's with the `r` request byte, UDP.
+    Starsiege => tribes1::starsiege_spec;
+    /// Savage 2: A Tortured Soul's server query (`01`), UDP.
+    Savage2 => savage2::spec;
 }
 
 impl Protocol {

@@ -24,7 +24,7 @@ use gameserver_exporter::protocol::minecraft::query_exchange::{McQuery, Memory};
 use gameserver_exporter::protocol::minecraft::slp_exchange::Slp;
 use gameserver_exporter::protocol::quake3::{self, Want};
 use gameserver_exporter::protocol::{
-    armagetron, cs2d, ffow, hexen2, nadeo, openttd, quake1, quake2, rfactor,
+    armagetron, cs2d, ffow, hexen2, nadeo, openttd, quake1, quake2, rfactor, savage2, tribes1,
 };
 use gameserver_exporter::protocol::samp::{exchange::Samp, Header};
 use gameserver_exporter::protocol::teamspeak2::exchange::Ts2;
@@ -155,7 +155,7 @@ fuzz_target!(|data: &[u8]| {
                 return;
             };
             let secret = remembered.then(|| Secret::new("fuzz-secret"));
-            match ext % 22 {
+            match ext % 25 {
                 0 => run(
                     terraria::exchange::new(params, secret, deadline),
                     start,
@@ -262,6 +262,18 @@ fuzz_target!(|data: &[u8]| {
                     let x = nadeo::exchange::Nadeo::new(params, login, 1, deadline);
                     run(x, start, script)
                 }
+                // A fixed key (2A 2A, qstat's), so the fuzzer can learn to echo it.
+                22 => run(
+                    tribes1::exchange::new::<{ tribes1::TRIBES }>(&params, 0x2A2A, deadline),
+                    start,
+                    script,
+                ),
+                23 => run(
+                    tribes1::exchange::new::<{ tribes1::STARSIEGE }>(&params, 0x2A2A, deadline),
+                    start,
+                    script,
+                ),
+                24 => run(savage2::exchange::new(&params, deadline), start, script),
                 5 => {
                     // Sequence numbers from 1, so the fuzzer can learn to answer them.
                     let x = battlefield::exchange::Battlefield::new(params, 1, deadline);

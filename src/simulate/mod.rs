@@ -47,6 +47,7 @@ pub mod rcon;
 pub mod rfactor;
 pub mod samp;
 pub mod satisfactory;
+pub mod savage2;
 pub mod sdtd;
 pub mod tcp;
 pub mod teamspeak2;
@@ -54,6 +55,7 @@ pub mod teamspeak3;
 pub mod teeworlds;
 pub mod terraria;
 pub mod titles;
+pub mod tribes1;
 pub mod unreal2;
 pub mod vcmp;
 pub mod webrcon;
@@ -144,6 +146,9 @@ pub const fn simulator(protocol: Protocol) -> Simulator {
         Protocol::Rfactor => rfactor::SIM,
         Protocol::Ffow => ffow::SIM,
         Protocol::Nadeo => nadeo::SIM,
+        Protocol::Tribes1 => tribes1::SIM,
+        Protocol::Starsiege => tribes1::SIM_STARSIEGE,
+        Protocol::Savage2 => savage2::SIM,
     }
 }
 
