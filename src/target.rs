@@ -154,6 +154,10 @@ protocols! {
     /// Nadeo's XML-RPC remote control, GBXRemote 2 (Trackmania Forever, Trackmania 2,
     /// Shootmania), TCP.
     Nadeo => nadeo::spec;
+    /// Mafia II Multiplayer query (`M2MP`, the game port + 1), UDP.
+    Mafia2mp => mafia2mp::spec;
+    /// Mafia II Online query: Mafia II Multiplayer's with its own magic and pings, UDP.
+    Mafia2online => mafia2online::spec;
 }
 
 impl Protocol {

@@ -37,6 +37,8 @@ pub mod http;
 pub mod jc2mp;
 pub mod keyvalue;
 pub mod limits;
+pub mod mafia2mp;
+pub mod mafia2online;
 pub mod memory;
 pub mod minecraft;
 pub mod mumble;

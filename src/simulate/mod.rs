@@ -32,6 +32,8 @@ pub mod hostile;
 pub mod http;
 pub mod jc2mp;
 pub mod json_page;
+pub mod mafia2mp;
+pub mod mafia2online;
 pub mod mcquery;
 pub mod minecraft;
 pub mod mumble;
@@ -291,6 +293,16 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(nadeo::spawn_demo(w)),
             &["title_id", "environment"][..],
         ),
+        Protocol::Mafia2mp => (
+            |w| Box::pin(mafia2mp::spawn(w, Default::default())),
+            |w| Box::pin(mafia2mp::spawn_demo(w)),
+            &[][..],
+        ),
+        Protocol::Mafia2online => (
+            |w| Box::pin(mafia2online::spawn(w, Default::default())),
+            |w| Box::pin(mafia2online::spawn_demo(w)),
+            &[][..],
+        ),
     };
     let password = match protocol {
         Protocol::Factorio => Some(factorio::PASSWORD),
@@ -352,6 +364,8 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         Protocol::Rfactor => rfactor::hostile,
         Protocol::Ffow => ffow::hostile,
         Protocol::Nadeo => nadeo::hostile,
+        Protocol::Mafia2mp => mafia2mp::hostile,
+        Protocol::Mafia2online => mafia2online::hostile,
     }
 }
 
