@@ -24,7 +24,8 @@ use gameserver_exporter::protocol::minecraft::query_exchange::{McQuery, Memory};
 use gameserver_exporter::protocol::minecraft::slp_exchange::Slp;
 use gameserver_exporter::protocol::quake3::{self, Want};
 use gameserver_exporter::protocol::{
-    armagetron, cs2d, ffow, hexen2, nadeo, openttd, quake1, quake2, rfactor,
+    armagetron, cs2d, ffow, hexen2, mafia2mp, mafia2online, nadeo, openttd, quake1, quake2,
+    rfactor,
 };
 use gameserver_exporter::protocol::samp::{exchange::Samp, Header};
 use gameserver_exporter::protocol::teamspeak2::exchange::Ts2;
@@ -262,6 +263,16 @@ fuzz_target!(|data: &[u8]| {
                     let x = nadeo::exchange::Nadeo::new(params, login, 1, deadline);
                     run(x, start, script)
                 }
+                25 => run(
+                    mafia2mp::exchange::new(mafia2mp::DIALECT, &params, deadline),
+                    start,
+                    script,
+                ),
+                26 => run(
+                    mafia2mp::exchange::new(mafia2online::DIALECT, &params, deadline),
+                    start,
+                    script,
+                ),
                 5 => {
                     // Sequence numbers from 1, so the fuzzer can learn to answer them.
                     let x = battlefield::exchange::Battlefield::new(params, 1, deadline);

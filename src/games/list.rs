@@ -234,6 +234,8 @@ pub static GAMES: &[Game] = &[
     game("kreedzclimbing", &["kzmod"], "Kreedz Climbing", A2s, 27015, 27015, N, G, ""),
     game("l4d", &["left4dead"], "Left 4 Dead", A2s, 27015, 27015, N, GL, ""),
     game("l4d2", &["left4dead2"], "Left 4 Dead 2", A2s, 27015, 27015, N, GL, ""),
+    game("m2m", &["m2mp", "mafia2mp"], "Mafia II - Multiplayer", Mafia2mp, 27016, 27017, N, G, "Query port = game port + 1 (M2MP): name, counts, game mode, password; with players the names"),
+    game("m2o", &["mafia2online"], "Mafia II - Online", Mafia2online, 27015, 27016, N, G, "Query port = game port + 1 (M2Online): name, counts, game mode, password; with players the names and pings"),
     game("moh", &["moh2010"], "Medal of Honor", Battlefield, 7673, 48888, N, G, "The 2010 game; fixed admin console port 48888 (TCP)"),
     game("moha", &["mohab"], "Medal of Honor: Airborne", Gamespy1, 12203, 12300, N, G, "Query port = game port + 97"),
     game("mohaa", &[], "Medal of Honor: Allied Assault", Gamespy1, 12203, 12300, N, G, "Query port = game port + 97"),

@@ -42,6 +42,7 @@ mod http_daemon;
 mod http_hostile;
 mod jc2mp;
 mod log_colours;
+mod mafia2mp;
 mod mcquery;
 mod minecraft;
 mod minecraft_strict_handshake;

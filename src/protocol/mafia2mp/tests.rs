@@ -189,3 +189,39 @@ proptest! {
         prop_assert_eq!(decode_reply(&dialect, &d).unwrap(), r);
     }
 }
+
+/// The checked-in `exchanges` fuzz seeds (arms 25 and 26: the pick byte, the arm byte, then
+/// the replay script) reach a status in their dialects.
+#[test]
+fn fuzz_seeds_replay_to_a_status() {
+    use std::time::Instant;
+
+    use crate::protocol::exchange::replay::replay;
+    use crate::protocol::exchange::Params;
+
+    let seeds: [(&[u8], Dialect, u32); 2] = [
+        (
+            include_bytes!("../../../fuzz/corpus/exchanges/mafia2mp-reply"),
+            DIALECT,
+            64,
+        ),
+        (
+            include_bytes!("../../../fuzz/corpus/exchanges/mafia2online-reply"),
+            PINGS,
+            100,
+        ),
+    ];
+    for (seed, dialect, max) in seeds {
+        let params = Params {
+            players: true,
+            ..Params::default()
+        };
+        let start = Instant::now();
+        let deadline = start + Duration::from_secs(5);
+        let mut x = exchange::new(dialect, &params, deadline);
+        let r = replay(&mut x, start, deadline, &seed[2..]);
+        let status = r.result.unwrap().unwrap();
+        assert_eq!((status.online, status.max), (2, max));
+        assert_eq!(status.players.unwrap().len(), 2);
+    }
+}
