@@ -122,7 +122,13 @@ pub fn hostile_in(dialect: Dialect) -> Vec<Hostile> {
     use Misbehaviour as M;
     vec![
         Hostile::up("ok", 2, 24, None, with(M::None)),
-        Hostile::up("empty-name-then-junk", 2, 24, None, with(M::EmptyNameThenJunk)),
+        Hostile::up(
+            "empty-name-then-junk",
+            2,
+            24,
+            None,
+            with(M::EmptyNameThenJunk),
+        ),
         Hostile::down("silence", "timeout", with(M::Silence)),
         Hostile::down("truncated", "malformed", with(M::Truncated)),
         Hostile::down("lying-length", "malformed", with(M::LyingLength)),

@@ -36,10 +36,7 @@ fn config(protocol: Protocol, misbehaviour: Misbehaviour) -> Mafia2Config {
 }
 
 fn request(protocol: Protocol, server: &SimServer, want: Option<Reason>) -> Request {
-    let mut req = Request::new(
-        protocol,
-        Address::parse(&server.addr.to_string()).unwrap(),
-    );
+    let mut req = Request::new(protocol, Address::parse(&server.addr.to_string()).unwrap());
     req.timeout = match want {
         Some(reason) => patience::timeout_for(reason),
         None => patience::ANSWERED,
@@ -48,7 +45,11 @@ fn request(protocol: Protocol, server: &SimServer, want: Option<Reason>) -> Requ
     req
 }
 
-async fn status(protocol: Protocol, m: Misbehaviour, want: Option<Reason>) -> Result<Status, Reason> {
+async fn status(
+    protocol: Protocol,
+    m: Misbehaviour,
+    want: Option<Reason>,
+) -> Result<Status, Reason> {
     let server = spawn(world(), config(protocol, m)).await.unwrap();
     poll(&request(protocol, &server, want))
         .await
@@ -127,9 +128,14 @@ async fn probe_the_presets() {
             .await
             .unwrap();
         let a = server.addr;
-        let r = plain(d.addr, "GET", &format!("/probe?module={module}&target={a}"), "")
-            .await
-            .unwrap();
+        let r = plain(
+            d.addr,
+            "GET",
+            &format!("/probe?module={module}&target={a}"),
+            "",
+        )
+        .await
+        .unwrap();
         assert_eq!(r.status, 200, "{}", r.text());
         let body = r.text();
         let line = |metric: &str| {

@@ -93,7 +93,10 @@ fn string(r: &mut Reader<'_>) -> Result<String, DecodeError> {
 
 /// A count sent as decimal text.
 fn count(r: &mut Reader<'_>, what: &'static str) -> Result<u32, DecodeError> {
-    string(r)?.trim().parse().map_err(|_| DecodeError::Invalid(what))
+    string(r)?
+        .trim()
+        .parse()
+        .map_err(|_| DecodeError::Invalid(what))
 }
 
 /// Decodes a reply. Another magic is a [`DecodeError::Mismatch`] (not our answer); a

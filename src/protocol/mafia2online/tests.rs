@@ -37,7 +37,10 @@ fn reply_field_by_field() {
         Duration::ZERO,
     );
     let players = s.players.unwrap();
-    assert_eq!((players[1].name.as_str(), players[1].ping), ("Leo", Some(10)));
+    assert_eq!(
+        (players[1].name.as_str(), players[1].ping),
+        ("Leo", Some(10))
+    );
     let mut ours = Vec::new();
     encode_reply(&DIALECT, &r, &mut ours);
     assert_eq!(ours, d);
