@@ -158,6 +158,8 @@ protocols! {
     Mafia2mp => mafia2mp::spec;
     /// Mafia II Online query: Mafia II Multiplayer's with its own magic and pings, UDP.
     Mafia2online => mafia2online::spec;
+    /// Soldat's file server (`STARTFILES logs/gamestat.txt`, the game port + 10), TCP.
+    Soldat => soldat::spec;
 }
 
 impl Protocol {

@@ -55,6 +55,7 @@ pub mod rfactor;
 pub mod samp;
 pub mod satisfactory;
 pub mod sdtd;
+pub mod soldat;
 pub mod spec;
 pub mod teamspeak2;
 pub mod teamspeak3;

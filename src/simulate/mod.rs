@@ -48,6 +48,7 @@ pub mod rfactor;
 pub mod samp;
 pub mod satisfactory;
 pub mod sdtd;
+pub mod soldat;
 pub mod tcp;
 pub mod teamspeak2;
 pub mod teamspeak3;
@@ -303,6 +304,11 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(mafia2online::spawn_demo(w)),
             &[][..],
         ),
+        Protocol::Soldat => (
+            |w| Box::pin(soldat::spawn(w, Default::default())),
+            |w| Box::pin(soldat::spawn_demo(w)),
+            &[][..],
+        ),
     };
     let password = match protocol {
         Protocol::Factorio => Some(factorio::PASSWORD),
@@ -366,6 +372,7 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         Protocol::Nadeo => nadeo::hostile,
         Protocol::Mafia2mp => mafia2mp::hostile,
         Protocol::Mafia2online => mafia2online::hostile,
+        Protocol::Soldat => soldat::hostile,
     }
 }
 
