@@ -25,7 +25,7 @@ use gameserver_exporter::protocol::minecraft::slp_exchange::Slp;
 use gameserver_exporter::protocol::quake3::{self, Want};
 use gameserver_exporter::protocol::{
     armagetron, cs2d, ffow, hexen2, mafia2mp, mafia2online, nadeo, openttd, quake1, quake2,
-    rfactor,
+    rfactor, soldat,
 };
 use gameserver_exporter::protocol::samp::{exchange::Samp, Header};
 use gameserver_exporter::protocol::teamspeak2::exchange::Ts2;
@@ -270,6 +270,11 @@ fuzz_target!(|data: &[u8]| {
                 ),
                 26 => run(
                     mafia2mp::exchange::new(mafia2online::DIALECT, &params, deadline),
+                    start,
+                    script,
+                ),
+                27 => run(
+                    soldat::exchange::Soldat::new(params, deadline),
                     start,
                     script,
                 ),

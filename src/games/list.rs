@@ -325,6 +325,7 @@ pub static GAMES: &[Game] = &[
     game("shootmania", &[], "Shootmania", Nadeo, 2350, 5000, N, G, "XML-RPC (GBXRemote 2) on the dedicated config's xmlrpc_port, TCP; username + password_file where the server wants Authenticate"),
     game("sin", &[], "SiN", Gamespy1, 22450, 22450, N, G, ""),
     game("sinepisodes", &["sinep"], "SiN Episodes", A2s, 27015, 27015, N, G, ""),
+    game("soldat", &[], "Soldat", Soldat, 23073, 23083, N, G, "The file server on the game port + 10 (TCP) sends logs/gamestat.txt: count, map, game mode; with players names, kills and pings; no capacity or server name. Needs Allow_Download=1 and Logging=1 in soldat.ini"),
     game("sof", &[], "Soldier of Fortune", Gamespy1, 28910, 28911, N, G, "Query port = game port + 1"),
     game("sof2", &[], "Soldier of Fortune II", Quake3, 20100, 20100, N, G, "Quake 3 engine"),
     game("sotf", &["sonsoftheforest"], "Sons Of The Forest", A2s, 8766, 27016, N, G, ""),

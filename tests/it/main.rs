@@ -66,6 +66,7 @@ mod scrape_stream;
 mod sdtd_health;
 mod server_text;
 mod shard;
+mod soldat;
 mod source_health;
 mod teamspeak2;
 mod teamspeak3;

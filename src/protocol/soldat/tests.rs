@@ -147,3 +147,27 @@ proptest! {
         prop_assert_eq!(back, g);
     }
 }
+
+/// The checked-in `exchanges` fuzz seed (arm 27: the pick byte, the arm byte, then the
+/// replay script, the reply in chunks of 200 bytes) reaches a status.
+#[test]
+fn fuzz_seed_replays_to_a_status() {
+    use std::time::Instant;
+
+    use crate::protocol::exchange::replay::replay;
+    use crate::protocol::exchange::Params;
+
+    let seed = include_bytes!("../../../fuzz/corpus/exchanges/soldat-gamestat");
+    let params = Params {
+        players: true,
+        ..Params::default()
+    };
+    let start = Instant::now();
+    let deadline = start + Duration::from_secs(5);
+    let mut x = exchange::Soldat::new(params, deadline);
+    let r = replay(&mut x, start, deadline, &seed[2..]);
+    let status = r.result.unwrap().unwrap();
+    assert_eq!(status.online, 2);
+    assert_eq!(status.map.as_deref(), Some("ctf_Ash"));
+    assert_eq!(status.players.unwrap()[1].name, "Kat");
+}
