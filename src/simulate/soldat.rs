@@ -101,14 +101,15 @@ pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
 }
 
 /// Every misbehaviour of this simulator, with what the exporter must publish for it: the
-/// hostile world's 2 players (gamestat.txt has no capacity: max 0, and no bots).
+/// hostile world's 2 players (gamestat.txt has no capacity: max 0, no bots and no server
+/// name).
 pub fn hostile() -> Vec<Hostile> {
     let with = |m: Misbehaviour| start(move |w| spawn(w, m));
     use Misbehaviour as M;
     vec![
-        Hostile::up("ok", 2, 0, None, with(M::None)),
-        Hostile::up("bytewise", 2, 0, None, with(M::Bytewise)),
-        Hostile::up("lying-sizes", 2, 0, None, with(M::LyingSizes)),
+        Hostile::up("ok", 2, 0, None, with(M::None)).expect_name(""),
+        Hostile::up("bytewise", 2, 0, None, with(M::Bytewise)).expect_name(""),
+        Hostile::up("lying-sizes", 2, 0, None, with(M::LyingSizes)).expect_name(""),
         Hostile::down("silence", "timeout", with(M::Silence)),
         Hostile::down("never-ends", "timeout", with(M::NeverEnds)),
         Hostile::down("oversized", "too_large", with(M::Oversized)),

@@ -79,8 +79,10 @@ impl Exchange for Soldat {
         }
     }
 
+    /// A connect that fails reaches here before anything was sent: every input counts,
+    /// whatever the state (the first result is kept).
     fn handle(&mut self, _now: Instant, input: Input<'_>) {
-        if self.state != State::Waiting {
+        if self.state == State::Over {
             return;
         }
         match input {

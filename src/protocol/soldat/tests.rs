@@ -171,3 +171,21 @@ fn fuzz_seed_replays_to_a_status() {
     assert_eq!(status.map.as_deref(), Some("ctf_Ash"));
     assert_eq!(status.players.unwrap()[1].name, "Kat");
 }
+
+/// A refused connect fails the poll `refused`, not as a stream that closed.
+#[test]
+fn refused_connect() {
+    use std::time::Instant;
+
+    use crate::protocol::exchange::{Error, Exchange, Input, LinkError, Params, Step};
+
+    let t0 = Instant::now();
+    let mut x = exchange::Soldat::new(Params::default(), t0 + Duration::from_secs(5));
+    let mut out = Vec::new();
+    assert!(matches!(x.poll(t0, &mut out), Step::Connect(_)));
+    x.handle(t0, Input::Failed(LinkError::Refused));
+    assert!(matches!(
+        x.poll(t0, &mut out),
+        Step::Failed(Error::Net(LinkError::Refused))
+    ));
+}
