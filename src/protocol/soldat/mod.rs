@@ -147,7 +147,7 @@ pub fn decode_gamestat(file: &str) -> Result<Gamestat, DecodeError> {
     }
     g.players = players.ok_or(DecodeError::Invalid("Soldat gamestat.txt without Players"))?;
     let rest: Vec<&str> = lines.filter(|l| !l.is_empty()).collect();
-    if rest.len() % 5 != 0 {
+    if !rest.len().is_multiple_of(5) {
         return Err(DecodeError::Invalid("Soldat player record cut short"));
     }
     for r in rest.chunks(5) {
