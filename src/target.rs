@@ -160,6 +160,12 @@ protocols! {
     Starsiege => tribes1::starsiege_spec;
     /// Savage 2: A Tortured Soul's server query (`01`), UDP.
     Savage2 => savage2::spec;
+    /// Mafia II Multiplayer query (`M2MP`, the game port + 1), UDP.
+    Mafia2mp => mafia2mp::spec;
+    /// Mafia II Online query: Mafia II Multiplayer's with its own magic and pings, UDP.
+    Mafia2online => mafia2online::spec;
+    /// Soldat's file server (`STARTFILES logs/gamestat.txt`, the game port + 10), TCP.
+    Soldat => soldat::spec;
 }
 
 impl Protocol {

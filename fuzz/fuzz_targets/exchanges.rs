@@ -24,7 +24,8 @@ use gameserver_exporter::protocol::minecraft::query_exchange::{McQuery, Memory};
 use gameserver_exporter::protocol::minecraft::slp_exchange::Slp;
 use gameserver_exporter::protocol::quake3::{self, Want};
 use gameserver_exporter::protocol::{
-    armagetron, cs2d, ffow, hexen2, nadeo, openttd, quake1, quake2, rfactor, savage2, tribes1,
+    armagetron, cs2d, ffow, hexen2, mafia2mp, mafia2online, nadeo, openttd, quake1, quake2,
+    rfactor, savage2, soldat, tribes1,
 };
 use gameserver_exporter::protocol::samp::{exchange::Samp, Header};
 use gameserver_exporter::protocol::teamspeak2::exchange::Ts2;
@@ -155,7 +156,7 @@ fuzz_target!(|data: &[u8]| {
                 return;
             };
             let secret = remembered.then(|| Secret::new("fuzz-secret"));
-            match ext % 25 {
+            match ext % 28 {
                 0 => run(
                     terraria::exchange::new(params, secret, deadline),
                     start,
@@ -274,6 +275,21 @@ fuzz_target!(|data: &[u8]| {
                     script,
                 ),
                 24 => run(savage2::exchange::new(&params, deadline), start, script),
+                25 => run(
+                    mafia2mp::exchange::new(mafia2mp::DIALECT, &params, deadline),
+                    start,
+                    script,
+                ),
+                26 => run(
+                    mafia2mp::exchange::new(mafia2online::DIALECT, &params, deadline),
+                    start,
+                    script,
+                ),
+                27 => run(
+                    soldat::exchange::Soldat::new(params, deadline),
+                    start,
+                    script,
+                ),
                 5 => {
                     // Sequence numbers from 1, so the fuzzer can learn to answer them.
                     let x = battlefield::exchange::Battlefield::new(params, 1, deadline);

@@ -34,6 +34,8 @@ pub mod hostile;
 pub mod http;
 pub mod jc2mp;
 pub mod json_page;
+pub mod mafia2mp;
+pub mod mafia2online;
 pub mod mcquery;
 pub mod minecraft;
 pub mod mumble;
@@ -49,6 +51,7 @@ pub mod samp;
 pub mod satisfactory;
 pub mod savage2;
 pub mod sdtd;
+pub mod soldat;
 pub mod tcp;
 pub mod teamspeak2;
 pub mod teamspeak3;
@@ -149,6 +152,9 @@ pub const fn simulator(protocol: Protocol) -> Simulator {
         Protocol::Tribes1 => tribes1::SIM,
         Protocol::Starsiege => tribes1::SIM_STARSIEGE,
         Protocol::Savage2 => savage2::SIM,
+        Protocol::Mafia2mp => mafia2mp::SIM,
+        Protocol::Mafia2online => mafia2online::SIM,
+        Protocol::Soldat => soldat::SIM,
     }
 }
 

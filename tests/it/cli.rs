@@ -179,7 +179,12 @@ fn world() -> WorldState {
 
 /// Protocols whose reply carries no server name (Mumble's ping: counts only).
 /// Factorio's RCON: the count and names only.
-const NAMELESS: &[Protocol] = &[Protocol::Mumble, Protocol::Factorio, Protocol::Arkrcon];
+const NAMELESS: &[Protocol] = &[
+    Protocol::Mumble,
+    Protocol::Factorio,
+    Protocol::Arkrcon,
+    Protocol::Soldat,
+];
 /// Protocols with counts but no player list (Mumble's ping, RakNet's unconnected pong).
 /// (FiveM's list comes from HTTP `/players.json` with `--players`, best effort.)
 const NO_PLAYER_LIST: &[Protocol] = &[
@@ -199,7 +204,12 @@ const NO_PLAYER_LIST: &[Protocol] = &[
 /// Protocols whose reply carries no counts (Satisfactory's Lightweight Query).
 const NO_COUNTS: &[Protocol] = &[Protocol::Satisfactory];
 /// Protocols reporting who is online but no capacity (Factorio's `/players online count`).
-const NO_MAX: &[Protocol] = &[Protocol::Factorio, Protocol::Arkrcon, Protocol::Eco];
+const NO_MAX: &[Protocol] = &[
+    Protocol::Factorio,
+    Protocol::Arkrcon,
+    Protocol::Eco,
+    Protocol::Soldat,
+];
 
 /// `query --json` against every protocol's simulator prints every Status field.
 #[test]
