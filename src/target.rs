@@ -154,6 +154,8 @@ protocols! {
     /// Nadeo's XML-RPC remote control, GBXRemote 2 (Trackmania Forever, Trackmania 2,
     /// Shootmania), TCP.
     Nadeo => nadeo::spec;
+    /// Kerbal Space Program with DarkMultiPlayer: the server's HTTP status page (JSON).
+    Kspdmp => kspdmp::spec;
 }
 
 impl Protocol {

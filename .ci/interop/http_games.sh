@@ -57,7 +57,7 @@ check() {
     unset 'pids[-1]'
 }
 
-for protocol in ${GSE_HTTP_GAMES:-assettocorsa eco buildandshoot eldewrito}; do
+for protocol in ${GSE_HTTP_GAMES:-assettocorsa eco buildandshoot eldewrito kspdmp}; do
     case $protocol in
     assettocorsa)
         # /INFO holds name and counts; the drivers are the entry list's connected slots.
@@ -106,6 +106,17 @@ PY
             [[ $(cat "$work/opengsq.txt") == "$want" ]] || interop_fail "eldewrito: opengsq read $(cat "$work/opengsq.txt")"
             kill "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null || true; unset 'pids[-1]'
         fi
+        ;;
+    kspdmp)
+        # DarkMultiPlayer's players are one ", "-joined string. gamedig 5.3.3 first walks it as
+        # if it were a list (one nameless player per character), then splits it: its named
+        # players and maxplayers are compared, its numplayers is printed, not compared.
+        gamedig='[.name, ([.players[] | select((.name // "") != "")] | length), (.maxplayers | tonumber), [.players[].name | select((. // "") != "")]]' \
+            check kspdmp kspd \
+            '[.[0].server_name, .[0].player_count, .[0].max_players, (.[0].players | split(",") | map(gsub("^ +| +$"; "")) | map(select(. != "")))]' \
+            /
+        [[ -z $gamedig_dir ]] ||
+            echo "$NAME: kspdmp: gamedig's own numplayers: $(jq .numplayers "$work/gamedig.json") (the players string's characters + the names)"
         ;;
     *) interop_fail "unknown protocol $protocol" ;;
     esac

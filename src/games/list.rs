@@ -227,6 +227,7 @@ pub static GAMES: &[Game] = &[
     game("jb0n", &["jamesbondnightfire"], "James Bond 007: Nightfire", Gamespy1, 6550, 6550, N, G, ""),
     game("jc2m", &["jc2mp"], "Just Cause 2 - Multiplayer", Jc2mp, 7777, 7777, N, G, "GameSpy 3's handshake on the game port, its own request tail (FF FF FF 02) and one-part reply: key/values, then name, Steam id and ping per player"),
     game("jc3m", &["jc3mp"], "Just Cause 3 - Multiplayer", A2s, 4200, 4201, N, G, "Query port = game port + 1"),
+    game("kspd", &["kspdmp"], "Kerbal Space Program - DMP", Kspdmp, 6702, 6703, N, G, "DarkMultiPlayer's HTTP status page (DMPServer's httpPort setting; 0, off, by default in current releases: gamedig's game port + 1 assumed): name, counts, game and warp mode; player names with players"),
     game("killingfloor", &[], "Killing Floor", Unreal2, 7707, 7708, N, G, "Unreal Engine 2: query port = game port + 1; wave and waves in the JSON extras"),
     game("killingfloor2", &[], "Killing Floor 2", A2s, 7777, 27015, N, GL, ""),
     game("kloc", &["kingpin"], "Kingpin: Life of Crime", Gamespy1, 31510, 31500, N, G, "Query port = game port - 10"),

@@ -36,6 +36,7 @@ pub mod hexen2;
 pub mod http;
 pub mod jc2mp;
 pub mod keyvalue;
+pub mod kspdmp;
 pub mod limits;
 pub mod memory;
 pub mod minecraft;

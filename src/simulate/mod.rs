@@ -32,6 +32,7 @@ pub mod hostile;
 pub mod http;
 pub mod jc2mp;
 pub mod json_page;
+pub mod kspdmp;
 pub mod mcquery;
 pub mod minecraft;
 pub mod mumble;
@@ -291,6 +292,11 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(nadeo::spawn_demo(w)),
             &["title_id", "environment"][..],
         ),
+        Protocol::Kspdmp => (
+            |w| Box::pin(kspdmp::spawn(w, Default::default())),
+            |w| Box::pin(kspdmp::spawn_demo(w)),
+            &[][..],
+        ),
     };
     let password = match protocol {
         Protocol::Factorio => Some(factorio::PASSWORD),
@@ -352,6 +358,7 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         Protocol::Rfactor => rfactor::hostile,
         Protocol::Ffow => ffow::hostile,
         Protocol::Nadeo => nadeo::hostile,
+        Protocol::Kspdmp => kspdmp::hostile,
     }
 }
 

@@ -41,6 +41,7 @@ mod hostile;
 mod http_daemon;
 mod http_hostile;
 mod jc2mp;
+mod kspdmp;
 mod log_colours;
 mod mcquery;
 mod minecraft;

@@ -1,18 +1,17 @@
 //! What the suites of the single-game JSON pages (Assetto Corsa, Eco, Build and Shoot,
-//! ElDewrito...) share: `/probe?module=<game id>` for every preset of the protocol against its
+//! ElDewrito, DarkMultiPlayer...) share: `/probe?module=<game id>` for every preset of the protocol against its
 //! simulator, and its hostile catalogue polled through the real poll path.
-
-use std::sync::Arc;
-use std::time::Duration;
 
 use super::daemon::start;
 use super::http::plain;
+use super::patience;
 use gameserver_exporter::games::list::GAMES;
 use gameserver_exporter::query::{self, Request};
 use gameserver_exporter::scheduler::QueryProber;
 use gameserver_exporter::simulate::hostile::{self, Outcome};
 use gameserver_exporter::simulate::{simulator, World, WorldState};
 use gameserver_exporter::target::{Address, Protocol};
+use std::sync::Arc;
 
 const CONFIG: &str = r#"
 [exporter]
@@ -79,7 +78,11 @@ pub async fn catalogue_holds(protocol: Protocol) {
             .await
             .unwrap();
         let mut req = Request::new(protocol, Address::parse(&server.addr.to_string()).unwrap());
-        req.timeout = Duration::from_secs(1);
+        // A short wait only for the cases built never to finish (support::patience).
+        req.timeout = match h.outcome {
+            Outcome::Up { .. } => patience::ANSWERED,
+            Outcome::Down(reason) => patience::timeout_for_label(reason),
+        };
         let got = query::poll(&req).await;
         match h.outcome {
             Outcome::Up { online, max, .. } => {
