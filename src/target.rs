@@ -156,6 +156,9 @@ protocols! {
     Nadeo => nadeo::spec;
     /// Kerbal Space Program with DarkMultiPlayer: the server's HTTP status page (JSON).
     Kspdmp => kspdmp::spec;
+    /// Hytale: the Nitrado Query plugin's `/Nitrado/Query` page (JSON, on the WebServer
+    /// plugin's port).
+    Hytale => hytale::spec;
 }
 
 impl Protocol {

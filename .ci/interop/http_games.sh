@@ -57,7 +57,7 @@ check() {
     unset 'pids[-1]'
 }
 
-for protocol in ${GSE_HTTP_GAMES:-assettocorsa eco buildandshoot eldewrito kspdmp}; do
+for protocol in ${GSE_HTTP_GAMES:-assettocorsa eco buildandshoot eldewrito kspdmp hytale}; do
     case $protocol in
     assettocorsa)
         # /INFO holds name and counts; the drivers are the entry list's connected slots.
@@ -117,6 +117,11 @@ PY
             /
         [[ -z $gamedig_dir ]] ||
             echo "$NAME: kspdmp: gamedig's own numplayers: $(jq .numplayers "$work/gamedig.json") (the players string's characters + the names)"
+        ;;
+    hytale)
+        # The plugin's page over plain HTTP (gamedig builds an http:// URL); its players a list.
+        check hytale hytale '[.[0].Server.Name, .[0].Universe.CurrentPlayers, .[0].Server.MaxPlayers, [.[0].Players[].Name]]' \
+            /Nitrado/Query
         ;;
     *) interop_fail "unknown protocol $protocol" ;;
     esac

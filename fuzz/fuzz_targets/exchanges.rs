@@ -34,7 +34,7 @@ use gameserver_exporter::protocol::teeworlds::machine::Tokens;
 use gameserver_exporter::protocol::teeworlds::Flavour;
 use gameserver_exporter::protocol::unreal2::Unreal2;
 use gameserver_exporter::protocol::{
-    arkrcon, ase, assettocorsa, battlefield, bedrock, buildandshoot, doom3, eco, eldewrito, kspdmp,
+    arkrcon, ase, assettocorsa, battlefield, bedrock, buildandshoot, doom3, eco, eldewrito, hytale, kspdmp,
     factorio, farmingsimulator, fivem, gamespy2, mumble, palworld, satisfactory, terraria,
 };
 use gameserver_exporter::secret::Secret;
@@ -206,7 +206,8 @@ fuzz_target!(|data: &[u8]| {
                     let Some((&page, script)) = script.split_first() else {
                         return;
                     };
-                    match page % 5 {
+                    match page % 6 {
+                        5 => run(hytale::exchange::new(params, deadline), start, script),
                         4 => run(kspdmp::exchange::new(params, deadline), start, script),
                         2 => run(eldewrito::exchange::new(params, deadline), start, script),
                         0 => run(assettocorsa::exchange::new(params, 7, deadline), start, script),

@@ -217,6 +217,7 @@ pub static GAMES: &[Game] = &[
     game("homefront", &[], "Homefront", A2s, 27015, 27015, N, G, ""),
     game("homeworld2", &[], "Homeworld 2", Gamespy1, 6500, 6500, N, G, ""),
     game("hurtworld", &[], "Hurtworld", A2s, 12871, 12881, N, GL, ""),
+    game("hytale", &[], "Hytale", Hytale, 5520, 5523, N, G, "Needs the Nitrado WebServer and Query plugins: GET /Nitrado/Query on the WebServer's port (game port + 3; gamedig names 5523 as the port). TLS with a self-signed certificate by default: tls = true with tls_fingerprint or tls_insecure, or the plugin's Tls.Insecure for plain HTTP. The anonymous user needs read permissions (else 401: auth_refused)"),
     game("icarus", &[], "Icarus", A2s, 27015, 27015, N, G, ""),
     game("i2cs", &["igi2"], "IGI 2: Covert Strike", Gamespy1, 26001, 26001, N, G, ""),
     game("i2s", &["il2"], "IL-2 Sturmovik", Gamespy1, 21000, 21000, N, G, ""),

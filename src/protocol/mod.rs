@@ -34,6 +34,7 @@ pub mod gamespy2;
 pub mod gamespy3;
 pub mod hexen2;
 pub mod http;
+pub mod hytale;
 pub mod jc2mp;
 pub mod keyvalue;
 pub mod kspdmp;

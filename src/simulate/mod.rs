@@ -30,6 +30,7 @@ pub mod gamespy3;
 pub mod hexen2;
 pub mod hostile;
 pub mod http;
+pub mod hytale;
 pub mod jc2mp;
 pub mod json_page;
 pub mod kspdmp;
@@ -297,6 +298,11 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(kspdmp::spawn_demo(w)),
             &[][..],
         ),
+        Protocol::Hytale => (
+            |w| Box::pin(hytale::spawn(w, Default::default())),
+            |w| Box::pin(hytale::spawn_demo(w)),
+            &[][..],
+        ),
     };
     let password = match protocol {
         Protocol::Factorio => Some(factorio::PASSWORD),
@@ -359,6 +365,7 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         Protocol::Ffow => ffow::hostile,
         Protocol::Nadeo => nadeo::hostile,
         Protocol::Kspdmp => kspdmp::hostile,
+        Protocol::Hytale => hytale::hostile,
     }
 }
 

@@ -40,6 +40,7 @@ mod hexen2;
 mod hostile;
 mod http_daemon;
 mod http_hostile;
+mod hytale;
 mod jc2mp;
 mod kspdmp;
 mod log_colours;
