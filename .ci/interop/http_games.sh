@@ -117,6 +117,19 @@ PY
             /
         [[ -z $gamedig_dir ]] ||
             echo "$NAME: kspdmp: gamedig's own numplayers: $(jq .numplayers "$work/gamedig.json") (the players string's characters + the names)"
+        # Debian's qstat reads DMP's page too (-ksp): name and counts, no names.
+        if command -v quakestat >/dev/null; then
+            sim_start kspdmp
+            quakestat -ksp "$sim_addr" -json >"$work/qstat.json" 2>"$work/qstat.log" || interop_fail "qstat -ksp"
+            "$bin" query kspdmp "$sim_addr" --json --timeout 2s >"$work/ours.json" || interop_fail "query kspdmp"
+            want=$(jq -r '"\(.name) \(.online)/\(.max)"' "$work/ours.json")
+            got=$(jq -r '.[0] | "\(.name) \(.numplayers)/\(.maxplayers)"' "$work/qstat.json")
+            echo "$NAME: kspdmp: qstat -ksp: $got"
+            [[ $got == "$want" ]] || interop_fail "kspdmp: qstat read $got, query $want"
+            kill "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null || true; unset 'pids[-1]'
+        else
+            echo "$NAME: kspdmp: SKIPPING qstat -ksp: quakestat not installed" >&2
+        fi
         ;;
     hytale)
         # The plugin's page over plain HTTP (gamedig builds an http:// URL); its players a list.

@@ -1,6 +1,7 @@
 //! Simulated DarkMultiPlayer server (Kerbal Space Program): the status page as DMPServer's
-//! serializer writes it (members in name order, the players one `", "`-joined string), on any
-//! path but `/modcontrol`, and the broken pages of [`json_page`].
+//! serializer writes it (members in name order, the players one `", "`-joined string; the
+//! members of the live page qstat's source quotes), on any path but `/modcontrol`, and the
+//! broken pages of [`json_page`].
 
 use std::io;
 use std::time::Duration;
@@ -27,7 +28,7 @@ pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
             name: "DMP Demo Space Center".into(),
             map: String::new(),
             game: "Kerbal Space Program".into(),
-            version: String::new(),
+            version: "v0.1.5.6".into(),
             max: 20,
             players: vec![("Jebediah".into(), 0, 0.0), ("Valentina".into(), 0, 0.0)],
             rules: Vec::new(),
@@ -48,9 +49,11 @@ pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
 pub fn status_body(w: &WorldState) -> serde_json::Value {
     let names: Vec<&str> = w.players.iter().map(|(n, _, _)| n.as_str()).collect();
     json!({
-        "cheats": true, "game_mode": "SANDBOX", "max_players": w.max, "mod_control": true,
-        "player_count": names.len(), "players": names.join(", "), "port": 6702,
-        "server_name": w.name, "warp_mode": "SUBSPACE",
+        "cheats": true, "game_mode": "SANDBOX", "lastPlayerActivity": 81403,
+        "max_players": w.max, "modControlSha": "e46569487926a3273f58e06a080b0747b0ae702ec1877906511fe2c29816528b",
+        "mod_control": 1, "player_count": names.len(), "players": names.join(", "),
+        "port": 6702, "protocol_version": 25, "server_name": w.name, "universeSize": 96576,
+        "version": w.version, "warp_mode": "SUBSPACE",
     })
 }
 

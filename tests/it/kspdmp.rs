@@ -22,6 +22,7 @@ async fn status_page() {
     let s = query::poll(&req).await.unwrap();
     assert_eq!((s.online, s.max), (2, 16));
     assert_eq!(s.name, "Kerbin Space Center");
+    assert_eq!(s.version.as_deref(), Some("1.0"));
     assert_eq!(s.extras["game_mode"], "SANDBOX");
     assert_eq!(s.extras["warp_mode"], "SUBSPACE");
     assert_eq!(s.extras["game_port"], 6702);

@@ -11,6 +11,8 @@
 //! `DataContractJsonSerializer` writes it: members in name order, no `Content-Type`). The
 //! players are one string, the names joined by `", "`, empty when nobody plays. Enum members
 //! (`game_mode`, `warp_mode`) are names in the releases we know; a number is read as well.
+//! Later releases add `version`, `protocol_version`, `universeSize`, `lastPlayerActivity` and
+//! `modControlSha`, and write `mod_control` as a number.
 
 pub mod exchange;
 pub mod spec;
@@ -44,6 +46,9 @@ pub struct Info {
     pub warp_mode: Option<Word>,
     #[serde(default)]
     pub cheats: Option<bool>,
+    /// DMP's version (`v0.1.5.6`), in later releases.
+    #[serde(default)]
+    pub version: Option<String>,
 }
 
 /// An enum member: its name, or its number where a serializer writes numbers.
@@ -86,6 +91,7 @@ pub fn to_status(info: Info, latency: Duration, players: bool, detail: bool) -> 
         max: info.max_players,
         name: info.server_name,
         game: Some("Kerbal Space Program (DarkMultiPlayer)".into()),
+        version: info.version,
         latency,
         ..Status::default()
     };
@@ -125,6 +131,22 @@ mod tests {
     /// The page as DMPServer's serializer writes it for its default settings (members in
     /// name order; the values are `SettingsStore`'s defaults), with two players.
     const DEFAULTS: &[u8] = br#"{"cheats":true,"game_mode":"SANDBOX","max_players":20,"mod_control":true,"player_count":2,"players":"Jebediah, Valentina","port":6702,"server_name":"DMP Server","warp_mode":"SUBSPACE"}"#;
+
+    /// A live server's page (a Multiplay clan server, DMP v0.1.5.6) as qstat's `ksp` reader
+    /// quotes it in its source (one member a line there).
+    const MULTIPLAY: &[u8] = br#"{"cheats":true,"game_mode":"SANDBOX","lastPlayerActivity":81403,"max_players":12,"modControlSha":"e46569487926a3273f58e06a080b0747b0ae702ec1877906511fe2c29816528b","mod_control":1,"player_count":0,"players":"","port":6752,"protocol_version":25,"server_name":"Multiplay :: Online - Clanserver","universeSize":96576,"version":"v0.1.5.6"}"#;
+
+    #[test]
+    fn decodes_a_live_servers_page() {
+        let s = to_status(decode_info(MULTIPLAY).unwrap(), Duration::ZERO, true, true);
+        assert_eq!((s.online, s.max), (0, 12));
+        assert_eq!(s.name, "Multiplay :: Online - Clanserver");
+        assert_eq!(s.version.as_deref(), Some("v0.1.5.6"));
+        assert_eq!(s.extras["game_mode"], "SANDBOX");
+        assert!(!s.extras.contains_key("warp_mode"));
+        assert_eq!(s.extras["game_port"], 6752);
+        assert_eq!(s.players.as_deref(), Some(&[][..]));
+    }
 
     #[test]
     fn decodes_a_servers_page() {
