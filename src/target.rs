@@ -159,6 +159,8 @@ protocols! {
     /// Hytale: the Nitrado Query plugin's `/Nitrado/Query` page (JSON, on the WebServer
     /// plugin's port).
     Hytale => hytale::spec;
+    /// StarMade's server info query (typed parameters), TCP.
+    Starmade => starmade::spec;
 }
 
 impl Protocol {

@@ -24,7 +24,7 @@ use gameserver_exporter::protocol::minecraft::query_exchange::{McQuery, Memory};
 use gameserver_exporter::protocol::minecraft::slp_exchange::Slp;
 use gameserver_exporter::protocol::quake3::{self, Want};
 use gameserver_exporter::protocol::{
-    armagetron, cs2d, ffow, hexen2, nadeo, openttd, quake1, quake2, rfactor,
+    armagetron, cs2d, ffow, hexen2, nadeo, openttd, quake1, quake2, rfactor, starmade,
 };
 use gameserver_exporter::protocol::samp::{exchange::Samp, Header};
 use gameserver_exporter::protocol::teamspeak2::exchange::Ts2;
@@ -155,7 +155,7 @@ fuzz_target!(|data: &[u8]| {
                 return;
             };
             let secret = remembered.then(|| Secret::new("fuzz-secret"));
-            match ext % 22 {
+            match ext % 29 {
                 0 => run(
                     terraria::exchange::new(params, secret, deadline),
                     start,
@@ -255,6 +255,9 @@ fuzz_target!(|data: &[u8]| {
                 18 => run(Ts2::new(params, 8767, deadline), start, script),
                 19 => run(rfactor::exchange::new(&params, deadline), start, script),
                 20 => run(ffow::exchange::new(&params, deadline), start, script),
+                // 28: the brief's number for StarMade (22-27 are other branches'; the
+                // integrator renumbers).
+                28 => run(starmade::exchange::new(params, deadline), start, script),
                 21 => {
                     // Handles from 0x8000_0001, as gbxremote's, so the fuzzer can learn them.
                     let login = secret.map(|password| nadeo::exchange::Login {

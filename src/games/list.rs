@@ -340,6 +340,7 @@ pub static GAMES: &[Game] = &[
     game("swb2", &["swbf2"], "Star Wars: Battlefront 2", Gamespy2, 3658, 3658, N, G, ""),
     game("swrc", &[], "Star Wars: Republic Commando", Gamespy2, 7777, 11138, N, G, "Fixed query port"),
     game("starbound", &[], "Starbound", A2s, 21025, 21025, N, GL, ""),
+    game("starmade", &[], "StarMade", Starmade, 4242, 4242, N, G, "Its own status query over TCP on the game port: name, counts, version, description, start time; no player names"),
     game("suicidesurvival", &[], "Suicide Survival", A2s, 27015, 27015, N, G, ""),
     game("stn", &[], "Survive the Nights", A2s, 7950, 7951, N, G, "Query port = game port + 1"),
     game("svencoop", &[], "Sven Co-op", A2s, 27015, 27015, N, GL, "GoldSrc"),

@@ -56,6 +56,7 @@ pub mod samp;
 pub mod satisfactory;
 pub mod sdtd;
 pub mod spec;
+pub mod starmade;
 pub mod teamspeak2;
 pub mod teamspeak3;
 pub mod teeworlds;

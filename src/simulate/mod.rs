@@ -48,6 +48,7 @@ pub mod rfactor;
 pub mod samp;
 pub mod satisfactory;
 pub mod sdtd;
+pub mod starmade;
 pub mod tcp;
 pub mod teamspeak2;
 pub mod teamspeak3;
@@ -303,6 +304,11 @@ pub fn simulator(protocol: Protocol) -> Simulator {
             |w| Box::pin(hytale::spawn_demo(w)),
             &[][..],
         ),
+        Protocol::Starmade => (
+            |w| Box::pin(starmade::spawn(w, Default::default())),
+            |w| Box::pin(starmade::spawn_demo(w)),
+            &[][..],
+        ),
     };
     let password = match protocol {
         Protocol::Factorio => Some(factorio::PASSWORD),
@@ -366,6 +372,7 @@ fn hostile_of(protocol: Protocol) -> fn() -> Vec<hostile::Hostile> {
         Protocol::Nadeo => nadeo::hostile,
         Protocol::Kspdmp => kspdmp::hostile,
         Protocol::Hytale => hytale::hostile,
+        Protocol::Starmade => starmade::hostile,
     }
 }
 

@@ -192,6 +192,8 @@ const NO_PLAYER_LIST: &[Protocol] = &[
     Protocol::Rfactor,
     // Frontlines: its player reply is read two ways by two readers; we ask only for info.
     Protocol::Ffow,
+    // StarMade's status query carries counts only.
+    Protocol::Starmade,
 ];
 
 /// Protocols whose reply carries no counts (Satisfactory's Lightweight Query).

@@ -68,6 +68,7 @@ mod sdtd_health;
 mod server_text;
 mod shard;
 mod source_health;
+mod starmade;
 mod teamspeak2;
 mod teamspeak3;
 mod teeworlds;
