@@ -2,10 +2,11 @@
 //! the plugin writes it for a user holding every read permission (the current shape, with
 //! `Basic` and the players as a list), the shapes other servers give (only `Basic`; the first
 //! releases' players keyed by UUID; 401 for an anonymous user without permissions), and the
-//! broken pages of [`json_page`]. Plain HTTP (the plugin's `Tls.Insecure`): gamedig reads no
-//! other.
+//! broken pages of [`json_page`]. Plain HTTP (the plugin's `Tls.Insecure`: gamedig reads no
+//! other), or TLS with a given certificate ([`spawn_tls`]).
 
 use std::io;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::json;
@@ -42,6 +43,14 @@ pub async fn spawn_with(
 ) -> io::Result<SimServer> {
     http::spawn(None, move |req| {
         answer(req, &world.snapshot(), sections, misbehaviour)
+    })
+    .await
+}
+
+/// The page over TLS with `tls` (the WebServer plugin's default: a self-signed certificate).
+pub async fn spawn_tls(world: World, tls: Arc<rustls::ServerConfig>) -> io::Result<SimServer> {
+    http::spawn(Some(tls), move |req| {
+        answer(req, &world.snapshot(), Sections::All, Misbehaviour::None)
     })
     .await
 }

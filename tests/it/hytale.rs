@@ -4,11 +4,12 @@
 //! without permissions, every broken page ending in its reason, and `/probe?module=hytale`.
 
 use crate::support::json_page::{catalogue_holds, every_preset_probes, world};
-use crate::support::patience;
+use crate::support::{patience, tls_sim};
 use gameserver_exporter::query::{self, Request};
-use gameserver_exporter::simulate::hytale::{spawn, spawn_with, Sections};
+use gameserver_exporter::simulate::hytale::{spawn, spawn_tls, spawn_with, Sections};
 use gameserver_exporter::simulate::json_page::Misbehaviour;
-use gameserver_exporter::target::{Address, Protocol};
+use gameserver_exporter::status::Reason;
+use gameserver_exporter::target::{Address, Protocol, Tls};
 
 fn request(addr: std::net::SocketAddr) -> Request {
     let mut req = Request::new(Protocol::Hytale, Address::parse(&addr.to_string()).unwrap());
@@ -69,6 +70,24 @@ async fn first_release() {
     assert_eq!((s.online, s.max), (2, 16));
     let names: Vec<String> = s.players.unwrap().into_iter().map(|p| p.name).collect();
     assert_eq!(names, ["alice", "bob"]);
+}
+
+/// The WebServer plugin's default, TLS with a self-signed certificate: read when pinned or
+/// with `tls_insecure`; the built-in roots refuse it; plain HTTP to it fails.
+#[tokio::test]
+async fn tls_self_signed() {
+    let (tls, _, digest) = tls_sim::self_signed();
+    let server = spawn_tls(world("Secure Orbis"), tls).await.unwrap();
+    let mut req = request(server.addr);
+    req.tls = Tls::Pinned(Box::new(digest));
+    let s = query::poll(&req).await.unwrap();
+    assert_eq!((s.online, s.max, s.name.as_str()), (2, 16, "Secure Orbis"));
+    req.tls = Tls::Insecure;
+    assert_eq!(query::poll(&req).await.unwrap().online, 2);
+    req.tls = Tls::Verify;
+    assert_eq!(query::poll(&req).await.unwrap_err().reason, Reason::Network);
+    req.tls = Tls::Off;
+    assert!(query::poll(&req).await.is_err());
 }
 
 #[tokio::test]
