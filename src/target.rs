@@ -166,6 +166,13 @@ protocols! {
     Mafia2online => mafia2online::spec;
     /// Soldat's file server (`STARTFILES logs/gamestat.txt`, the game port + 10), TCP.
     Soldat => soldat::spec;
+    /// Kerbal Space Program with DarkMultiPlayer: the server's HTTP status page (JSON).
+    Kspdmp => kspdmp::spec;
+    /// Hytale: the Nitrado Query plugin's `/Nitrado/Query` page (JSON, on the WebServer
+    /// plugin's port).
+    Hytale => hytale::spec;
+    /// StarMade's server info query (typed parameters), TCP.
+    Starmade => starmade::spec;
 }
 
 impl Protocol {

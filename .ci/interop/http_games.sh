@@ -57,7 +57,7 @@ check() {
     unset 'pids[-1]'
 }
 
-for protocol in ${GSE_HTTP_GAMES:-assettocorsa eco buildandshoot eldewrito}; do
+for protocol in ${GSE_HTTP_GAMES:-assettocorsa eco buildandshoot eldewrito kspdmp hytale}; do
     case $protocol in
     assettocorsa)
         # /INFO holds name and counts; the drivers are the entry list's connected slots.
@@ -106,6 +106,35 @@ PY
             [[ $(cat "$work/opengsq.txt") == "$want" ]] || interop_fail "eldewrito: opengsq read $(cat "$work/opengsq.txt")"
             kill "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null || true; unset 'pids[-1]'
         fi
+        ;;
+    kspdmp)
+        # DarkMultiPlayer's players are one ", "-joined string. gamedig 5.3.3 first walks it as
+        # if it were a list (one nameless player per character), then splits it: its named
+        # players and maxplayers are compared, its numplayers is printed, not compared.
+        gamedig='[.name, ([.players[] | select((.name // "") != "")] | length), (.maxplayers | tonumber), [.players[].name | select((. // "") != "")]]' \
+            check kspdmp kspd \
+            '[.[0].server_name, .[0].player_count, .[0].max_players, (.[0].players | split(",") | map(gsub("^ +| +$"; "")) | map(select(. != "")))]' \
+            /
+        [[ -z $gamedig_dir ]] ||
+            echo "$NAME: kspdmp: gamedig's own numplayers: $(jq .numplayers "$work/gamedig.json") (the players string's characters + the names)"
+        # Debian's qstat reads DMP's page too (-ksp): name and counts, no names.
+        if command -v quakestat >/dev/null; then
+            sim_start kspdmp
+            quakestat -ksp "$sim_addr" -json >"$work/qstat.json" 2>"$work/qstat.log" || interop_fail "qstat -ksp"
+            "$bin" query kspdmp "$sim_addr" --json --timeout 2s >"$work/ours.json" || interop_fail "query kspdmp"
+            want=$(jq -r '"\(.name) \(.online)/\(.max)"' "$work/ours.json")
+            got=$(jq -r '.[0] | "\(.name) \(.numplayers)/\(.maxplayers)"' "$work/qstat.json")
+            echo "$NAME: kspdmp: qstat -ksp: $got"
+            [[ $got == "$want" ]] || interop_fail "kspdmp: qstat read $got, query $want"
+            kill "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null || true; unset 'pids[-1]'
+        else
+            echo "$NAME: kspdmp: SKIPPING qstat -ksp: quakestat not installed" >&2
+        fi
+        ;;
+    hytale)
+        # The plugin's page over plain HTTP (gamedig builds an http:// URL); its players a list.
+        check hytale hytale '[.[0].Server.Name, .[0].Universe.CurrentPlayers, .[0].Server.MaxPlayers, [.[0].Players[].Name]]' \
+            /Nitrado/Query
         ;;
     *) interop_fail "unknown protocol $protocol" ;;
     esac

@@ -1260,7 +1260,9 @@ fn rcon(root: &Path) {
 
 /// The single-game JSON pages as their simulators write them.
 fn json_pages(root: &Path) {
-    use gameserver_exporter::simulate::{assettocorsa, buildandshoot, eco, eldewrito, WorldState};
+    use gameserver_exporter::simulate::{
+        assettocorsa, buildandshoot, eco, eldewrito, hytale, kspdmp, WorldState,
+    };
     let w = WorldState {
         name: "Seed".into(),
         map: "seed-map".into(),
@@ -1275,4 +1277,9 @@ fn json_pages(root: &Path) {
     c.add("bas_json", buildandshoot::page_body(&w, false).to_string().as_bytes());
     c.add("bas_teams", buildandshoot::page_body(&w, true).to_string().as_bytes());
     c.add("eldewrito_info", eldewrito::info_body(&w).to_string().as_bytes());
+    c.add("kspdmp_status", kspdmp::status_body(&w).to_string().as_bytes());
+    use hytale::Sections;
+    c.add("hytale_query", hytale::page_body(&w, Sections::All).to_string().as_bytes());
+    let first = hytale::page_body(&w, Sections::FirstRelease);
+    c.add("hytale_first_release", first.to_string().as_bytes());
 }

@@ -25,7 +25,7 @@ use gameserver_exporter::protocol::minecraft::slp_exchange::Slp;
 use gameserver_exporter::protocol::quake3::{self, Want};
 use gameserver_exporter::protocol::{
     armagetron, cs2d, ffow, hexen2, mafia2mp, mafia2online, nadeo, openttd, quake1, quake2,
-    rfactor, savage2, soldat, tribes1,
+    rfactor, savage2, soldat, starmade, tribes1,
 };
 use gameserver_exporter::protocol::samp::{exchange::Samp, Header};
 use gameserver_exporter::protocol::teamspeak2::exchange::Ts2;
@@ -35,7 +35,7 @@ use gameserver_exporter::protocol::teeworlds::machine::Tokens;
 use gameserver_exporter::protocol::teeworlds::Flavour;
 use gameserver_exporter::protocol::unreal2::Unreal2;
 use gameserver_exporter::protocol::{
-    arkrcon, ase, assettocorsa, battlefield, bedrock, buildandshoot, doom3, eco, eldewrito,
+    arkrcon, ase, assettocorsa, battlefield, bedrock, buildandshoot, doom3, eco, eldewrito, hytale, kspdmp,
     factorio, farmingsimulator, fivem, gamespy2, mumble, palworld, satisfactory, terraria,
 };
 use gameserver_exporter::secret::Secret;
@@ -156,7 +156,7 @@ fuzz_target!(|data: &[u8]| {
                 return;
             };
             let secret = remembered.then(|| Secret::new("fuzz-secret"));
-            match ext % 28 {
+            match ext % 29 {
                 0 => run(
                     terraria::exchange::new(params, secret, deadline),
                     start,
@@ -207,7 +207,9 @@ fuzz_target!(|data: &[u8]| {
                     let Some((&page, script)) = script.split_first() else {
                         return;
                     };
-                    match page % 4 {
+                    match page % 6 {
+                        5 => run(hytale::exchange::new(params, deadline), start, script),
+                        4 => run(kspdmp::exchange::new(params, deadline), start, script),
                         2 => run(eldewrito::exchange::new(params, deadline), start, script),
                         0 => run(assettocorsa::exchange::new(params, 7, deadline), start, script),
                         1 => run(buildandshoot::exchange::new(params, deadline), start, script),
@@ -254,6 +256,9 @@ fuzz_target!(|data: &[u8]| {
                 18 => run(Ts2::new(params, 8767, deadline), start, script),
                 19 => run(rfactor::exchange::new(&params, deadline), start, script),
                 20 => run(ffow::exchange::new(&params, deadline), start, script),
+                // 28: the brief's number for StarMade (22-27 are other branches'; the
+                // integrator renumbers).
+                28 => run(starmade::exchange::new(params, deadline), start, script),
                 21 => {
                     // Handles from 0x8000_0001, as gbxremote's, so the fuzzer can learn them.
                     let login = secret.map(|password| nadeo::exchange::Login {

@@ -1,10 +1,11 @@
-//! The single-game JSON status pages (Assetto Corsa, Eco, Build and Shoot, ElDewrito, ...) on arbitrary bytes: no panic; an
+//! The single-game JSON status pages (Assetto Corsa, Eco, Build and Shoot, ElDewrito,
+//! DarkMultiPlayer, Hytale, ...) on arbitrary bytes: no panic; an
 //! accepted page normalizes with its own counts.
 #![no_main]
 
 use std::time::Duration;
 
-use gameserver_exporter::protocol::{assettocorsa, buildandshoot, eco, eldewrito};
+use gameserver_exporter::protocol::{assettocorsa, buildandshoot, eco, eldewrito, hytale, kspdmp};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -31,5 +32,16 @@ fuzz_target!(|data: &[u8]| {
         let s = eldewrito::to_status(info, Duration::ZERO, true, true);
         assert!(s.online >= online);
         assert_eq!(s.max, max);
+    }
+    if let Ok(info) = kspdmp::decode_info(data) {
+        let (online, max) = (info.player_count, info.max_players);
+        let s = kspdmp::to_status(info, Duration::ZERO, true, true);
+        assert!(s.online >= online);
+        assert_eq!(s.max, max);
+        assert!(s.players.iter().flatten().all(|p| !p.name.is_empty()));
+    }
+    if let Ok(page) = hytale::decode_page(data) {
+        let s = hytale::to_status(page, Duration::ZERO, true, true);
+        assert!(s.players.map_or(0, |p| p.len()) <= s.online as usize);
     }
 });

@@ -2,7 +2,8 @@
 //! `/frontpage`, Build and Shoot's `/json`, ElDewrito's `/`...), shared by their simulators:
 //! each serves its page through [`reply`] and takes its hostile servers from [`hostile`].
 //! These servers write their HTTP by hand, so the broken framings are the ones to expect: a
-//! `Content-Length` that lies, a body that never ends, a web page where the JSON should be.
+//! `Content-Length` that lies, a body that never ends, a web page where the JSON should be,
+//! an HTTP error status.
 
 use std::time::Duration;
 
@@ -26,6 +27,10 @@ pub enum Misbehaviour {
     Huge,
     /// The page one byte every 200 ms.
     Drip,
+    /// `503 Service Unavailable` (a server starting up or a proxy with nothing behind it).
+    Unavailable,
+    /// `500 Internal Server Error` with an empty body.
+    ServerError,
 }
 
 /// The page `body` (a JSON object), served as `m` says.
@@ -63,6 +68,8 @@ pub fn reply(m: Misbehaviour, body: Vec<u8>) -> SimReply {
             drip: Some(Duration::from_millis(200)),
             ..page
         },
+        Misbehaviour::Unavailable => SimReply::status(503),
+        Misbehaviour::ServerError => SimReply::status(500),
     }
 }
 
@@ -80,6 +87,8 @@ pub fn hostile(with: impl Fn(Misbehaviour) -> Start) -> Vec<Hostile> {
         Hostile::down("endless", "too_large", with(Misbehaviour::Endless)).heavy(),
         Hostile::down("huge", "too_large", with(Misbehaviour::Huge)).heavy(),
         Hostile::down("drip", "timeout", with(Misbehaviour::Drip)),
+        Hostile::down("unavailable", "refused", with(Misbehaviour::Unavailable)),
+        Hostile::down("server-error", "malformed", with(Misbehaviour::ServerError)),
     ]
 }
 

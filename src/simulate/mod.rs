@@ -32,8 +32,10 @@ pub mod gamespy3;
 pub mod hexen2;
 pub mod hostile;
 pub mod http;
+pub mod hytale;
 pub mod jc2mp;
 pub mod json_page;
+pub mod kspdmp;
 pub mod mafia2mp;
 pub mod mafia2online;
 pub mod mcquery;
@@ -52,6 +54,7 @@ pub mod satisfactory;
 pub mod savage2;
 pub mod sdtd;
 pub mod soldat;
+pub mod starmade;
 pub mod tcp;
 pub mod teamspeak2;
 pub mod teamspeak3;
@@ -155,6 +158,9 @@ pub const fn simulator(protocol: Protocol) -> Simulator {
         Protocol::Mafia2mp => mafia2mp::SIM,
         Protocol::Mafia2online => mafia2online::SIM,
         Protocol::Soldat => soldat::SIM,
+        Protocol::Kspdmp => kspdmp::SIM,
+        Protocol::Hytale => hytale::SIM,
+        Protocol::Starmade => starmade::SIM,
     }
 }
 

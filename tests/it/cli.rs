@@ -199,6 +199,8 @@ const NO_PLAYER_LIST: &[Protocol] = &[
     Protocol::Ffow,
     // Savage 2's reply carries counts only.
     Protocol::Savage2,
+    // StarMade's status query carries counts only.
+    Protocol::Starmade,
 ];
 
 /// Protocols whose reply carries no counts (Satisfactory's Lightweight Query).

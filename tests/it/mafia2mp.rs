@@ -2,7 +2,6 @@
 //! exporter's own poll: the status with the player list (pings in Mafia II Online's
 //! dialect), each misbehaviour ending in its reason, and `/probe?module=m2m` / `m2o`.
 
-
 use gameserver_exporter::query::{poll, Request};
 use gameserver_exporter::simulate::mafia2mp::{spawn, Mafia2Config, Misbehaviour};
 use gameserver_exporter::simulate::{SimServer, World, WorldState};

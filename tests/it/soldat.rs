@@ -2,7 +2,6 @@
 //! gamestat.txt with the player list (whole and in 1-byte pieces), each misbehaviour ending
 //! in its reason, and `/probe?module=soldat`.
 
-
 use gameserver_exporter::query::{poll, Request};
 use gameserver_exporter::simulate::soldat::{spawn, Misbehaviour};
 use gameserver_exporter::simulate::{SimServer, World, WorldState};

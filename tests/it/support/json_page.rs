@@ -1,5 +1,5 @@
 //! What the suites of the single-game JSON pages (Assetto Corsa, Eco, Build and Shoot,
-//! ElDewrito...) share: their world, and the hostile catalogue polled through the real poll
+//! ElDewrito, DarkMultiPlayer, Hytale...) share: their world, and the hostile catalogue polled through the real poll
 //! path. (`/probe?module=` for every preset is `probe_module::every_preset_probes_its_simulator`.)
 
 use super::patience;
