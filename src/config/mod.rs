@@ -507,11 +507,23 @@ max_split_packets = 9
         ] {
             assert!(one(&bad).is_err(), "{bad}");
         }
+        // The list is every protocol over HTTP, from the specs: a new one edits no test text.
+        let http: Vec<&str> = Protocol::ALL
+            .into_iter()
+            .filter(|p| p.http().is_some())
+            .map(Protocol::as_str)
+            .collect();
+        assert!(
+            http.starts_with(&["terraria", "palworld", "satisfactory"]),
+            "{http:?}"
+        );
         assert_eq!(
             err(&format!("{T}tls = true\n")),
-            "exporter.toml:5: target \"a\".tls: only HTTP protocols (terraria, palworld, \
-             satisfactory, farmingsimulator, assettocorsa, eco, buildandshoot, eldewrito) use TLS \
-             settings; a2s does not"
+            format!(
+                "exporter.toml:5: target \"a\".tls: only HTTP protocols ({}) use TLS settings; \
+                 a2s does not",
+                http.join(", ")
+            )
         );
         // Satisfactory's HTTPS API: verified unless pinned or insecure; never plain.
         let sat = tr.replace("terraria", "satisfactory");
