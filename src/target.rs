@@ -173,6 +173,8 @@ protocols! {
     Hytale => hytale::spec;
     /// StarMade's server info query (typed parameters), TCP.
     Starmade => starmade::spec;
+    /// The Cube 2 engine's server-info ping (Red Eclipse, Sauerbraten; the game port + 1), UDP.
+    Cube2 => cube2::spec;
 }
 
 impl Protocol {

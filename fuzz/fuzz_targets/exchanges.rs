@@ -35,7 +35,7 @@ use gameserver_exporter::protocol::teeworlds::machine::Tokens;
 use gameserver_exporter::protocol::teeworlds::Flavour;
 use gameserver_exporter::protocol::unreal2::Unreal2;
 use gameserver_exporter::protocol::{
-    arkrcon, ase, assettocorsa, battlefield, bedrock, buildandshoot, doom3, eco, eldewrito, hytale, kspdmp,
+    arkrcon, ase, assettocorsa, cube2, battlefield, bedrock, buildandshoot, doom3, eco, eldewrito, hytale, kspdmp,
     factorio, farmingsimulator, fivem, gamespy2, mumble, palworld, satisfactory, terraria,
 };
 use gameserver_exporter::secret::Secret;
@@ -156,7 +156,7 @@ fuzz_target!(|data: &[u8]| {
                 return;
             };
             let secret = remembered.then(|| Secret::new("fuzz-secret"));
-            match ext % 29 {
+            match ext % 30 {
                 0 => run(
                     terraria::exchange::new(params, secret, deadline),
                     start,
@@ -259,6 +259,12 @@ fuzz_target!(|data: &[u8]| {
                 // 28: the brief's number for StarMade (22-27 are other branches'; the
                 // integrator renumbers).
                 28 => run(starmade::exchange::new(params, deadline), start, script),
+                // A fixed nonce, so the fuzzer can learn to echo the request.
+                29 => run(
+                    cube2::exchange::new(&params, 0x2A2A_2A2A, deadline),
+                    start,
+                    script,
+                ),
                 21 => {
                     // Handles from 0x8000_0001, as gbxremote's, so the fuzzer can learn them.
                     let login = secret.map(|password| nadeo::exchange::Login {

@@ -20,6 +20,7 @@ pub mod bedrock;
 pub mod buildandshoot;
 pub mod credentials;
 pub mod cs2d;
+pub mod cube2;
 pub mod doom3;
 pub mod eco;
 pub mod eldewrito;

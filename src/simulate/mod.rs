@@ -18,6 +18,7 @@ pub mod bedrock;
 pub mod buildandshoot;
 pub mod churn;
 pub mod cs2d;
+pub mod cube2;
 pub mod datagrams;
 pub mod doom3;
 pub mod eco;
@@ -161,6 +162,7 @@ pub const fn simulator(protocol: Protocol) -> Simulator {
         Protocol::Kspdmp => kspdmp::SIM,
         Protocol::Hytale => hytale::SIM,
         Protocol::Starmade => starmade::SIM,
+        Protocol::Cube2 => cube2::SIM,
     }
 }
 

@@ -1,0 +1,300 @@
+//! The Cube 2 codec on exact bytes: replies captured from the real servers in Debian
+//! bookworm on 127.0.0.1 (2026-11-29, `redeclipse-server` 1.6.0-1 and `cube2-server`
+//! 0.0.20201227+dfsg-2, both started without their data packages), read field by field; the
+//! round trip through the simulator's encoder; lying counts, cut and oversized replies;
+//! arbitrary bytes.
+
+use std::time::Duration;
+
+use proptest::prelude::*;
+use serde_json::json;
+
+use super::*;
+
+fn hex(s: &str) -> Vec<u8> {
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+/// Red Eclipse 1.6.0 (`-ss1 -sp28801`), asked with `01` on 28802: no players, map
+/// keystone2k, no description.
+const RED_ECLIPSE_DEFAULT: &str = concat!(
+    "01",           // the request, echoed
+    "00",           // players
+    "0f",           // 15 attributes
+    "80e600",       // game version 230
+    "02",           // mode: deathmatch
+    "00",           // mutators
+    "805802",       // time remaining 600
+    "20",           // 32 slots
+    "00",           // master mode: open
+    "808613",       // 4998 game variables
+    "00",           // game mods
+    "010600",       // version 1.6.0
+    "02",           // platform
+    "40",           // arch 64
+    "00",           // game state
+    "00",           // time left
+    "6b657973746f6e65326b00", // "keystone2k"
+    "00",           // description ""
+    "00",           // branch ""
+);
+
+/// Red Eclipse 1.6.0 with `sv_serverdesc "Ünï ^fgTest"` and `sv_serverclients 12` in its
+/// servinit.cfg, asked with `7F` on 40101: the description in the engine's code page, with a
+/// colour code (`\f` `g`).
+const RED_ECLIPSE_DESCRIBED: &str = concat!(
+    "7f000f80e60002008058021800808613000106000240000064656361790",
+    "07f6e91200c67546573740000",
+);
+
+/// Sauerbraten (`cube2-server -j40200 -c7 "-nSauer Ü ^fgT"`), asked with `7F` on 40201:
+/// five attributes, no map loaded, the description as the command line's raw UTF-8 bytes.
+const SAUERBRATEN: &str = "7f00058004010000070000536175657220c39c205e66675400";
+
+#[test]
+fn packed_integers() {
+    let read = |b: &[u8]| get_int(&mut Reader::new(b)).unwrap();
+    assert_eq!(read(&[0x7F]), 127);
+    assert_eq!(read(&[0xFF]), -1);
+    assert_eq!(read(&[0x80, 0xE6, 0x00]), 230);
+    assert_eq!(read(&[0x80, 0x00, 0x80]), -32768);
+    assert_eq!(read(&[0x81, 0x2A, 0x2A, 0x2A, 0x6A]), 0x6A2A_2A2A);
+    for n in [0, 127, -126, -127, 128, -32768, 32767, 32768, i32::MIN, i32::MAX] {
+        let mut out = Vec::new();
+        put_int(n, &mut out);
+        assert_eq!(read(&out), n, "{n}: {out:02x?}");
+    }
+    let mut out = Vec::new();
+    put_int(-127, &mut out);
+    assert_eq!(out, [0x80, 0x81, 0xFF]);
+    assert!(matches!(
+        get_int(&mut Reader::new(&[0x81, 1, 2])),
+        Err(DecodeError::Truncated { .. })
+    ));
+}
+
+#[test]
+fn request() {
+    let mut out = Vec::new();
+    encode_request(0x2A2A_2A2A, &mut out);
+    assert_eq!(out, [0x81, 0x2A, 0x2A, 0x2A, 0x6A]);
+    out.clear();
+    encode_request(0, &mut out);
+    assert_eq!(out, [0x81, 0, 0, 0, 0x40]);
+}
+
+#[test]
+fn red_eclipse_fields_in_order() {
+    let bytes = hex(RED_ECLIPSE_DEFAULT);
+    let i = decode(&bytes, &[0x01]).unwrap();
+    assert_eq!(i.players, 0);
+    assert_eq!(
+        i.attrs,
+        [230, 2, 0, 600, 32, 0, 4998, 0, 1, 6, 0, 2, 64, 0, 0]
+    );
+    assert_eq!((i.map.as_str(), i.description.as_str()), ("keystone2k", ""));
+    assert_eq!(i.red_eclipse, Some(RedEclipse::default()));
+    let s = to_status(&i, Duration::from_millis(1), true, true);
+    assert_eq!((s.online, s.max), (0, 32));
+    assert_eq!(s.name, "");
+    assert_eq!(s.map.as_deref(), Some("keystone2k"));
+    assert_eq!(s.game.as_deref(), Some("deathmatch"));
+    assert_eq!(s.version.as_deref(), Some("1.6.0"));
+    assert_eq!(s.password, Some(false));
+    assert_eq!(s.players, Some(Vec::new()));
+    assert_eq!(s.extras["game_version"], json!(230));
+    assert_eq!(s.extras["time_remaining"], json!(600));
+    assert_eq!(s.extras["dialect"], json!("redeclipse"));
+    let mut out = Vec::new();
+    encode(&[0x01], &i, &mut out);
+    assert_eq!(out, bytes);
+}
+
+#[test]
+fn red_eclipse_code_page_and_colours() {
+    let bytes = hex(RED_ECLIPSE_DESCRIBED);
+    let i = decode(&bytes, &[0x7F]).unwrap();
+    assert_eq!(i.attrs[4], 24);
+    assert_eq!(i.map, "decay");
+    assert_eq!(i.description, "Ünï \u{c}gTest");
+    let s = to_status(&i, Duration::ZERO, false, true);
+    assert_eq!(s.name, "Ünï Test");
+    assert_eq!(s.max, 24);
+    assert_eq!(s.players, None);
+    assert_eq!(s.extras["raw_description"], json!("Ünï \u{c}gTest"));
+    let mut out = Vec::new();
+    encode(&[0x7F], &i, &mut out);
+    assert_eq!(out, bytes);
+}
+
+#[test]
+fn sauerbraten_fields_in_order() {
+    let bytes = hex(SAUERBRATEN);
+    let i = decode(&bytes, &[0x7F]).unwrap();
+    assert_eq!(i.attrs, [260, 0, 0, 7, 0]);
+    assert_eq!(i.map, "");
+    // Raw UTF-8 `C3 9C` read as the code page: what the game's own browser shows too.
+    assert_eq!(i.description, "Sauer Ůü ^fgT");
+    assert_eq!(i.red_eclipse, None);
+    let s = to_status(&i, Duration::ZERO, true, true);
+    assert_eq!((s.online, s.max), (0, 7));
+    assert_eq!(s.map, None);
+    assert_eq!(s.game.as_deref(), Some("ffa"));
+    assert_eq!(s.version, None);
+    assert_eq!(s.password, Some(false));
+    assert_eq!(s.players, None);
+    assert_eq!(s.extras["protocol"], json!(260));
+    assert_eq!(s.extras["dialect"], json!("sauerbraten"));
+    let mut out = Vec::new();
+    encode(&[0x7F], &i, &mut out);
+    assert_eq!(out, bytes);
+}
+
+#[test]
+fn players_and_password() {
+    let i = Info {
+        players: 2,
+        attrs: vec![230, 9, 0, 600, 16, 4, 0, 0, 1, 6, 0, 2, 64, 5, 0],
+        map: "dutility".into(),
+        description: "\u{c}[ff8800]Orange \u{c}(textures/icon)x".into(),
+        red_eclipse: Some(RedEclipse {
+            branch: "stable".into(),
+            names: vec!["\u{c}yalice".into(), "bob".into()],
+            handles: vec!["alice".into(), String::new()],
+        }),
+    };
+    let mut out = Vec::new();
+    encode(&[0x05], &i, &mut out);
+    let back = decode(&out, &[0x05]).unwrap();
+    assert_eq!(back, i);
+    let s = to_status(&back, Duration::ZERO, true, true);
+    assert_eq!(s.name, "Orange x");
+    assert_eq!(s.password, Some(true));
+    assert_eq!(s.game.as_deref(), Some("mode 9"));
+    let names: Vec<_> = s.players.unwrap().into_iter().map(|p| p.name).collect();
+    assert_eq!(names, ["alice", "bob"]);
+    assert_eq!(s.extras["branch"], json!("stable"));
+}
+
+#[test]
+fn colour_codes() {
+    assert_eq!(strip_colours("\u{c}"), "");
+    assert_eq!(strip_colours("a\u{c}[never ends"), "a");
+    assert_eq!(strip_colours("\u{c}1red\u{c}sx\u{c}r"), "redx");
+}
+
+/// Broken replies end in their typed errors.
+#[test]
+fn hostile_replies() {
+    let f = hex(RED_ECLIPSE_DEFAULT);
+    assert!(matches!(
+        decode(&f, &[0x02]),
+        Err(DecodeError::Mismatch(_))
+    ));
+    // Cut inside the attributes: fewer bytes than the count, or a packed integer cut.
+    assert!(matches!(
+        decode(&f[..6], &[0x01]),
+        Err(DecodeError::Overrun { .. })
+    ));
+    assert!(matches!(
+        decode(&[0x01, 0x00, 0x01, 0x80, 0xE6], &[0x01]),
+        Err(DecodeError::Truncated { .. })
+    ));
+    assert!(matches!(
+        decode(&f[..f.len() - 1], &[0x01]),
+        Err(DecodeError::Unterminated { .. })
+    ));
+    // Lying counts: one attribute claimed per byte left plus one, a negative player count,
+    // past the attribute cap, players the bytes cannot name.
+    assert!(matches!(
+        decode(&[0x01, 0x00, 0x05, 1, 2, 0], &[0x01]),
+        Err(DecodeError::Overrun { .. })
+    ));
+    assert!(matches!(
+        decode(&[0x01, 0xFF, 0x00, 0, 0], &[0x01]),
+        Err(DecodeError::Invalid(_))
+    ));
+    assert!(matches!(
+        decode(&[0x01, 0x00, 0x41], &[0x01]),
+        Err(DecodeError::TooLarge { .. })
+    ));
+    let mut lying = f.clone();
+    lying[1] = 100;
+    assert!(matches!(
+        decode(&lying, &[0x01]),
+        Err(DecodeError::Overrun { .. })
+    ));
+    let mut big = f.clone();
+    big.resize(MAX_REPLY + 1, 0);
+    assert!(matches!(
+        decode(&big, &[0x01]),
+        Err(DecodeError::TooLarge { .. })
+    ));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn noise(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
+        if let Ok(i) = decode(&bytes, &[]) {
+            let _ = to_status(&i, Duration::ZERO, true, true);
+        }
+    }
+
+    #[test]
+    fn round_trip(
+        attrs in proptest::collection::vec(any::<i32>(), 0..20),
+        map in "[ -~]{0,30}",
+        description in "[ -~ÀÜüĞЖ]{0,60}",
+        names in proptest::collection::vec("[a-z]{1,15}", 0..5),
+    ) {
+        let red = attrs.len() >= RED_ECLIPSE_ATTRS;
+        let i = Info {
+            players: names.len() as i32,
+            attrs,
+            map,
+            description,
+            red_eclipse: red.then(|| RedEclipse {
+                branch: String::new(),
+                handles: vec![String::new(); names.len()],
+                names,
+            }),
+        };
+        let mut out = Vec::new();
+        encode(&[0x42], &i, &mut out);
+        prop_assert_eq!(decode(&out, &[0x42]).unwrap(), i);
+    }
+}
+
+/// The checked-in `exchanges` fuzz seed (arm 29, players and detail asked, nonce 0x2A2A2A2A)
+/// finishes a poll with the described Red Eclipse reply.
+#[test]
+fn exchanges_seed_finishes_a_poll() {
+    use crate::protocol::exchange::replay::replay;
+    use crate::protocol::exchange::Params;
+    use std::time::Instant;
+
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fuzz/corpus/exchanges/cube2-reply"
+    );
+    let seed = std::fs::read(path).unwrap();
+    assert_eq!(&seed[..2], [0xaf, 29]);
+    let params = Params {
+        players: true,
+        detail: true,
+        ..Params::default()
+    };
+    let start = Instant::now();
+    let deadline = start + Duration::from_secs(5);
+    let mut x = exchange::new(&params, 0x2A2A_2A2A, deadline);
+    let st = replay(&mut x, start, deadline, &seed[2..])
+        .result
+        .unwrap()
+        .unwrap();
+    assert_eq!((st.online, st.max, st.name.as_str()), (0, 24, "Ünï Test"));
+}
