@@ -23,6 +23,7 @@ mod cli;
 mod config_include;
 mod console_budget;
 mod cs2d;
+mod cube2;
 mod daemon;
 mod daemon_demo;
 mod doom3;
