@@ -163,7 +163,9 @@ pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
     let mut server = spawn(world.clone(), Cube2Config::default()).await?;
     server
         .tasks
-        .push(churn(world, Duration::from_secs(9), 0, |t| format!("eclipsed{t}")));
+        .push(churn(world, Duration::from_secs(9), 0, |t| {
+            format!("eclipsed{t}")
+        }));
     Ok(server)
 }
 

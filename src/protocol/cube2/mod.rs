@@ -296,7 +296,9 @@ pub fn to_status(i: &Info, latency: Duration, players: bool, detail: bool) -> St
     };
     let mut out = Status {
         online: u32::try_from(i.players).unwrap_or(0),
-        max: attr(max_at).and_then(|m| u32::try_from(m).ok()).unwrap_or(0),
+        max: attr(max_at)
+            .and_then(|m| u32::try_from(m).ok())
+            .unwrap_or(0),
         name: strip_colours(&i.description),
         map: (!i.map.is_empty()).then(|| i.map.clone()),
         game: mode.map(|m| mode_name(modes, m)),

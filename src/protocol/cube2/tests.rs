@@ -21,25 +21,25 @@ fn hex(s: &str) -> Vec<u8> {
 /// Red Eclipse 1.6.0 (`-ss1 -sp28801`), asked with `01` on 28802: no players, map
 /// keystone2k, no description.
 const RED_ECLIPSE_DEFAULT: &str = concat!(
-    "01",           // the request, echoed
-    "00",           // players
-    "0f",           // 15 attributes
-    "80e600",       // game version 230
-    "02",           // mode: deathmatch
-    "00",           // mutators
-    "805802",       // time remaining 600
-    "20",           // 32 slots
-    "00",           // master mode: open
-    "808613",       // 4998 game variables
-    "00",           // game mods
-    "010600",       // version 1.6.0
-    "02",           // platform
-    "40",           // arch 64
-    "00",           // game state
-    "00",           // time left
+    "01",                     // the request, echoed
+    "00",                     // players
+    "0f",                     // 15 attributes
+    "80e600",                 // game version 230
+    "02",                     // mode: deathmatch
+    "00",                     // mutators
+    "805802",                 // time remaining 600
+    "20",                     // 32 slots
+    "00",                     // master mode: open
+    "808613",                 // 4998 game variables
+    "00",                     // game mods
+    "010600",                 // version 1.6.0
+    "02",                     // platform
+    "40",                     // arch 64
+    "00",                     // game state
+    "00",                     // time left
     "6b657973746f6e65326b00", // "keystone2k"
-    "00",           // description ""
-    "00",           // branch ""
+    "00",                     // description ""
+    "00",                     // branch ""
 );
 
 /// Red Eclipse 1.6.0 with `sv_serverdesc "Ünï ^fgTest"` and `sv_serverclients 12` in its
@@ -62,7 +62,18 @@ fn packed_integers() {
     assert_eq!(read(&[0x80, 0xE6, 0x00]), 230);
     assert_eq!(read(&[0x80, 0x00, 0x80]), -32768);
     assert_eq!(read(&[0x81, 0x2A, 0x2A, 0x2A, 0x6A]), 0x6A2A_2A2A);
-    for n in [0, 127, -126, -127, 128, -32768, 32767, 32768, i32::MIN, i32::MAX] {
+    for n in [
+        0,
+        127,
+        -126,
+        -127,
+        128,
+        -32768,
+        32767,
+        32768,
+        i32::MIN,
+        i32::MAX,
+    ] {
         let mut out = Vec::new();
         put_int(n, &mut out);
         assert_eq!(read(&out), n, "{n}: {out:02x?}");
@@ -190,10 +201,7 @@ fn colour_codes() {
 #[test]
 fn hostile_replies() {
     let f = hex(RED_ECLIPSE_DEFAULT);
-    assert!(matches!(
-        decode(&f, &[0x02]),
-        Err(DecodeError::Mismatch(_))
-    ));
+    assert!(matches!(decode(&f, &[0x02]), Err(DecodeError::Mismatch(_))));
     // Cut inside the attributes: fewer bytes than the count, or a packed integer cut.
     assert!(matches!(
         decode(&f[..6], &[0x01]),
