@@ -173,6 +173,8 @@ protocols! {
     Hytale => hytale::spec;
     /// StarMade's server info query (typed parameters), TCP.
     Starmade => starmade::spec;
+    /// Ventrilo 3's status query (scrambled packets, a reply in parts), UDP.
+    Ventrilo => ventrilo::spec;
 }
 
 impl Protocol {

@@ -64,6 +64,7 @@ pub mod titles;
 pub mod tribes1;
 pub mod unreal2;
 pub mod vcmp;
+pub mod ventrilo;
 pub mod webrcon;
 
 use std::future::Future;
@@ -161,6 +162,7 @@ pub const fn simulator(protocol: Protocol) -> Simulator {
         Protocol::Kspdmp => kspdmp::SIM,
         Protocol::Hytale => hytale::SIM,
         Protocol::Starmade => starmade::SIM,
+        Protocol::Ventrilo => ventrilo::SIM,
     }
 }
 
