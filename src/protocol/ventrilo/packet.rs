@@ -157,13 +157,7 @@ pub fn decode_part(datagram: &[u8], id: u16) -> Result<Part, DecodeError> {
 
 fn check_part(h: &Header, arrived: usize) -> Result<(), DecodeError> {
     let len = usize::from(h.len);
-    if len > MAX_PART_DATA {
-        return Err(DecodeError::TooLarge {
-            what: "Ventrilo part length",
-            value: len as u64,
-            limit: MAX_PART_DATA as u64,
-        });
-    }
+    // A length past the data is a lie before it is a size: checked first.
     if len > arrived {
         return Err(DecodeError::Overrun {
             what: "Ventrilo part length",
@@ -175,6 +169,13 @@ fn check_part(h: &Header, arrived: usize) -> Result<(), DecodeError> {
         return Err(DecodeError::Invalid(
             "Ventrilo part length (shorter than the data that came)",
         ));
+    }
+    if len > MAX_PART_DATA {
+        return Err(DecodeError::TooLarge {
+            what: "Ventrilo part length",
+            value: len as u64,
+            limit: MAX_PART_DATA as u64,
+        });
     }
     if h.total_parts == 0 {
         return Err(DecodeError::Invalid("Ventrilo total parts (0)"));

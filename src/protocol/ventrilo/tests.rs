@@ -184,13 +184,13 @@ fn lies_are_refused() {
     assert!(matches!(decode_part(p0, 0x1235), Err(DecodeError::Mismatch(_))));
     let z = with_header(p0, |h| h.zero = 1);
     assert!(matches!(part(&z), Err(DecodeError::Mismatch(_))));
-    // Length past the data, short of it, past the cap.
+    // Length past the data (however large: a lie before a size), short of it.
     let l = with_header(p0, |h| h.len += 1);
     assert!(matches!(part(&l), Err(DecodeError::Overrun { .. })));
     let l = with_header(p0, |h| h.len -= 1);
     assert!(matches!(part(&l), Err(DecodeError::Invalid(_))));
     let l = with_header(p0, |h| h.len = 600);
-    assert!(matches!(part(&l), Err(DecodeError::TooLarge { .. })));
+    assert!(matches!(part(&l), Err(DecodeError::Overrun { .. })));
     // Parts: none, too many, a number past the total.
     let t = with_header(p0, |h| h.total_parts = 0);
     assert!(matches!(part(&t), Err(DecodeError::Invalid(_))));
