@@ -311,3 +311,61 @@ proptest! {
         prop_assert_eq!(decode_packet(&out).unwrap(), (h, data));
     }
 }
+
+/// The checked-in `exchanges` fuzz seed (arm 29 past the first sixteen; players and detail
+/// asked): the simulator's reply to id 0x2A2A in 200-byte parts, each a replay record, is
+/// what this test builds (`GSE_BLESS=1` writes it), and it finishes a poll.
+#[test]
+fn exchanges_seed_finishes_a_poll() {
+    use crate::protocol::exchange::replay::replay;
+    use crate::protocol::exchange::Params;
+    use crate::simulate::ventrilo::info;
+    use crate::simulate::WorldState;
+    use std::time::Instant;
+
+    let w = WorldState {
+        name: "Raid Night".into(),
+        version: "3.0.3".into(),
+        max: 8,
+        players: vec![("alice".into(), 0, 600.0), ("bob".into(), 0, 9.0)],
+        ..WorldState::default()
+    };
+    let text = text::encode(&info(&w, true));
+    // The pick byte: exchange 15 (low bits 7, top bit), players (0x08), detail (0x20).
+    let mut seed = vec![0x80 | 0x20 | 0x08 | 7, 29];
+    let parts = encode_reply(&text, 0x2A2A, 200, 1);
+    assert!(parts.len() > 1);
+    for p in &parts {
+        // Op 1 (bytes arrive) after 10 ms, then the length byte.
+        seed.push(1 | (1 << 2));
+        seed.push(u8::try_from(p.len()).unwrap());
+        seed.extend_from_slice(p);
+    }
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fuzz/corpus/exchanges/ventrilo-reply"
+    );
+    if std::env::var_os("GSE_BLESS").is_some() {
+        std::fs::write(path, &seed).unwrap();
+    }
+    assert_eq!(std::fs::read(path).unwrap(), seed, "GSE_BLESS=1 rewrites it");
+    let params = Params {
+        players: true,
+        detail: true,
+        ..Params::default()
+    };
+    let start = Instant::now();
+    let deadline = start + Duration::from_secs(5);
+    let key = Key::new(1, 1);
+    let keys = Keys {
+        header: key,
+        data: key,
+    };
+    let mut x = exchange::Ventrilo::new(params, 0x2A2A, keys, deadline);
+    let st = replay(&mut x, start, deadline, &seed[2..])
+        .result
+        .unwrap()
+        .unwrap();
+    assert_eq!((st.online, st.max, st.name.as_str()), (2, 8, "Raid Night"));
+    assert_eq!(st.players.unwrap().len(), 2);
+}
