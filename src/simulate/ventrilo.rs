@@ -92,7 +92,10 @@ pub fn info(w: &WorldState, detail: bool) -> Info {
         f("CHANNELCOUNT", "2".into()),
         f("CHANNELFIELDS", "CID,PID,PROT,NAME,COMM".into()),
         f("CLIENTCOUNT", w.players.len().to_string()),
-        f("CLIENTFIELDS", "UID,ADMIN,CID,PHAN,PING,SEC,NAME,COMM".into()),
+        f(
+            "CLIENTFIELDS",
+            "UID,ADMIN,CID,PHAN,PING,SEC,NAME,COMM".into(),
+        ),
     ];
     let r = |pairs: &[(&str, String)]| -> text::Record {
         pairs
@@ -293,4 +296,34 @@ pub fn hostile() -> Vec<Hostile> {
         Hostile::down("bad-checksum", "malformed", with(M::BadChecksum)),
         Hostile::down("error-reply", "malformed", with(M::ErrorReply)),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::protocol::ventrilo::{parse, to_status};
+
+    /// The reply to a detailed request reads back as the world it was made from, names with
+    /// the characters a line or record cannot carry raw included.
+    #[test]
+    fn text_round_trip() {
+        let w = WorldState {
+            name: "Guild, \"Raid\" % night".into(),
+            version: "3.0.3".into(),
+            max: 16,
+            players: vec![("alice".into(), 0, 60.0), ("bob=b".into(), 0, 5.0)],
+            ..WorldState::default()
+        };
+        let text = text::encode(&info(&w, true));
+        let s = to_status(&parse(&text).unwrap(), Duration::ZERO, true, false, true).unwrap();
+        assert_eq!(s.name, w.name);
+        assert_eq!((s.online, s.max), (2, 16));
+        let names: Vec<_> = s.players.unwrap().into_iter().map(|p| p.name).collect();
+        assert_eq!(names, ["alice", "bob=b"]);
+        assert_eq!(s.extras["channels"], json!(2));
+    }
 }

@@ -94,7 +94,9 @@ pub fn to_status(
 fn player(c: &text::Record) -> Player {
     let number = |k: &str| text::record_field(c, k).and_then(|v| v.trim().parse::<u32>().ok());
     Player {
-        name: text::record_field(c, "NAME").map(unescape).unwrap_or_default(),
+        name: text::record_field(c, "NAME")
+            .map(unescape)
+            .unwrap_or_default(),
         ping: number("PING"),
         duration: number("SEC").map(|s| s as f32),
         ..Player::default()

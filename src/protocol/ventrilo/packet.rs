@@ -146,10 +146,14 @@ pub struct Part {
 pub fn decode_part(datagram: &[u8], id: u16) -> Result<Part, DecodeError> {
     let (header, data) = decode_packet(datagram)?;
     if header.zero != 0 {
-        return Err(DecodeError::Mismatch("Ventrilo packet with a non-zero zero field"));
+        return Err(DecodeError::Mismatch(
+            "Ventrilo packet with a non-zero zero field",
+        ));
     }
     if header.id != id {
-        return Err(DecodeError::Mismatch("Ventrilo reply to another request id"));
+        return Err(DecodeError::Mismatch(
+            "Ventrilo reply to another request id",
+        ));
     }
     check_part(&header, data.len())?;
     Ok(Part { header, data })
@@ -188,7 +192,9 @@ fn check_part(h: &Header, arrived: usize) -> Result<(), DecodeError> {
         });
     }
     if h.part >= h.total_parts {
-        return Err(DecodeError::Invalid("Ventrilo part number (at or past the total)"));
+        return Err(DecodeError::Invalid(
+            "Ventrilo part number (at or past the total)",
+        ));
     }
     let total = usize::from(h.total_len);
     if total < len {
@@ -273,7 +279,9 @@ impl Parts {
         let total = usize::from(h.total_len);
         // `check_part` kept the number below the total, which every part repeats.
         let Some(slot) = self.got.get_mut(usize::from(h.part)) else {
-            return Err(DecodeError::Invalid("Ventrilo part number (at or past the total)"));
+            return Err(DecodeError::Invalid(
+                "Ventrilo part number (at or past the total)",
+            ));
         };
         if let Some(had) = slot {
             if *had != part.data {

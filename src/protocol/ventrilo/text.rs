@@ -49,7 +49,11 @@ impl Info {
     /// The value of `key` as a number: absent is `None`, not a number `Invalid(what)`.
     pub fn number(&self, key: &str, what: &'static str) -> Result<Option<u64>, DecodeError> {
         self.field(key)
-            .map(|v| v.trim().parse::<u64>().map_err(|_| DecodeError::Invalid(what)))
+            .map(|v| {
+                v.trim()
+                    .parse::<u64>()
+                    .map_err(|_| DecodeError::Invalid(what))
+            })
             .transpose()
     }
 }
@@ -131,7 +135,7 @@ pub fn unescape(s: &str) -> String {
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for &b in s.as_bytes() {
-        if b == b'%' || b == b',' || b == b'=' || b < 0x20 || b >= 0x7f {
+        if b == b'%' || b == b',' || b == b'=' || !(0x20..0x7f).contains(&b) {
             out.push_str(&format!("%{b:02X}"));
         } else {
             out.push(char::from(b));
@@ -157,7 +161,11 @@ pub fn encode(info: &Info) -> Vec<u8> {
             "CLIENTFIELDS" => &info.clients,
             _ => continue,
         };
-        let word = if k == "CHANNELFIELDS" { "CHANNEL" } else { "CLIENT" };
+        let word = if k == "CHANNELFIELDS" {
+            "CHANNEL"
+        } else {
+            "CLIENT"
+        };
         for r in records {
             out.push_str(&format!("{word}: {}\n", rec(r)));
         }
