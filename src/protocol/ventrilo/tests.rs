@@ -362,3 +362,82 @@ fn exchanges_seed_finishes_a_poll() {
     assert_eq!((st.online, st.max, st.name.as_str()), (2, 8, "Raid, Night"));
     assert_eq!(st.players.unwrap().len(), 2);
 }
+
+mod exchange_steps {
+    use std::time::{Duration, Instant};
+
+    use super::super::exchange::Ventrilo;
+    use super::*;
+    use crate::protocol::exchange::{Exchange, Input, Params, Step};
+    use crate::status::Reason;
+
+    const MS: Duration = Duration::from_millis(1);
+
+    fn poll_of(id: u16) -> (Ventrilo, Instant, Vec<u8>) {
+        let start = Instant::now();
+        let params = Params {
+            players: true,
+            ..Params::default()
+        };
+        let mut x = Ventrilo::new(params, id, KEYS, start + Duration::from_secs(5));
+        let mut out = Vec::new();
+        assert!(matches!(x.poll(start, &mut out), Step::Send(_)));
+        (x, start, out)
+    }
+
+    fn feed(x: &mut Ventrilo, now: Instant, bytes: &[u8]) {
+        x.handle(now, Input::Received { bytes, rtt: MS });
+    }
+
+    /// The request asks for detail with the poll's id; parts for another id are skipped, a
+    /// part that came already (the answer to a resent request) is ignored, and the reply is
+    /// done when the last part is in, in whatever order they came.
+    #[test]
+    fn collects_parts() {
+        let (mut x, t, out) = poll_of(7);
+        let (h, data) = decode_packet(&out).unwrap();
+        assert_eq!((h.id, h.cmd, data.len()), (7, CMD_DETAIL, 16));
+        let mut out = Vec::new();
+        assert!(matches!(x.poll(t, &mut out), Step::Wait(_)));
+        let parts = encode_reply(TEXT.as_bytes(), 7, 200, 3);
+        assert!(parts.len() > 2);
+        feed(&mut x, t, &encode_reply(TEXT.as_bytes(), 8, 200, 3)[0]);
+        for p in parts.iter().skip(1) {
+            feed(&mut x, t, p);
+            feed(&mut x, t, p);
+            assert!(matches!(x.poll(t, &mut out), Step::Wait(_)));
+        }
+        feed(&mut x, t, &parts[0]);
+        let Step::Done(s) = x.poll(t, &mut out) else {
+            panic!("not done");
+        };
+        assert_eq!((s.online, s.max, s.name.as_str()), (2, 8, "Raid, Night"));
+        assert_eq!(s.players.map(|p| p.len()), Some(2));
+        assert_eq!(s.latency, MS);
+    }
+
+    /// At the deadline: nothing came is `timeout`, only other ids' parts `mismatch`, some
+    /// parts `incomplete`; a lie fails at once, `malformed`.
+    #[test]
+    fn why_it_ends() {
+        let parts = encode_reply(TEXT.as_bytes(), 7, 200, 3);
+        let end = Duration::from_secs(6);
+        let reason = |x: &mut Ventrilo, now: Instant| match x.poll(now, &mut Vec::new()) {
+            Step::Failed(e) => e.reason(),
+            other => panic!("{other:?}"),
+        };
+        let (mut x, t, _) = poll_of(7);
+        assert_eq!(reason(&mut x, t + end), Reason::Timeout);
+        let (mut x, t, _) = poll_of(9);
+        feed(&mut x, t, &parts[0]);
+        assert_eq!(reason(&mut x, t + end), Reason::Mismatch);
+        let (mut x, t, _) = poll_of(7);
+        feed(&mut x, t, &parts[0]);
+        assert_eq!(reason(&mut x, t + end), Reason::Incomplete);
+        let (mut x, t, _) = poll_of(7);
+        let mut cut = parts[0].clone();
+        cut.pop();
+        feed(&mut x, t, &cut);
+        assert_eq!(reason(&mut x, t), Reason::Malformed);
+    }
+}
