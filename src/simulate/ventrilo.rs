@@ -281,8 +281,12 @@ pub fn hostile() -> Vec<Hostile> {
         })
     };
     use Misbehaviour as M;
+    // Escaped on the wire (`%0A`, `%00`...), name and phonetic name take about 6 KB of the
+    // reply's 15,744 bytes: a dozen parts or so.
+    let nasty = super::hostile::nasty_name(2_000, true);
     vec![
         Hostile::up("ok", 2, 24, None, with(M::None)),
+        Hostile::up("str-nasty", 2, 24, None, with(M::None)).serving_name(nasty),
         Hostile::up("reordered", 2, 24, None, with(M::Reordered)),
         Hostile::down("silence", "timeout", with(M::Silence)),
         Hostile::down("wrong-id", "mismatch", with(M::WrongId)),
