@@ -330,4 +330,16 @@ mod tests {
         assert_eq!(names, ["alice", "bob=b"]);
         assert_eq!(s.extras["channels"], json!(2));
     }
+
+    /// The hostile fleet's nasty name fits a reply (32 parts) in about a dozen parts.
+    #[test]
+    fn nasty_name_fits() {
+        let w = crate::simulate::hostile::world("x").snapshot();
+        let w = WorldState {
+            name: crate::simulate::hostile::nasty_name(2_000, true),
+            ..w
+        };
+        let parts = text::encode(&info(&w, true)).len().div_ceil(MAX_PART_DATA);
+        assert!((10..=16).contains(&parts), "{parts} parts");
+    }
 }
