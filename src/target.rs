@@ -175,6 +175,8 @@ protocols! {
     Starmade => starmade::spec;
     /// The Cube 2 engine's server-info ping (Red Eclipse, Sauerbraten; the game port + 1), UDP.
     Cube2 => cube2::spec;
+    /// Ventrilo 3's status query (scrambled packets, a reply in parts), UDP.
+    Ventrilo => ventrilo::spec;
 }
 
 impl Protocol {

@@ -25,7 +25,7 @@ use gameserver_exporter::protocol::minecraft::slp_exchange::Slp;
 use gameserver_exporter::protocol::quake3::{self, Want};
 use gameserver_exporter::protocol::{
     armagetron, cs2d, ffow, hexen2, mafia2mp, mafia2online, nadeo, openttd, quake1, quake2,
-    rfactor, savage2, soldat, starmade, tribes1,
+    rfactor, savage2, soldat, starmade, tribes1, ventrilo,
 };
 use gameserver_exporter::protocol::samp::{exchange::Samp, Header};
 use gameserver_exporter::protocol::teamspeak2::exchange::Ts2;
@@ -156,7 +156,7 @@ fuzz_target!(|data: &[u8]| {
                 return;
             };
             let secret = remembered.then(|| Secret::new("fuzz-secret"));
-            match ext % 30 {
+            match ext % 31 {
                 0 => run(
                     terraria::exchange::new(params, secret, deadline),
                     start,
@@ -265,6 +265,13 @@ fuzz_target!(|data: &[u8]| {
                     start,
                     script,
                 ),
+                // A fixed id (0x2A2A) and keys, so the fuzzer can learn to echo the id.
+                30 => {
+                    let key = ventrilo::obfuscation::Key::new(1, 1);
+                    let keys = ventrilo::Keys { header: key, data: key };
+                    let x = ventrilo::exchange::Ventrilo::new(params, 0x2A2A, keys, deadline);
+                    run(x, start, script)
+                }
                 21 => {
                     // Handles from 0x8000_0001, as gbxremote's, so the fuzzer can learn them.
                     let login = secret.map(|password| nadeo::exchange::Login {

@@ -397,6 +397,7 @@ pub static GAMES: &[Game] = &[
     game("v8sc", &["v8supercar"], "V8 Supercar Challenge", Gamespy1, 16700, 16700, N, G, ""),
     game("valheim", &[], "Valheim", A2s, 2456, 2457, N, GL, "Query port = game port + 1; answers only when started with -public 1; crossplay servers report 0 players"),
     game("vampireslayer", &["vs"], "Vampire Slayer", A2s, 27015, 27015, N, G, ""),
+    game("ventrilo", &[], "Ventrilo", Ventrilo, 3784, 3784, N, G, "Ventrilo 3's status query on the server's port (UDP): name, clients, slots, version, password; with players each client's name, ping and time connected; the reply comes in up to 32 scrambled parts"),
     game("vcm", &["vcmp"], "Vice City Multiplayer", Vcmp, 8192, 8192, N, G, "SA:MP's query on the game port with VCMP/MP04 headers: version, name, game mode, map, counts; with players the names (VC:MP sends no scores)"),
     game("vietcong", &[], "Vietcong", Gamespy1, 5425, 15425, N, G, "Fixed query port"),
     game("vietcong2", &[], "Vietcong 2", Gamespy2, 5001, 19967, N, G, "Fixed query port"),

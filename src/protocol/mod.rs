@@ -69,6 +69,7 @@ pub mod terraria;
 pub mod tribes1;
 pub mod unreal2;
 pub mod vcmp;
+pub mod ventrilo;
 pub mod webrcon;
 
 pub use error::DecodeError;

@@ -65,6 +65,7 @@ pub mod titles;
 pub mod tribes1;
 pub mod unreal2;
 pub mod vcmp;
+pub mod ventrilo;
 pub mod webrcon;
 
 use std::future::Future;
@@ -163,6 +164,7 @@ pub const fn simulator(protocol: Protocol) -> Simulator {
         Protocol::Hytale => hytale::SIM,
         Protocol::Starmade => starmade::SIM,
         Protocol::Cube2 => cube2::SIM,
+        Protocol::Ventrilo => ventrilo::SIM,
     }
 }
 

@@ -83,5 +83,6 @@ mod terraria;
 mod tribes1;
 mod unreal2;
 mod vcmp;
+mod ventrilo;
 mod web;
 mod webrcon_health;
