@@ -173,6 +173,8 @@ protocols! {
     Hytale => hytale::spec;
     /// StarMade's server info query (typed parameters), TCP.
     Starmade => starmade::spec;
+    /// BZFlag's bzfs: the hello, MsgQueryGame and MsgQueryPlayers on the game port, TCP.
+    Bzflag => bzflag::spec;
 }
 
 impl Protocol {

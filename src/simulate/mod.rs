@@ -16,6 +16,7 @@ pub mod assettocorsa;
 pub mod battlefield;
 pub mod bedrock;
 pub mod buildandshoot;
+pub mod bzflag;
 pub mod churn;
 pub mod cs2d;
 pub mod datagrams;
@@ -161,6 +162,7 @@ pub const fn simulator(protocol: Protocol) -> Simulator {
         Protocol::Kspdmp => kspdmp::SIM,
         Protocol::Hytale => hytale::SIM,
         Protocol::Starmade => starmade::SIM,
+        Protocol::Bzflag => bzflag::SIM,
     }
 }
 
