@@ -216,7 +216,7 @@ async fn serve(mut stream: TcpStream, world: World, config: &BzflagConfig) -> io
             }
             let mut out = Vec::new();
             if answer(request.code, &world, config, &mut out) {
-                if m == Misbehaviour::NeverEnds {
+                if m == Misbehaviour::NeverEnds && request.code == MSG_QUERY_PLAYERS {
                     stream.write_all(&out).await?;
                     loop {
                         tokio::time::sleep(Duration::from_millis(50)).await;

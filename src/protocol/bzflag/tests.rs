@@ -26,6 +26,21 @@ pub(crate) const BZFS_EMPTY: &str = "425a46533032323100002c716700000018000c00030
 c800000000003200640258000000047170000800000029747505000000000000000000010000000000000002\
 00000000000000030000000000000004000000000000";
 
+/// The same bzfs restarted as a capture-the-flag server (`-c -mp 20 -ms 2 -j -mts 5 -time
+/// 900 -loadplugin serverSidePlayerSample.so`): the plugin's robot `Sample 0` and `bzadmin`'s
+/// `Watcher` both joined as observers (player ids 0 and 1; we were 2).
+pub(crate) const BZFS_CTF: &str = "425a46533032323102002c716700010018001400020000000000000000000000020014001400140014001400\
+c800000000000000050384000000047170000800020029747505000000000000000000010000000000000002\
+0000000000000003000000000000000400000000000000ab6170000000000500000000000053616d706c6520\
+3000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\
+0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\
+0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\
+00000000000000000000000000000000000000000000ab617001000000050000000000005761746368657200\
+000000000000000000000000000000000000000000000000627a61646d696e00000000000000000000000000\
+0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\
+0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\
+0000000000000000000000000000000000000000";
+
 pub(crate) fn unhex(s: &str) -> Vec<u8> {
     (0..s.len())
         .step_by(2)
@@ -132,6 +147,32 @@ fn real_empty_bzfs() {
     assert_eq!((g.team_sizes, g.time_elapsed), ([0; 6], 0));
     assert_eq!(decode_player_count(&messages[1].body).unwrap(), (8, 0));
     assert_eq!(messages.len(), 3);
+}
+
+#[test]
+fn real_ctf_bzfs_with_two_observers() {
+    let bytes = unhex(BZFS_CTF);
+    assert_eq!(bytes.len(), 460);
+    let (hello, messages) = frames(&bytes);
+    assert_eq!(hello.id, 2);
+    let g = decode_game(&messages[0].body).unwrap();
+    assert_eq!((g.style, g.max_players, g.max_shots), (1, 20, 2));
+    assert_eq!((g.max_team_score, g.time_limit), (5, 900));
+    assert_eq!(g.team_sizes, [0, 0, 0, 0, 0, 2]);
+    assert_eq!(decode_player_count(&messages[1].body).unwrap(), (8, 2));
+    let records: Vec<Record> = messages[3..]
+        .iter()
+        .map(|m| decode_record(&m.body).unwrap())
+        .collect();
+    let names: Vec<(u8, &str, u16)> = records
+        .iter()
+        .map(|r| (r.id, r.callsign.as_str(), r.team))
+        .collect();
+    assert_eq!(names, [(0, "Sample 0", 5), (1, "Watcher", 5)]);
+    let s = to_status(&g, &records, "0221", Duration::ZERO, (true, false, true));
+    assert_eq!((s.online, s.max), (0, 20));
+    assert_eq!(s.game.as_deref(), Some("Capture the Flag"));
+    assert_eq!(s.extras["observers"], 2);
 }
 
 #[test]
@@ -332,4 +373,29 @@ mod dialogue {
             let _ = run(Params::default(), &[&bytes]);
         }
     }
+}
+
+/// The checked-in `exchanges` fuzz seed (arm 29: the pick byte 0x8f with players on, the
+/// arm byte, then the replay script: the real bzfs's reply in chunks of 200 bytes) reaches
+/// a status.
+#[test]
+fn fuzz_seed_replays_to_a_status() {
+    use std::time::Instant;
+
+    use crate::protocol::exchange::replay::replay;
+    use crate::protocol::exchange::Params;
+
+    let seed = include_bytes!("../../../fuzz/corpus/exchanges/bzflag-query_reply");
+    assert_eq!(&seed[..2], &[0x8f, 29]);
+    let params = Params {
+        players: true,
+        ..Params::default()
+    };
+    let start = Instant::now();
+    let deadline = start + Duration::from_secs(5);
+    let mut x = exchange::Bzflag::new(params, deadline);
+    let r = replay(&mut x, start, deadline, &seed[2..]);
+    let status = r.result.unwrap().unwrap();
+    assert_eq!((status.online, status.max), (0, 12));
+    assert_eq!(status.players, Some(vec![]));
 }
