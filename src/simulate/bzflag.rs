@@ -14,9 +14,9 @@ use super::hostile::{start, Hostile};
 use super::tcp::serve_tcp;
 use super::{SimServer, World, WorldState};
 use crate::protocol::bzflag::{
-    decode_message, encode_game, encode_hello, encode_message, encode_record,
-    encode_team_update, Game, Record, COMPUTER_PLAYER, HELLO, MSG_ADD_PLAYER, MSG_QUERY_GAME,
-    MSG_QUERY_PLAYERS, MSG_TEAM_UPDATE, NO_SLOT, OBSERVER_TEAM,
+    decode_message, encode_game, encode_hello, encode_message, encode_record, encode_team_update,
+    Game, Record, COMPUTER_PLAYER, HELLO, MSG_ADD_PLAYER, MSG_QUERY_GAME, MSG_QUERY_PLAYERS,
+    MSG_TEAM_UPDATE, NO_SLOT, OBSERVER_TEAM,
 };
 
 /// This simulator, as [`super::simulator`] lists it.
@@ -80,16 +80,20 @@ pub struct BzflagConfig {
 pub fn records(state: &WorldState, observers: u16) -> Vec<Record> {
     let wins = |score: i32| u16::try_from(score.max(0)).unwrap_or(u16::MAX);
     let losses = |score: i32| u16::try_from((-score).max(0)).unwrap_or(u16::MAX);
-    let humans = state.players.iter().enumerate().map(|(i, (name, score, _))| Record {
-        id: 0,
-        kind: 0,
-        team: if i % 2 == 0 { 1 } else { 3 },
-        wins: wins(*score),
-        losses: losses(*score),
-        team_kills: 0,
-        callsign: name.chars().filter(|c| *c != '\0').collect(),
-        motto: String::new(),
-    });
+    let humans = state
+        .players
+        .iter()
+        .enumerate()
+        .map(|(i, (name, score, _))| Record {
+            id: 0,
+            kind: 0,
+            team: if i % 2 == 0 { 1 } else { 3 },
+            wins: wins(*score),
+            losses: losses(*score),
+            team_kills: 0,
+            callsign: name.chars().filter(|c| *c != '\0').collect(),
+            motto: String::new(),
+        });
     let bots = (1..=state.bots).map(|i| Record {
         kind: COMPUTER_PLAYER,
         team: 0,
@@ -329,7 +333,9 @@ pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
     .await?;
     server
         .tasks
-        .push(churn(world, Duration::from_secs(11), 3, |t| format!("tank{t}")));
+        .push(churn(world, Duration::from_secs(11), 3, |t| {
+            format!("tank{t}")
+        }));
     Ok(server)
 }
 

@@ -66,8 +66,14 @@ async fn players_rules_and_observers_left_out() {
         ]
     );
     let rules = st.rules.unwrap();
-    assert!(rules.contains(&("max_shots".into(), "3".into())), "{rules:?}");
-    assert!(rules.contains(&("style".into(), "Team FFA".into())), "{rules:?}");
+    assert!(
+        rules.contains(&("max_shots".into(), "3".into())),
+        "{rules:?}"
+    );
+    assert!(
+        rules.contains(&("style".into(), "Team FFA".into())),
+        "{rules:?}"
+    );
 }
 
 #[tokio::test]

@@ -11,8 +11,8 @@ use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 use super::{
-    decode_game, decode_hello, decode_message, decode_player_count, decode_record,
-    encode_request, to_status, Game, Hello, Message, Record,
+    decode_game, decode_hello, decode_message, decode_player_count, decode_record, encode_request,
+    to_status, Game, Hello, Message, Record,
 };
 use crate::protocol::exchange::stream::StreamBuf;
 use crate::protocol::exchange::{Error, Exchange, Input, LinkError, Params, Step};

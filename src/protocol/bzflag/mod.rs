@@ -128,7 +128,9 @@ pub fn decode_hello(buf: &[u8]) -> Result<Option<(Hello, usize)>, DecodeError> {
     };
     let version = &head[4..8];
     if !version.iter().all(u8::is_ascii_alphanumeric) {
-        return Err(DecodeError::Invalid("protocol version (not 4 ASCII characters)"));
+        return Err(DecodeError::Invalid(
+            "protocol version (not 4 ASCII characters)",
+        ));
     }
     let hello = Hello {
         version: String::from_utf8_lossy(version).into_owned(),

@@ -12,7 +12,8 @@ use super::*;
 /// -noMasterBanlist -mp 12 -ms 3 -j -mps 50 -mts 100 -time 600`, 30 s after `bzadmin`
 /// joined it as the observer `Watcher` (motto `bzadmin`): the hello's answer (player id 1),
 /// `qg`, `qp` (8 teams, 1 player), `tu` (5 teams) and one `ap`, byte for byte.
-pub(crate) const BZFS_2_4_26: &str = "425a46533032323101002c716700000018000c0003000000000000000000000001000c000c000c000c000c00\
+pub(crate) const BZFS_2_4_26: &str =
+    "425a46533032323101002c716700000018000c0003000000000000000000000001000c000c000c000c000c00\
 c800000000003200640258001e00047170000800010029747505000000000000000000010000000000000002\
 0000000000000003000000000000000400000000000000ab6170000000000500000000000057617463686572\
 00000000000000000000000000000000000000000000000000627a61646d696e000000000000000000000000\
@@ -22,14 +23,16 @@ c800000000003200640258001e000471700008000100297475050000000000000000000100000000
 
 /// The same server with nobody on it, queried as the first connection (player id 0,
 /// elapsed time 0: the clock had not started).
-pub(crate) const BZFS_EMPTY: &str = "425a46533032323100002c716700000018000c0003000000000000000000000000000c000c000c000c000c00\
+pub(crate) const BZFS_EMPTY: &str =
+    "425a46533032323100002c716700000018000c0003000000000000000000000000000c000c000c000c000c00\
 c800000000003200640258000000047170000800000029747505000000000000000000010000000000000002\
 00000000000000030000000000000004000000000000";
 
 /// The same bzfs restarted as a capture-the-flag server (`-c -mp 20 -ms 2 -j -mts 5 -time
 /// 900 -loadplugin serverSidePlayerSample.so`): the plugin's robot `Sample 0` and `bzadmin`'s
 /// `Watcher` both joined as observers (player ids 0 and 1; we were 2).
-pub(crate) const BZFS_CTF: &str = "425a46533032323102002c716700010018001400020000000000000000000000020014001400140014001400\
+pub(crate) const BZFS_CTF: &str =
+    "425a46533032323102002c716700010018001400020000000000000000000000020014001400140014001400\
 c800000000000000050384000000047170000800020029747505000000000000000000010000000000000002\
 0000000000000003000000000000000400000000000000ab6170000000000500000000000053616d706c6520\
 3000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\
@@ -82,7 +85,12 @@ fn real_bzfs_field_by_field() {
     let codes: Vec<u16> = messages.iter().map(|m| m.code).collect();
     assert_eq!(
         codes,
-        [MSG_QUERY_GAME, MSG_QUERY_PLAYERS, MSG_TEAM_UPDATE, MSG_ADD_PLAYER]
+        [
+            MSG_QUERY_GAME,
+            MSG_QUERY_PLAYERS,
+            MSG_TEAM_UPDATE,
+            MSG_ADD_PLAYER
+        ]
     );
     let g = decode_game(&messages[0].body).unwrap();
     assert_eq!(
@@ -339,13 +347,22 @@ mod dialogue {
         assert_eq!((s.online, s.max, s.bots), (0, 12, Some(0)));
         assert_eq!(s.players, Some(vec![]));
         assert_eq!(s.latency, Duration::from_millis(2));
-        assert!(s.rules.unwrap().contains(&("time_limit".into(), "600".into())));
+        assert!(s
+            .rules
+            .unwrap()
+            .contains(&("time_limit".into(), "600".into())));
     }
 
     #[test]
     fn a_full_server_refuses() {
-        assert_eq!(run(Params::default(), &[b"BZFS0221\xff"]), Err(Reason::Refused));
-        assert_eq!(run(Params::default(), &[b"SSH-2.0"]), Err(Reason::Malformed));
+        assert_eq!(
+            run(Params::default(), &[b"BZFS0221\xff"]),
+            Err(Reason::Refused)
+        );
+        assert_eq!(
+            run(Params::default(), &[b"SSH-2.0"]),
+            Err(Reason::Malformed)
+        );
     }
 
     #[test]
