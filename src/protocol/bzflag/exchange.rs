@@ -1,6 +1,6 @@
 //! One poll over one TCP connection: the hello and both queries in one write, then the
-//! hello's answer, `qg`, `qp`, `tu` and one `ap` per player, read to the last record so the
-//! connection closes with nothing unread. A full server answers the hello with player id
+//! hello's answer, `qg`, `qp`, `tu` and one `ap` per player, read to `tu` and the last record so
+//! the connection closes with nothing unread. A full server answers the hello with player id
 //! 0xff and closes (`refused`). Messages bzfs broadcasts to every connection (chat, team
 //! updates) are skipped, at most [`MAX_FOREIGN`] of them.
 //!
@@ -42,6 +42,9 @@ pub struct Bzflag {
     hello: Option<Hello>,
     game: Option<Game>,
     expected: Option<u16>,
+    /// The `tu` that follows `qp`: read before the poll ends, so nothing is left unread
+    /// even when no player follows.
+    teams: bool,
     records: Vec<Record>,
     seen: HashSet<u8>,
     foreign: u32,
@@ -60,6 +63,7 @@ impl Bzflag {
             hello: None,
             game: None,
             expected: None,
+            teams: false,
             records: Vec::new(),
             seen: HashSet::new(),
             foreign: 0,
@@ -90,6 +94,7 @@ impl Bzflag {
             super::MSG_QUERY_PLAYERS if self.expected.is_none() => {
                 self.expected = Some(decode_player_count(&m.body)?.1)
             }
+            super::MSG_TEAM_UPDATE if self.expected.is_some() && !self.teams => self.teams = true,
             super::MSG_ADD_PLAYER => {
                 let record = decode_record(&m.body)?;
                 // A player joining while we read is broadcast to us too: once per id.
@@ -105,7 +110,7 @@ impl Bzflag {
     }
 
     fn complete(&self) -> bool {
-        matches!((&self.game, self.expected), (Some(_), Some(n)) if self.records.len() >= usize::from(n))
+        matches!((&self.game, self.expected), (Some(_), Some(n)) if self.teams && self.records.len() >= usize::from(n))
     }
 
     fn take(&mut self, rtt: Duration) -> Result<(), Error> {

@@ -300,7 +300,7 @@ mod dialogue {
 
     use proptest::prelude::*;
 
-    use super::{unhex, BZFS_2_4_26};
+    use super::{unhex, BZFS_2_4_26, BZFS_EMPTY};
     use crate::protocol::bzflag::exchange::Bzflag;
     use crate::protocol::exchange::{Exchange, Input, Params, Step};
     use crate::status::{Reason, Status};
@@ -351,6 +351,17 @@ mod dialogue {
             .rules
             .unwrap()
             .contains(&("time_limit".into(), "600".into())));
+    }
+
+    /// With nobody on, the poll still ends only after `tu`, the last message bzfs sends:
+    /// the connection closes with nothing unread.
+    #[test]
+    fn an_empty_server_ends_after_the_team_update() {
+        let bytes = unhex(BZFS_EMPTY);
+        let s = run(Params::default(), &[&bytes]).unwrap();
+        assert_eq!((s.online, s.max, s.bots), (0, 12, Some(0)));
+        let without_tu = &bytes[..bytes.len() - 45];
+        assert_eq!(run(Params::default(), &[without_tu]), Err(Reason::Timeout));
     }
 
     #[test]
