@@ -44,6 +44,27 @@ c8000000000000000503840000000471700008000200297475050000000000000000000100000000
 0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\
 0000000000000000000000000000000000000000";
 
+/// The first server (`-mp 12 -ms 3 -j -mps 50 -mts 100 -time 600`) restarted, with two
+/// scripted clients entered as tanks over loopback (`MsgEnter`: `Alpha` red, `Bravo` blue,
+/// motto `scripted`, as `.ci/interop/bzflag.sh` enters them) and `bzadmin`'s `Watcher`
+/// observing: we were player 3.
+pub(crate) const BZFS_TANKS: &str =
+    "425a46533032323103002c716700000018000c0003000000010000000100000001000c000c000c000c000c00\
+c800000000003200640258000000047170000800030029747505000000000000000000010001000000000002\
+0000000000000003000100000000000400000000000000ab61700000000003000000000000427261766f0000\
+0000000000000000000000000000000000000000000000000073637269707465640000000000000000000000\
+0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\
+0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\
+00000000000000000000000000000000000000000000ab61700100000001000000000000416c706861000000\
+0000000000000000000000000000000000000000000000007363726970746564000000000000000000000000\
+0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\
+0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\
+000000000000000000000000000000000000000000ab61700200000005000000000000576174636865720000\
+0000000000000000000000000000000000000000000000627a61646d696e0000000000000000000000000000\
+0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\
+0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\
+00000000000000000000000000000000000000";
+
 pub(crate) fn unhex(s: &str) -> Vec<u8> {
     (0..s.len())
         .step_by(2)
@@ -181,6 +202,43 @@ fn real_ctf_bzfs_with_two_observers() {
     assert_eq!((s.online, s.max), (0, 20));
     assert_eq!(s.game.as_deref(), Some("Capture the Flag"));
     assert_eq!(s.extras["observers"], 2);
+}
+
+#[test]
+fn real_bzfs_with_two_tanks_and_an_observer() {
+    let bytes = unhex(BZFS_TANKS);
+    assert_eq!(bytes.len(), 635);
+    let (hello, messages) = frames(&bytes);
+    assert_eq!(hello.id, 3);
+    let g = decode_game(&messages[0].body).unwrap();
+    assert_eq!(g.team_sizes, [0, 1, 0, 1, 0, 1]);
+    assert_eq!(decode_player_count(&messages[1].body).unwrap(), (8, 3));
+    let records: Vec<Record> = messages[3..]
+        .iter()
+        .map(|m| decode_record(&m.body).unwrap())
+        .collect();
+    let seen: Vec<(u8, &str, u16, &str)> = records
+        .iter()
+        .map(|r| (r.id, r.callsign.as_str(), r.team, r.motto.as_str()))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (0, "Bravo", 3, "scripted"),
+            (1, "Alpha", 1, "scripted"),
+            (2, "Watcher", 5, "bzadmin"),
+        ]
+    );
+    let s = to_status(&g, &records, "0221", Duration::ZERO, (true, false, true));
+    assert_eq!((s.online, s.max, s.bots), (2, 12, Some(0)));
+    let names: Vec<&str> = s
+        .players
+        .iter()
+        .flatten()
+        .map(|p| p.name.as_str())
+        .collect();
+    assert_eq!(names, ["Bravo", "Alpha"]);
+    assert_eq!(s.extras["observers"], 1);
 }
 
 #[test]
