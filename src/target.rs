@@ -177,6 +177,8 @@ protocols! {
     Cube2 => cube2::spec;
     /// Ventrilo 3's status query (scrambled packets, a reply in parts), UDP.
     Ventrilo => ventrilo::spec;
+    /// BZFlag's bzfs: the hello, MsgQueryGame and MsgQueryPlayers on the game port, TCP.
+    Bzflag => bzflag::spec;
 }
 
 impl Protocol {

@@ -27,6 +27,7 @@ use gameserver_exporter::protocol::{
     armagetron, cs2d, ffow, hexen2, mafia2mp, mafia2online, nadeo, openttd, quake1, quake2,
     rfactor, savage2, soldat, starmade, tribes1, ventrilo,
 };
+use gameserver_exporter::protocol::bzflag;
 use gameserver_exporter::protocol::samp::{exchange::Samp, Header};
 use gameserver_exporter::protocol::teamspeak2::exchange::Ts2;
 use gameserver_exporter::protocol::teamspeak3::exchange::{Login, Ts3};
@@ -156,7 +157,7 @@ fuzz_target!(|data: &[u8]| {
                 return;
             };
             let secret = remembered.then(|| Secret::new("fuzz-secret"));
-            match ext % 31 {
+            match ext % 32 {
                 0 => run(
                     terraria::exchange::new(params, secret, deadline),
                     start,
@@ -272,6 +273,7 @@ fuzz_target!(|data: &[u8]| {
                     let x = ventrilo::exchange::Ventrilo::new(params, 0x2A2A, keys, deadline);
                     run(x, start, script)
                 }
+                31 => run(bzflag::exchange::Bzflag::new(params, deadline), start, script),
                 21 => {
                     // Handles from 0x8000_0001, as gbxremote's, so the fuzzer can learn them.
                     let login = secret.map(|password| nadeo::exchange::Login {

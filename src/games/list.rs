@@ -112,6 +112,7 @@ pub static GAMES: &[Game] = &[
     game("breed", &[], "Breed", Gamespy2, 7649, 7649, N, G, "Query port = game port"),
     game("brink", &[], "Brink", A2s, 27015, 27016, N, G, "Query port = game port + 1; gamedig names no default game port, so 27015 is assumed: put the query port in the address"),
     game("bas", &["buildandshoot"], "Build and Shoot", Buildandshoot, 32887, 32886, N, G, "The status server's /json (piqueserver: status_server enabled, port 32886 = game port - 1): name, map, counts, version, game mode; player names, kills and latency with players. `query` and `/probe` read `buildandshoot` as the protocol id (the same protocol and port)"),
+    game("bzflag", &[], "BZFlag", Bzflag, 5154, 5154, N, "BZFlag source", "bzfs's own query over TCP on the game port (-p): the hello, MsgQueryGame and MsgQueryPlayers; players online leave observers out (bzfs's max does too), game style, version, callsigns and scores with players; no server name or map in the query, and each query holds one of bzfs's connection slots while it runs. Tested against Debian's bzflag-server 2.4.26"),
     game("cod", &[], "Call of Duty", Quake3, 28960, 28960, N, GL, "Quake 3 engine: getstatus on the game port"),
     game("cod2", &[], "Call of Duty 2", Quake3, 28960, 28960, N, GL, "Quake 3 engine: getstatus on the game port"),
     game("cod3", &[], "Call of Duty 3", Quake3, 28960, 28960, N, G, "Quake 3 engine protocol: getstatus on the game port"),

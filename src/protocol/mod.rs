@@ -18,6 +18,7 @@ pub mod assettocorsa;
 pub mod battlefield;
 pub mod bedrock;
 pub mod buildandshoot;
+pub mod bzflag;
 pub mod credentials;
 pub mod cs2d;
 pub mod cube2;

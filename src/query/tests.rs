@@ -689,6 +689,7 @@ proptest! {
             let _ = drive(&mut Slp::new(p, "localhost", 25565, ds), &mut Fake::<false>::new(script.clone()), d, Pacing::default(), None).await;
             let secret = || Some(crate::secret::Secret::new("pw"));
             let _ = drive(&mut crate::protocol::nadeo::exchange::Nadeo::new(p, None, 1, ds), &mut Fake::<false>::new(script.clone()), d, Pacing::default(), None).await;
+            let _ = drive(&mut crate::protocol::bzflag::exchange::Bzflag::new(p, ds), &mut Fake::<false>::new(script.clone()), d, Pacing::default(), None).await;
             let _ = drive(&mut crate::protocol::factorio::exchange::new(p, secret(), 7, ds), &mut Fake::<false>::new(script), d, Pacing::default(), None).await;
             assert!(Instant::now() <= d + Duration::from_millis(1));
         });

@@ -16,6 +16,7 @@ pub mod assettocorsa;
 pub mod battlefield;
 pub mod bedrock;
 pub mod buildandshoot;
+pub mod bzflag;
 pub mod churn;
 pub mod cs2d;
 pub mod cube2;
@@ -165,6 +166,7 @@ pub const fn simulator(protocol: Protocol) -> Simulator {
         Protocol::Starmade => starmade::SIM,
         Protocol::Cube2 => cube2::SIM,
         Protocol::Ventrilo => ventrilo::SIM,
+        Protocol::Bzflag => bzflag::SIM,
     }
 }
 

@@ -184,6 +184,8 @@ const NAMELESS: &[Protocol] = &[
     Protocol::Factorio,
     Protocol::Arkrcon,
     Protocol::Soldat,
+    // bzfs's query carries no server name (the title goes only to the list server).
+    Protocol::Bzflag,
 ];
 /// Protocols with counts but no player list (Mumble's ping, RakNet's unconnected pong).
 /// (FiveM's list comes from HTTP `/players.json` with `--players`, best effort.)

@@ -19,6 +19,7 @@ mod assettocorsa;
 mod battlefield;
 mod bedrock;
 mod buildandshoot;
+mod bzflag;
 mod cli;
 mod config_include;
 mod console_budget;
