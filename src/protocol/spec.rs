@@ -50,6 +50,11 @@ pub struct Spec {
     /// The port RCON listens on when `rcon.port` is not given, for protocols that take
     /// `rcon`.
     pub default_rcon_port: u16,
+    /// The voice port of the virtual server a poll selects when the target sets no
+    /// `voice_port`: `Some` for voice servers whose one query port serves several virtual
+    /// servers (TeamSpeak 3 and 2). The config accepts `voice_port` only where this is
+    /// `Some`.
+    pub voice_port: Option<u16>,
 }
 
 impl Spec {
@@ -67,6 +72,7 @@ impl Spec {
             credential_keys: &[],
             required_credential: None,
             default_rcon_port: SOURCE_RCON_PORT,
+            voice_port: None,
         }
     }
 
@@ -151,7 +157,8 @@ pub struct Start<'a> {
     pub min_gap: Duration,
     /// The poll's deadline on the driver's clock.
     pub deadline: Instant,
-    /// TeamSpeak 3: the voice port of the virtual server to select.
+    /// The voice port of the virtual server to select, as the target set it (protocols with
+    /// a `Spec::voice_port`: TeamSpeak 3 and 2).
     pub voice_port: Option<u16>,
     /// What a configured target logs in with (`None`: an ad-hoc poll).
     pub credentials: Option<&'a Credentials>,

@@ -20,6 +20,7 @@ pub const SPEC: Spec = Spec {
     credential_keys: &[],
     required_credential: None,
     default_rcon_port: crate::protocol::spec::SOURCE_RCON_PORT,
+    voice_port: None,
 };
 
 pub type Exchange = Fetch<Frontpage>;

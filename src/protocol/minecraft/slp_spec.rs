@@ -23,6 +23,7 @@ pub const SPEC: Spec = Spec {
     required_credential: None,
     // server.properties' `rcon.port` default.
     default_rcon_port: 25575,
+    voice_port: None,
 };
 
 pub type Exchange = Slp;

@@ -24,6 +24,7 @@ pub const SPEC: Spec = Spec {
     credential_keys: &[CredentialKey::Username, CredentialKey::Password],
     required_credential: None,
     default_rcon_port: SOURCE_RCON_PORT,
+    voice_port: None,
 };
 
 pub type Exchange = Nadeo;

@@ -8,6 +8,7 @@ use crate::protocol::spec::{Build, Link, Spec, Start};
 /// The TCP query port; `voice_port` (as for `teamspeak3`) picks the virtual server.
 pub const SPEC: Spec = Spec {
     link: Link::Tcp,
+    voice_port: Some(super::DEFAULT_VOICE_PORT),
     ..Spec::udp("teamspeak2", super::DEFAULT_QUERY_PORT)
 };
 
