@@ -10,7 +10,7 @@ use tokio::net::TcpStream;
 
 use super::churn::churn;
 use super::hostile::{start, Hostile};
-use super::tcp::serve_tcp;
+use super::tcp::{self, serve_tcp};
 use super::{SimServer, World, WorldState};
 use crate::protocol::battlefield::{decode, encode, MAX_PACKET, RESPONSE};
 
@@ -200,13 +200,9 @@ async fn serve(mut stream: TcpStream, world: World, config: &BattlefieldConfig) 
                     tokio::task::yield_now().await;
                 },
             }
-            if config.misbehaviour == Misbehaviour::Bytewise {
-                for b in &out {
-                    stream.write_all(std::slice::from_ref(b)).await?;
-                }
-            } else if !out.is_empty() {
-                stream.write_all(&out).await?;
-            }
+            // Byte by byte: a reply split across as many segments as it has bytes.
+            let bytewise = config.misbehaviour == Misbehaviour::Bytewise;
+            tcp::write_split(&mut stream, &out, bytewise.then_some(1)).await?;
         }
         if buf.len() > MAX_PACKET {
             return Ok(());

@@ -68,8 +68,7 @@ pub fn reply_of(w: &WorldState) -> Reply {
 
 /// Serves CS2D's server info on 127.0.0.1, on a port of the system's choosing.
 pub async fn spawn(world: World, misbehaviour: Misbehaviour) -> io::Result<SimServer> {
-    datagrams::spawn(move |req: &[u8], _from, _own| answer(req, &world.snapshot(), misbehaviour))
-        .await
+    datagrams::spawn_world(world, move |req, w| answer(req, w, misbehaviour)).await
 }
 
 /// A deathmatch server whose players come and go, for `demo`.

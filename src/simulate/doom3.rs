@@ -74,7 +74,7 @@ fn usual_version(d: Dialect) -> Version {
 
 /// Serves `getInfo` on 127.0.0.1, on a port of the system's choosing.
 pub async fn spawn(world: World, config: Doom3Config) -> io::Result<SimServer> {
-    datagrams::spawn(move |req: &[u8], _from, _own| answer(req, &world.snapshot(), &config)).await
+    datagrams::spawn_world(world, move |req, w| answer(req, w, &config)).await
 }
 
 /// A Doom 3 deathmatch whose players come and go, for `demo`.

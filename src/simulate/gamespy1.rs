@@ -66,9 +66,9 @@ impl Default for Gamespy1Config {
 /// Serves GameSpy 1 on 127.0.0.1, on a port of the system's choosing.
 pub async fn spawn(world: World, config: Gamespy1Config) -> io::Result<SimServer> {
     let mut query_id = 0u32;
-    datagrams::spawn(move |req: &[u8], _from, _own| {
+    datagrams::spawn_world(world, move |req, w| {
         query_id = query_id.wrapping_add(1);
-        answer(req, &world.snapshot(), &config, query_id)
+        answer(req, w, &config, query_id)
     })
     .await
 }

@@ -52,7 +52,7 @@ pub struct Gamespy2Config {
 
 /// Serves GameSpy 2 on 127.0.0.1, on a port of the system's choosing.
 pub async fn spawn(world: World, config: Gamespy2Config) -> io::Result<SimServer> {
-    datagrams::spawn(move |req: &[u8], _from, _own| answer(req, &world.snapshot(), &config)).await
+    datagrams::spawn_world(world, move |req, w| answer(req, w, &config)).await
 }
 
 /// A Battlefield Vietnam server whose players come and go, for `demo`.

@@ -60,12 +60,7 @@ impl Default for MumbleConfig {
 /// Serves the Mumble ping on 127.0.0.1, on a port of the system's choosing. Users are the
 /// world's players and bots; the maximum is the world's.
 pub async fn spawn(world: World, config: MumbleConfig) -> io::Result<SimServer> {
-    datagrams::spawn(move |req: &[u8], _from, _own| {
-        answer(req, &world.snapshot(), &config)
-            .into_iter()
-            .collect()
-    })
-    .await
+    datagrams::spawn_world(world, move |req, w| answer(req, w, &config)).await
 }
 
 /// A voice server whose users come and go, for `demo`.

@@ -11,7 +11,7 @@ use tokio::net::TcpStream;
 
 use super::churn::churn;
 use super::hostile::{start, Hostile};
-use super::tcp::serve_tcp;
+use super::tcp::{self, serve_tcp};
 use super::{SimServer, World, WorldState};
 use crate::protocol::nadeo::xmlrpc::{decode_call, encode_fault, encode_response, Value};
 use crate::protocol::nadeo::{decode_frame, encode_frame, encode_handshake, HANDSHAKE};
@@ -319,13 +319,9 @@ async fn serve(mut stream: TcpStream, world: World, config: &NadeoConfig) -> io:
                     encode_frame(handle, b"<methodResponse><params><param><value>", &mut out)
                 }
             }
-            if config.misbehaviour == Misbehaviour::Bytewise {
-                for b in &out {
-                    stream.write_all(std::slice::from_ref(b)).await?;
-                }
-            } else if !out.is_empty() {
-                stream.write_all(&out).await?;
-            }
+            // Byte by byte: a reply split across as many segments as it has bytes.
+            let bytewise = config.misbehaviour == Misbehaviour::Bytewise;
+            tcp::write_split(&mut stream, &out, bytewise.then_some(1)).await?;
         }
         if buf.len() > MAX_CALL {
             return Ok(());

@@ -97,12 +97,7 @@ fn answer(req: &[u8], w: &WorldState, config: &RfactorConfig) -> Option<Vec<u8>>
 
 /// Serves the query on 127.0.0.1, on a port of the system's choosing.
 pub async fn spawn(world: World, config: RfactorConfig) -> io::Result<SimServer> {
-    datagrams::spawn(move |req: &[u8], _from, _own| {
-        answer(req, &world.snapshot(), &config)
-            .into_iter()
-            .collect()
-    })
-    .await
+    datagrams::spawn_world(world, move |req, w| answer(req, w, &config)).await
 }
 
 /// A race server whose drivers come and go, for `demo`.

@@ -78,12 +78,7 @@ fn answer(req: &[u8], w: &WorldState, config: &Savage2Config) -> Option<Vec<u8>>
 
 /// Serves the query on 127.0.0.1, on a port of the system's choosing.
 pub async fn spawn(world: World, config: Savage2Config) -> io::Result<SimServer> {
-    datagrams::spawn(move |req: &[u8], _from, _own| {
-        answer(req, &world.snapshot(), &config)
-            .into_iter()
-            .collect()
-    })
-    .await
+    datagrams::spawn_world(world, move |req, w| answer(req, w, &config)).await
 }
 
 /// A server whose players come and go, for `demo`.

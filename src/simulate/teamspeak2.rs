@@ -10,7 +10,7 @@ use tokio::net::TcpStream;
 
 use super::churn::churn;
 use super::hostile::{start, Hostile};
-use super::tcp::serve_tcp;
+use super::tcp::{self, serve_tcp};
 use super::{SimServer, World, WorldState};
 use crate::protocol::teamspeak2 as ts2;
 
@@ -180,20 +180,10 @@ pub fn server_info(w: &WorldState, voice_port: u16, lying: bool) -> Vec<(String,
     .collect()
 }
 
-async fn write(stream: &mut TcpStream, out: &[u8], bytewise: bool) -> io::Result<()> {
-    if bytewise {
-        for b in out {
-            stream.write_all(std::slice::from_ref(b)).await?;
-        }
-        Ok(())
-    } else {
-        stream.write_all(out).await
-    }
-}
-
 async fn session(mut stream: TcpStream, world: World, config: &Ts2Config) -> io::Result<()> {
     let m = config.misbehaviour;
-    let bytewise = m == Misbehaviour::Bytewise;
+    // Byte by byte: every line split across as many segments as it has bytes.
+    let bytewise = (m == Misbehaviour::Bytewise).then_some(1);
     match m {
         Misbehaviour::Silence => {
             tokio::time::sleep(Duration::from_secs(3600)).await;
@@ -206,7 +196,7 @@ async fn session(mut stream: TcpStream, world: World, config: &Ts2Config) -> io:
         }
         _ => {}
     }
-    write(&mut stream, b"[TS]\r\n", bytewise).await?;
+    tcp::write_split(&mut stream, b"[TS]\r\n", bytewise).await?;
     let mut selected = false;
     let mut buf = Vec::new();
     let mut chunk = [0u8; 4096];
@@ -234,7 +224,7 @@ async fn session(mut stream: TcpStream, world: World, config: &Ts2Config) -> io:
                 break;
             }
         }
-        write(&mut stream, &out, bytewise).await?;
+        tcp::write_split(&mut stream, &out, bytewise).await?;
         match then {
             After::Continue => {}
             After::Close => return stream.shutdown().await,
