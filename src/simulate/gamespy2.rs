@@ -5,7 +5,7 @@
 use std::io;
 use std::time::Duration;
 
-use super::churn::churn;
+use super::churn;
 use super::hostile::{start, Hostile};
 use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::gamespy2::{decode_request, encode_reply, Reply, Request, Table};
@@ -57,25 +57,21 @@ pub async fn spawn(world: World, config: Gamespy2Config) -> io::Result<SimServer
 
 /// A Battlefield Vietnam server whose players come and go, for `demo`.
 pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
-    world.update(|w| {
-        *w = WorldState {
-            name: "Operation Flaming Dart".into(),
-            map: "Hue 1968".into(),
-            game: "conquest".into(),
-            version: "v1.21".into(),
-            max: 64,
-            players: vec![("Charlie".into(), 12, 0.0), ("Hawk".into(), 7, 0.0)],
-            rules: vec![("friendlyfire".into(), "1".into())],
-            ..WorldState::default()
-        }
-    });
-    let mut server = spawn(world.clone(), Gamespy2Config::default()).await?;
-    server
-        .tasks
-        .push(churn(world, Duration::from_secs(7), 2, |t| {
-            format!("grunt{t}")
-        }));
-    Ok(server)
+    let state = WorldState {
+        name: "Operation Flaming Dart".into(),
+        map: "Hue 1968".into(),
+        game: "conquest".into(),
+        version: "v1.21".into(),
+        max: 64,
+        players: vec![("Charlie".into(), 12, 0.0), ("Hawk".into(), 7, 0.0)],
+        rules: vec![("friendlyfire".into(), "1".into())],
+        ..WorldState::default()
+    };
+    let serve = |w| spawn(w, Gamespy2Config::default());
+    churn::demo(world, state, serve, Duration::from_secs(7), 2, |t| {
+        format!("grunt{t}")
+    })
+    .await
 }
 
 /// Every misbehaviour, as the hostile fleet runs it, with what the exporter must publish for

@@ -6,7 +6,7 @@ use std::io;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use super::churn::churn;
+use super::churn;
 use super::hostile::{start, Hostile};
 use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::gamespy3::{
@@ -127,25 +127,21 @@ pub async fn spawn(world: World, config: Gs3Config) -> io::Result<SimServer> {
 
 /// A Battlefield 2-style server whose players come and go, for `demo`.
 pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
-    world.update(|w| {
-        *w = WorldState {
-            name: "Sim Battlefield 2".into(),
-            map: "Strike At Karkand".into(),
-            game: "battlefield2".into(),
-            version: "1.5.3153-802.0".into(),
-            max: 64,
-            players: vec![("alice".into(), 12, 0.0), ("bob".into(), 3, 0.0)],
-            rules: vec![("bf2_ranked".into(), "1".into())],
-            ..WorldState::default()
-        }
-    });
-    let mut server = spawn(world.clone(), Gs3Config::default()).await?;
-    server
-        .tasks
-        .push(churn(world, Duration::from_secs(6), 0, |t| {
-            format!("soldier{t}")
-        }));
-    Ok(server)
+    let state = WorldState {
+        name: "Sim Battlefield 2".into(),
+        map: "Strike At Karkand".into(),
+        game: "battlefield2".into(),
+        version: "1.5.3153-802.0".into(),
+        max: 64,
+        players: vec![("alice".into(), 12, 0.0), ("bob".into(), 3, 0.0)],
+        rules: vec![("bf2_ranked".into(), "1".into())],
+        ..WorldState::default()
+    };
+    let serve = |w| spawn(w, Gs3Config::default());
+    churn::demo(world, state, serve, Duration::from_secs(6), 0, |t| {
+        format!("soldier{t}")
+    })
+    .await
 }
 
 /// Every misbehaviour of this simulator, with what the exporter must publish for it. The

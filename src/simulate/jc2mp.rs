@@ -6,7 +6,7 @@ use std::io;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use super::churn::churn;
+use super::churn;
 use super::gamespy3::{hostile_world, Challenges};
 use super::hostile::{start, Hostile};
 use super::{datagrams, SimServer, World, WorldState};
@@ -90,25 +90,21 @@ pub async fn spawn(world: World, misbehaviour: Misbehaviour) -> io::Result<SimSe
 
 /// A freeroam server whose players come and go, for `demo`.
 pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
-    world.update(|w| {
-        *w = WorldState {
-            name: "Sim JC2-MP Freeroam".into(),
-            map: "Panau".into(),
-            game: "jc2mp".into(),
-            version: "0.2.0.3".into(),
-            max: 5000,
-            players: vec![("Rico".into(), 0, 0.0), ("Kane".into(), 0, 0.0)],
-            rules: Vec::new(),
-            ..WorldState::default()
-        }
-    });
-    let mut server = spawn(world.clone(), Misbehaviour::None).await?;
-    server
-        .tasks
-        .push(churn(world, Duration::from_secs(6), 0, |t| {
-            format!("agent{t}")
-        }));
-    Ok(server)
+    let state = WorldState {
+        name: "Sim JC2-MP Freeroam".into(),
+        map: "Panau".into(),
+        game: "jc2mp".into(),
+        version: "0.2.0.3".into(),
+        max: 5000,
+        players: vec![("Rico".into(), 0, 0.0), ("Kane".into(), 0, 0.0)],
+        rules: Vec::new(),
+        ..WorldState::default()
+    };
+    let serve = |w| spawn(w, Misbehaviour::None);
+    churn::demo(world, state, serve, Duration::from_secs(6), 0, |t| {
+        format!("agent{t}")
+    })
+    .await
 }
 
 /// Every misbehaviour of this simulator, with what the exporter must publish for it. The

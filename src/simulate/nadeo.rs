@@ -9,7 +9,7 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use super::churn::churn;
+use super::churn;
 use super::hostile::{start, Hostile};
 use super::tcp::{self, serve_tcp};
 use super::{SimServer, World, WorldState};
@@ -332,28 +332,24 @@ async fn serve(mut stream: TcpStream, world: World, config: &NadeoConfig) -> io:
 /// A Trackmania 2 Stadium server with racers coming and going, for `demo` (which logs in
 /// with [`PASSWORD`]).
 pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
-    world.update(|w| {
-        *w = WorldState {
-            name: "$s$o$f90Stadium$fff Demo | TA".into(),
-            map: "$fffA01-Race".into(),
-            game: "Trackmania 2".into(),
-            version: "3.3.0".into(),
-            max: 32,
-            players: vec![
-                ("$f00Speed$fffy".into(), 3, 0.0),
-                ("drifter".into(), 12, 0.0),
-            ],
-            rules: Vec::new(),
-            ..WorldState::default()
-        }
-    });
-    let mut server = spawn(world.clone(), config_with_login()).await?;
-    server
-        .tasks
-        .push(churn(world, Duration::from_secs(13), 0, |t| {
-            format!("racer{t}")
-        }));
-    Ok(server)
+    let state = WorldState {
+        name: "$s$o$f90Stadium$fff Demo | TA".into(),
+        map: "$fffA01-Race".into(),
+        game: "Trackmania 2".into(),
+        version: "3.3.0".into(),
+        max: 32,
+        players: vec![
+            ("$f00Speed$fffy".into(), 3, 0.0),
+            ("drifter".into(), 12, 0.0),
+        ],
+        rules: Vec::new(),
+        ..WorldState::default()
+    };
+    let serve = |w| spawn(w, config_with_login());
+    churn::demo(world, state, serve, Duration::from_secs(13), 0, |t| {
+        format!("racer{t}")
+    })
+    .await
 }
 
 /// The hostile fleet's Nadeo servers (the fleet's 2 players, 24 slots; no credentials).

@@ -8,7 +8,7 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use super::churn::churn;
+use super::churn;
 use super::hostile::{start, Hostile};
 use super::tcp::{self, serve_tcp};
 use super::{SimServer, World, WorldState};
@@ -76,24 +76,20 @@ pub async fn spawn(world: World, config: Ts2Config) -> io::Result<SimServer> {
 
 /// A voice server whose users come and go, for `demo`.
 pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
-    world.update(|w| {
-        *w = WorldState {
-            name: "Demo Voice 2".into(),
-            map: String::new(),
-            game: String::new(),
-            version: "2.0.24.1".into(),
-            max: 50,
-            players: vec![("alice".into(), 0, 300.0), ("bob".into(), 0, 60.0)],
-            ..WorldState::default()
-        }
-    });
-    let mut server = spawn(world.clone(), Ts2Config::default()).await?;
-    server
-        .tasks
-        .push(churn(world, Duration::from_secs(8), 0, |t| {
-            format!("talker{t}")
-        }));
-    Ok(server)
+    let state = WorldState {
+        name: "Demo Voice 2".into(),
+        map: String::new(),
+        game: String::new(),
+        version: "2.0.24.1".into(),
+        max: 50,
+        players: vec![("alice".into(), 0, 300.0), ("bob".into(), 0, 60.0)],
+        ..WorldState::default()
+    };
+    let serve = |w| spawn(w, Ts2Config::default());
+    churn::demo(world, state, serve, Duration::from_secs(8), 0, |t| {
+        format!("talker{t}")
+    })
+    .await
 }
 
 /// The hostile fleet's TeamSpeak 2 servers.
