@@ -76,6 +76,24 @@ impl Spec {
         }
     }
 
+    /// A TCP protocol, otherwise as [`Spec::udp`] (`..Spec::tcp("id", port)`).
+    pub const fn tcp(id: &'static str, default_port: u16) -> Spec {
+        Spec {
+            link: Link::Tcp,
+            ..Spec::udp(id, default_port)
+        }
+    }
+
+    /// An HTTP API spoken as `scheme` says, otherwise as [`Spec::udp`]
+    /// (`..Spec::http("id", port, HttpScheme::Either)`).
+    pub const fn http(id: &'static str, default_port: u16, scheme: HttpScheme) -> Spec {
+        Spec {
+            link: Link::Http,
+            http: Some(scheme),
+            ..Spec::udp(id, default_port)
+        }
+    }
+
     /// Whether the protocol talks over a TCP stream (only these can carry a PROXY protocol
     /// header).
     pub fn over_tcp(&self) -> bool {
