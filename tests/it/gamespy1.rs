@@ -4,13 +4,13 @@
 
 use std::time::Duration;
 
-use crate::support::{catalogue, patience};
+use crate::support::{catalogue, patience, poll_sim};
 use gameserver_exporter::protocol::gamespy1::Style;
 use gameserver_exporter::query::{poll, poll_with, Request, Session};
 use gameserver_exporter::simulate::gamespy1::{hostile, spawn, Gamespy1Config, Misbehaviour};
 use gameserver_exporter::simulate::{SimServer, World, WorldState};
 use gameserver_exporter::status::Reason;
-use gameserver_exporter::target::{Address, Protocol};
+use gameserver_exporter::target::Protocol;
 use serde_json::json;
 
 fn world() -> World {
@@ -27,14 +27,9 @@ fn world() -> World {
     })
 }
 
+/// Patient: every case that fails sets its own timeout (`patience`).
 fn request(server: &SimServer) -> Request {
-    let mut req = Request::new(
-        Protocol::Gamespy1,
-        Address::parse(&server.addr.to_string()).unwrap(),
-    );
-    // The patient timeout: every case that fails sets its own (`patience`).
-    req.timeout = patience::ANSWERED;
-    req
+    poll_sim::request(Protocol::Gamespy1, server, None)
 }
 
 fn full(server: &SimServer) -> Request {

@@ -4,12 +4,12 @@
 
 use std::time::Duration;
 
-use crate::support::{catalogue, patience};
+use crate::support::{catalogue, patience, poll_sim};
 use gameserver_exporter::query::{poll, Request};
 use gameserver_exporter::simulate::gamespy2::{hostile, spawn, Gamespy2Config, Misbehaviour};
 use gameserver_exporter::simulate::{SimServer, World, WorldState};
 use gameserver_exporter::status::{Reason, Status};
-use gameserver_exporter::target::{Address, Protocol};
+use gameserver_exporter::target::Protocol;
 use serde_json::json;
 
 fn world() -> World {
@@ -25,14 +25,9 @@ fn world() -> World {
     })
 }
 
+/// Patient: every case that fails sets its own timeout (`patience`).
 fn request(server: &SimServer) -> Request {
-    let mut req = Request::new(
-        Protocol::Gamespy2,
-        Address::parse(&server.addr.to_string()).unwrap(),
-    );
-    // The patient timeout: every case that fails sets its own (`patience`).
-    req.timeout = patience::ANSWERED;
-    req
+    poll_sim::request(Protocol::Gamespy2, server, None)
 }
 
 fn full(server: &SimServer) -> Request {
