@@ -240,6 +240,20 @@ impl Protocol {
         self.spec().default_rcon_port
     }
 
+    /// The ids of the protocols whose targets select a virtual server by `voice_port`
+    /// ([`Spec::voice_port`]), for error messages: "a", "a and b", "a, b and c".
+    pub fn voice_names() -> String {
+        let ids: Vec<&str> = Self::ALL
+            .into_iter()
+            .filter(|p| p.spec().voice_port.is_some())
+            .map(Self::as_str)
+            .collect();
+        match ids.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+            _ => ids.concat(),
+        }
+    }
+
     /// The TCP protocols' ids, comma-separated, for error messages.
     pub fn tcp_names() -> String {
         let tcp: Vec<&str> = Self::ALL

@@ -673,19 +673,23 @@ fn tls(
     })
 }
 
-/// `voice_port = N`: a port number, on a `teamspeak3` or `teamspeak2` target (the virtual
-/// server `use port=` / `sel` selects).
+/// `voice_port = N`: a port number, on a target of a protocol whose spec has a default voice
+/// port (`Spec::voice_port`: TeamSpeak 3 and 2, the virtual server `use port=` / `sel`
+/// selects).
 fn voice_port(
     ctx: &Ctx,
     v: &Spanned<i64>,
     protocol: Protocol,
     key: &str,
 ) -> Result<std::num::NonZeroU16, ConfigError> {
-    if !matches!(protocol, Protocol::Teamspeak3 | Protocol::Teamspeak2) {
+    if protocol.spec().voice_port.is_none() {
         return Err(ctx.err(
             v.span(),
             key,
-            format!("only teamspeak3 and teamspeak2 targets select a virtual server by voice port; this one is {protocol}"),
+            format!(
+                "only {} targets select a virtual server by voice port; this one is {protocol}",
+                Protocol::voice_names()
+            ),
         ));
     }
     u16::try_from(*v.get_ref())

@@ -50,6 +50,11 @@ pub struct Spec {
     /// The port RCON listens on when `rcon.port` is not given, for protocols that take
     /// `rcon`.
     pub default_rcon_port: u16,
+    /// The voice port of the virtual server a poll selects when the target sets no
+    /// `voice_port`: `Some` for voice servers whose one query port serves several virtual
+    /// servers (TeamSpeak 3 and 2). The config accepts `voice_port` only where this is
+    /// `Some`.
+    pub voice_port: Option<u16>,
 }
 
 impl Spec {
@@ -67,6 +72,25 @@ impl Spec {
             credential_keys: &[],
             required_credential: None,
             default_rcon_port: SOURCE_RCON_PORT,
+            voice_port: None,
+        }
+    }
+
+    /// A TCP protocol, otherwise as [`Spec::udp`] (`..Spec::tcp("id", port)`).
+    pub const fn tcp(id: &'static str, default_port: u16) -> Spec {
+        Spec {
+            link: Link::Tcp,
+            ..Spec::udp(id, default_port)
+        }
+    }
+
+    /// An HTTP API spoken as `scheme` says, otherwise as [`Spec::udp`]
+    /// (`..Spec::http("id", port, HttpScheme::Either)`).
+    pub const fn http(id: &'static str, default_port: u16, scheme: HttpScheme) -> Spec {
+        Spec {
+            link: Link::Http,
+            http: Some(scheme),
+            ..Spec::udp(id, default_port)
         }
     }
 
@@ -151,7 +175,8 @@ pub struct Start<'a> {
     pub min_gap: Duration,
     /// The poll's deadline on the driver's clock.
     pub deadline: Instant,
-    /// TeamSpeak 3: the voice port of the virtual server to select.
+    /// The voice port of the virtual server to select, as the target set it (protocols with
+    /// a `Spec::voice_port`: TeamSpeak 3 and 2).
     pub voice_port: Option<u16>,
     /// What a configured target logs in with (`None`: an ad-hoc poll).
     pub credentials: Option<&'a Credentials>,

@@ -5,7 +5,7 @@
 use std::io;
 use std::time::Duration;
 
-use super::churn::churn;
+use super::churn;
 use super::hostile::{start, Hostile};
 use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::armagetron::{
@@ -134,25 +134,21 @@ fn big(w: &WorldState, port: u16, m: Misbehaviour) -> Option<Vec<u8>> {
 
 /// A light-cycle server whose players come and go, for `demo`.
 pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
-    world.update(|w| {
-        *w = WorldState {
-            name: "0xff8800Demo 0xffffffFortress".into(),
-            map: String::new(),
-            game: "Armagetron Advanced".into(),
-            version: "0.2.9.2.3 unix dedicated".into(),
-            max: 16,
-            players: vec![("Lightcycle".into(), 0, 0.0), ("Z-Man".into(), 0, 0.0)],
-            rules: Vec::new(),
-            ..WorldState::default()
-        }
-    });
-    let mut server = spawn(world.clone(), ArmagetronConfig::default()).await?;
-    server
-        .tasks
-        .push(churn(world, Duration::from_secs(9), 0, |t| {
-            format!("cycle{t}")
-        }));
-    Ok(server)
+    let state = WorldState {
+        name: "0xff8800Demo 0xffffffFortress".into(),
+        map: String::new(),
+        game: "Armagetron Advanced".into(),
+        version: "0.2.9.2.3 unix dedicated".into(),
+        max: 16,
+        players: vec![("Lightcycle".into(), 0, 0.0), ("Z-Man".into(), 0, 0.0)],
+        rules: Vec::new(),
+        ..WorldState::default()
+    };
+    let serve = |w| spawn(w, ArmagetronConfig::default());
+    churn::demo(world, state, serve, Duration::from_secs(9), 0, |t| {
+        format!("cycle{t}")
+    })
+    .await
 }
 
 /// The hostile fleet's Armagetron servers (the fleet's 2 players, 24 slots, no bots).

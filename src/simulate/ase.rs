@@ -4,7 +4,7 @@
 use std::io;
 use std::time::Duration;
 
-use super::churn::churn;
+use super::churn;
 use super::hostile::{start, Hostile};
 use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::ase::{self, Player, Reply};
@@ -95,25 +95,21 @@ pub async fn spawn(world: World, config: AseConfig) -> io::Result<SimServer> {
 
 /// A Multi Theft Auto server whose players come and go, for `demo`.
 pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
-    world.update(|w| {
-        *w = WorldState {
-            name: "Sim MTA:SA".into(),
-            map: "None".into(),
-            game: "Freeroam".into(),
-            version: "1.6".into(),
-            max: 32,
-            players: vec![("alice".into(), 0, 0.0), ("bob".into(), 0, 0.0)],
-            rules: vec![("weather".into(), "0".into())],
-            ..WorldState::default()
-        }
-    });
-    let mut server = spawn(world.clone(), AseConfig::default()).await?;
-    server
-        .tasks
-        .push(churn(world, Duration::from_secs(8), 0, |t| {
-            format!("driver{t}")
-        }));
-    Ok(server)
+    let state = WorldState {
+        name: "Sim MTA:SA".into(),
+        map: "None".into(),
+        game: "Freeroam".into(),
+        version: "1.6".into(),
+        max: 32,
+        players: vec![("alice".into(), 0, 0.0), ("bob".into(), 0, 0.0)],
+        rules: vec![("weather".into(), "0".into())],
+        ..WorldState::default()
+    };
+    let serve = |w| spawn(w, AseConfig::default());
+    churn::demo(world, state, serve, Duration::from_secs(8), 0, |t| {
+        format!("driver{t}")
+    })
+    .await
 }
 
 /// Every misbehaviour of this simulator, with what the exporter must publish for it. The

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::churn::churn;
+use super::churn;
 use super::hostile::{start, Hostile};
 use super::http::{self, SimReply, SimRequest};
 use super::json_page::{self, Misbehaviour};
@@ -39,25 +39,21 @@ pub async fn spawn(world: World, config: AcConfig) -> io::Result<SimServer> {
 
 /// A Mazda cup with drivers coming and going, for `demo`.
 pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
-    world.update(|w| {
-        *w = WorldState {
-            name: "Assetto Corsa Demo | MX-5 Cup".into(),
-            map: "ks_brands_hatch-indy".into(),
-            game: "Assetto Corsa".into(),
-            version: "AssettoServer 0.0.54".into(),
-            max: 16,
-            players: vec![("Alice".into(), 0, 0.0), ("Bruno".into(), 0, 0.0)],
-            rules: Vec::new(),
-            ..WorldState::default()
-        }
-    });
-    let mut server = spawn(world.clone(), AcConfig::default()).await?;
-    server
-        .tasks
-        .push(churn(world, Duration::from_secs(9), 0, |t| {
-            format!("Driver{t}")
-        }));
-    Ok(server)
+    let state = WorldState {
+        name: "Assetto Corsa Demo | MX-5 Cup".into(),
+        map: "ks_brands_hatch-indy".into(),
+        game: "Assetto Corsa".into(),
+        version: "AssettoServer 0.0.54".into(),
+        max: 16,
+        players: vec![("Alice".into(), 0, 0.0), ("Bruno".into(), 0, 0.0)],
+        rules: Vec::new(),
+        ..WorldState::default()
+    };
+    let serve = |w| spawn(w, AcConfig::default());
+    churn::demo(world, state, serve, Duration::from_secs(9), 0, |t| {
+        format!("Driver{t}")
+    })
+    .await
 }
 
 /// `/INFO` of `w`.

@@ -8,9 +8,9 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use super::churn::churn;
+use super::churn;
 use super::hostile::{start, Hostile};
-use super::tcp::serve_tcp;
+use super::tcp::{self, serve_tcp};
 use super::{SimServer, World, WorldState};
 use crate::protocol::battlefield::{decode, encode, MAX_PACKET, RESPONSE};
 
@@ -200,13 +200,9 @@ async fn serve(mut stream: TcpStream, world: World, config: &BattlefieldConfig) 
                     tokio::task::yield_now().await;
                 },
             }
-            if config.misbehaviour == Misbehaviour::Bytewise {
-                for b in &out {
-                    stream.write_all(std::slice::from_ref(b)).await?;
-                }
-            } else if !out.is_empty() {
-                stream.write_all(&out).await?;
-            }
+            // Byte by byte: a reply split across as many segments as it has bytes.
+            let bytewise = config.misbehaviour == Misbehaviour::Bytewise;
+            tcp::write_split(&mut stream, &out, bytewise.then_some(1)).await?;
         }
         if buf.len() > MAX_PACKET {
             return Ok(());
@@ -216,28 +212,24 @@ async fn serve(mut stream: TcpStream, world: World, config: &BattlefieldConfig) 
 
 /// A Battlefield 4 conquest server with soldiers coming and going, for `demo`.
 pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
-    world.update(|w| {
-        *w = WorldState {
-            name: "Battlefield 4 Demo | Conquest 24/7".into(),
-            map: "MP_Siege".into(),
-            game: "Battlefield 4".into(),
-            version: "179665".into(),
-            max: 64,
-            players: vec![
-                ("Sniper_Wolf".into(), 2410, 0.0),
-                ("medic42".into(), 980, 0.0),
-            ],
-            rules: Vec::new(),
-            ..WorldState::default()
-        }
-    });
-    let mut server = spawn(world.clone(), BattlefieldConfig::default()).await?;
-    server
-        .tasks
-        .push(churn(world, Duration::from_secs(11), 0, |t| {
-            format!("soldier{t}")
-        }));
-    Ok(server)
+    let state = WorldState {
+        name: "Battlefield 4 Demo | Conquest 24/7".into(),
+        map: "MP_Siege".into(),
+        game: "Battlefield 4".into(),
+        version: "179665".into(),
+        max: 64,
+        players: vec![
+            ("Sniper_Wolf".into(), 2410, 0.0),
+            ("medic42".into(), 980, 0.0),
+        ],
+        rules: Vec::new(),
+        ..WorldState::default()
+    };
+    let serve = |w| spawn(w, BattlefieldConfig::default());
+    churn::demo(world, state, serve, Duration::from_secs(11), 0, |t| {
+        format!("soldier{t}")
+    })
+    .await
 }
 
 /// The hostile fleet's Frostbite servers (no bots: the fleet's 2 players, 24 slots).

@@ -6,7 +6,7 @@ use std::io;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use super::churn::churn;
+use super::churn;
 use super::hostile::{self, start, Hostile};
 use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::bedrock::{self, MAGIC, PONG_HEADER_LEN};
@@ -100,25 +100,21 @@ pub async fn spawn(world: World, config: BedrockConfig) -> io::Result<SimServer>
 
 /// A Bedrock server whose players come and go, for `demo`.
 pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
-    world.update(|w| {
-        *w = WorldState {
-            name: "§bDemo §lBedrock".into(),
-            map: "Demo level".into(),
-            game: "Survival".into(),
-            version: "1.21.50".into(),
-            max: 20,
-            players: vec![("Steve".into(), 0, 0.0), ("Alex".into(), 0, 0.0)],
-            rules: Vec::new(),
-            ..WorldState::default()
-        }
-    });
-    let mut server = spawn(world.clone(), BedrockConfig::default()).await?;
-    server
-        .tasks
-        .push(churn(world, Duration::from_secs(6), 0, |t| {
-            format!("Player{t}")
-        }));
-    Ok(server)
+    let state = WorldState {
+        name: "§bDemo §lBedrock".into(),
+        map: "Demo level".into(),
+        game: "Survival".into(),
+        version: "1.21.50".into(),
+        max: 20,
+        players: vec![("Steve".into(), 0, 0.0), ("Alex".into(), 0, 0.0)],
+        rules: Vec::new(),
+        ..WorldState::default()
+    };
+    let serve = |w| spawn(w, BedrockConfig::default());
+    churn::demo(world, state, serve, Duration::from_secs(6), 0, |t| {
+        format!("Player{t}")
+    })
+    .await
 }
 
 /// The ID string in the configured layout.

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::churn::churn;
+use super::churn;
 use super::hostile::{start, Hostile};
 use super::http::{self, SimReply, SimRequest};
 use super::json_page::{self, Misbehaviour};
@@ -36,25 +36,21 @@ pub async fn spawn(world: World, config: BasConfig) -> io::Result<SimServer> {
 
 /// A capture-the-flag server with players coming and going, for `demo`.
 pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
-    world.update(|w| {
-        *w = WorldState {
-            name: "Build and Shoot Demo CTF".into(),
-            map: "hallway".into(),
-            game: "Build and Shoot".into(),
-            version: "0.75".into(),
-            max: 32,
-            players: vec![("Deuce".into(), 3, 0.0), ("Deuce1".into(), 0, 0.0)],
-            rules: Vec::new(),
-            ..WorldState::default()
-        }
-    });
-    let mut server = spawn(world.clone(), BasConfig::default()).await?;
-    server
-        .tasks
-        .push(churn(world, Duration::from_secs(9), 0, |t| {
-            format!("Deuce{}", t + 1)
-        }));
-    Ok(server)
+    let state = WorldState {
+        name: "Build and Shoot Demo CTF".into(),
+        map: "hallway".into(),
+        game: "Build and Shoot".into(),
+        version: "0.75".into(),
+        max: 32,
+        players: vec![("Deuce".into(), 3, 0.0), ("Deuce1".into(), 0, 0.0)],
+        rules: Vec::new(),
+        ..WorldState::default()
+    };
+    let serve = |w| spawn(w, BasConfig::default());
+    churn::demo(world, state, serve, Duration::from_secs(9), 0, |t| {
+        format!("Deuce{}", t + 1)
+    })
+    .await
 }
 
 /// `/json` of `w`: players alternate Blue and Green, kills are their scores.

@@ -1,10 +1,32 @@
 //! Players who come and go, so `demo`'s dashboards move.
 
+use std::future::Future;
+use std::io;
 use std::time::Duration;
 
 use tokio::task::JoinHandle;
 
-use super::World;
+use super::{SimServer, World, WorldState};
+
+/// What most simulators' `spawn_demo` is: `world` dressed as `state`, the server `serve`
+/// starts on it (the simulator's `spawn` with its demo configuration), and players coming
+/// and going on it ([`churn`] with `every`, `score` and `name`).
+pub async fn demo<Fut>(
+    world: World,
+    state: WorldState,
+    serve: impl FnOnce(World) -> Fut,
+    every: Duration,
+    score: i32,
+    name: impl Fn(u32) -> String + Send + 'static,
+) -> io::Result<SimServer>
+where
+    Fut: Future<Output = io::Result<SimServer>>,
+{
+    world.update(|w| *w = state);
+    let mut server = serve(world.clone()).await?;
+    server.tasks.push(churn(world, every, score, name));
+    Ok(server)
+}
 
 /// Every `every`, alternately a player joins (named by `name` from a counter, with `score`)
 /// and the longest-connected one leaves; a server left empty gets a join.

@@ -4,7 +4,7 @@
 use std::io;
 use std::time::Duration;
 
-use super::churn::churn;
+use super::churn;
 use super::hostile::{start, Hostile};
 use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::cs2d::{self, Record, Reply};
@@ -68,32 +68,27 @@ pub fn reply_of(w: &WorldState) -> Reply {
 
 /// Serves CS2D's server info on 127.0.0.1, on a port of the system's choosing.
 pub async fn spawn(world: World, misbehaviour: Misbehaviour) -> io::Result<SimServer> {
-    datagrams::spawn(move |req: &[u8], _from, _own| answer(req, &world.snapshot(), misbehaviour))
-        .await
+    datagrams::spawn_world(world, move |req, w| answer(req, w, misbehaviour)).await
 }
 
 /// A deathmatch server whose players come and go, for `demo`.
 pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
-    world.update(|w| {
-        *w = WorldState {
-            name: "Demo CS2D Server".into(),
-            map: "de_cs2dm".into(),
-            game: "CS2D".into(),
-            version: "1.0.1.4".into(),
-            max: 16,
-            bots: 1,
-            players: vec![("Player".into(), 4, 0.0), ("Nox".into(), 9, 0.0)],
-            rules: Vec::new(),
-            ..WorldState::default()
-        }
-    });
-    let mut server = spawn(world.clone(), Misbehaviour::None).await?;
-    server
-        .tasks
-        .push(churn(world, Duration::from_secs(5), 0, |t| {
-            format!("Player{t}")
-        }));
-    Ok(server)
+    let state = WorldState {
+        name: "Demo CS2D Server".into(),
+        map: "de_cs2dm".into(),
+        game: "CS2D".into(),
+        version: "1.0.1.4".into(),
+        max: 16,
+        bots: 1,
+        players: vec![("Player".into(), 4, 0.0), ("Nox".into(), 9, 0.0)],
+        rules: Vec::new(),
+        ..WorldState::default()
+    };
+    let serve = |w| spawn(w, Misbehaviour::None);
+    churn::demo(world, state, serve, Duration::from_secs(5), 0, |t| {
+        format!("Player{t}")
+    })
+    .await
 }
 
 /// Every misbehaviour of this simulator, with what the exporter must publish for it: the

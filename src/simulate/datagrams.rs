@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 
 use tokio::net::UdpSocket;
 
-use super::SimServer;
+use super::{SimServer, World, WorldState};
 use crate::target::MAX_DATAGRAM;
 
 /// What a datagram simulator does with one request: given the bytes, the sender and the
@@ -28,6 +28,20 @@ where
 /// `server` until the returned [`SimServer`] is dropped.
 pub async fn spawn(server: impl Answer) -> io::Result<SimServer> {
     spawn_on(UdpSocket::bind("127.0.0.1:0").await?, server)
+}
+
+/// As [`spawn`], for a server whose answer depends only on the request and the world
+/// (most one-shot UDP simulators): `answer` gets a snapshot of `world` taken as each request
+/// arrives and returns the datagrams to send back (an `Option` for at most one, none to stay
+/// silent).
+pub async fn spawn_world<R>(
+    world: World,
+    mut answer: impl FnMut(&[u8], &WorldState) -> R + Send + 'static,
+) -> io::Result<SimServer>
+where
+    R: IntoIterator<Item = Vec<u8>>,
+{
+    spawn(move |req: &[u8], _from, _own| answer(req, &world.snapshot()).into_iter().collect()).await
 }
 
 /// As [`spawn`], on a socket already bound (a simulator that also serves TCP on the same

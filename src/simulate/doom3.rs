@@ -4,7 +4,7 @@
 use std::io;
 use std::time::Duration;
 
-use super::churn::churn;
+use super::churn;
 use super::hostile::{start, Hostile};
 use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::doom3::{self, Dialect, EtqwTail, Player, Reply, Version};
@@ -74,30 +74,26 @@ fn usual_version(d: Dialect) -> Version {
 
 /// Serves `getInfo` on 127.0.0.1, on a port of the system's choosing.
 pub async fn spawn(world: World, config: Doom3Config) -> io::Result<SimServer> {
-    datagrams::spawn(move |req: &[u8], _from, _own| answer(req, &world.snapshot(), &config)).await
+    datagrams::spawn_world(world, move |req, w| answer(req, w, &config)).await
 }
 
 /// A Doom 3 deathmatch whose players come and go, for `demo`.
 pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
-    world.update(|w| {
-        *w = WorldState {
-            name: "^1Demo ^7Doom 3 Server".into(),
-            map: "game/mp/d3dm1".into(),
-            game: "Deathmatch".into(),
-            version: "DOOM 1.3.1.1304.x86".into(),
-            max: 8,
-            players: vec![("Marine".into(), 0, 0.0), ("^2Imp".into(), 0, 0.0)],
-            rules: vec![("si_fragLimit".into(), "10".into())],
-            ..WorldState::default()
-        }
-    });
-    let mut server = spawn(world.clone(), Doom3Config::default()).await?;
-    server
-        .tasks
-        .push(churn(world, Duration::from_secs(7), 0, |t| {
-            format!("marine{t}")
-        }));
-    Ok(server)
+    let state = WorldState {
+        name: "^1Demo ^7Doom 3 Server".into(),
+        map: "game/mp/d3dm1".into(),
+        game: "Deathmatch".into(),
+        version: "DOOM 1.3.1.1304.x86".into(),
+        max: 8,
+        players: vec![("Marine".into(), 0, 0.0), ("^2Imp".into(), 0, 0.0)],
+        rules: vec![("si_fragLimit".into(), "10".into())],
+        ..WorldState::default()
+    };
+    let serve = |w| spawn(w, Doom3Config::default());
+    churn::demo(world, state, serve, Duration::from_secs(7), 0, |t| {
+        format!("marine{t}")
+    })
+    .await
 }
 
 /// The hostile fleet's id Tech 4 servers (Doom 3 layout): one per misbehaviour. The count

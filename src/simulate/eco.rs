@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::churn::churn;
+use super::churn;
 use super::hostile::{start, Hostile};
 use super::http::{self, SimReply, SimRequest};
 use super::json_page::{self, Misbehaviour};
@@ -35,25 +35,21 @@ pub async fn spawn(world: World, misbehaviour: Misbehaviour) -> io::Result<SimSe
 
 /// A small colony with citizens coming and going, for `demo`.
 pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
-    world.update(|w| {
-        *w = WorldState {
-            name: "Eco Demo Colony".into(),
-            map: String::new(),
-            game: "Eco".into(),
-            version: "0.11.0.2 beta release-707".into(),
-            max: 0,
-            players: vec![("Mara".into(), 0, 0.0), ("Tomas".into(), 0, 0.0)],
-            rules: Vec::new(),
-            ..WorldState::default()
-        }
-    });
-    let mut server = spawn(world.clone(), Misbehaviour::None).await?;
-    server
-        .tasks
-        .push(churn(world, Duration::from_secs(9), 0, |t| {
-            format!("Citizen{t}")
-        }));
-    Ok(server)
+    let state = WorldState {
+        name: "Eco Demo Colony".into(),
+        map: String::new(),
+        game: "Eco".into(),
+        version: "0.11.0.2 beta release-707".into(),
+        max: 0,
+        players: vec![("Mara".into(), 0, 0.0), ("Tomas".into(), 0, 0.0)],
+        rules: Vec::new(),
+        ..WorldState::default()
+    };
+    let serve = |w| spawn(w, Misbehaviour::None);
+    churn::demo(world, state, serve, Duration::from_secs(9), 0, |t| {
+        format!("Citizen{t}")
+    })
+    .await
 }
 
 /// `/frontpage` of `w` (the world's name rendered in rich text, as owners style it).

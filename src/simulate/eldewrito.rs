@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::churn::churn;
+use super::churn;
 use super::hostile::{start, Hostile};
 use super::http::{self, SimReply, SimRequest};
 use super::json_page::{self, Misbehaviour};
@@ -33,25 +33,21 @@ pub async fn spawn(world: World, misbehaviour: Misbehaviour) -> io::Result<SimSe
 
 /// A slayer server with players coming and going, for `demo`.
 pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
-    world.update(|w| {
-        *w = WorldState {
-            name: "ElDewrito Demo Slayer".into(),
-            map: "Guardian".into(),
-            game: "Halo Online".into(),
-            version: "0.6.1".into(),
-            max: 16,
-            players: vec![("Spartan".into(), 9, 0.0), ("Elite".into(), 3, 0.0)],
-            rules: Vec::new(),
-            ..WorldState::default()
-        }
-    });
-    let mut server = spawn(world.clone(), Misbehaviour::None).await?;
-    server
-        .tasks
-        .push(churn(world, Duration::from_secs(9), 0, |t| {
-            format!("Recruit{t}")
-        }));
-    Ok(server)
+    let state = WorldState {
+        name: "ElDewrito Demo Slayer".into(),
+        map: "Guardian".into(),
+        game: "Halo Online".into(),
+        version: "0.6.1".into(),
+        max: 16,
+        players: vec![("Spartan".into(), 9, 0.0), ("Elite".into(), 3, 0.0)],
+        rules: Vec::new(),
+        ..WorldState::default()
+    };
+    let serve = |w| spawn(w, Misbehaviour::None);
+    churn::demo(world, state, serve, Duration::from_secs(9), 0, |t| {
+        format!("Recruit{t}")
+    })
+    .await
 }
 
 /// The info page of `w`.

@@ -6,7 +6,7 @@ use std::io;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::churn::churn;
+use super::churn;
 use super::hostile::{start, Hostile};
 use super::http::{self, SimReply, SimRequest};
 use super::{SimServer, World, WorldState};
@@ -57,24 +57,20 @@ pub async fn spawn(world: World, config: FarmingSimulatorConfig) -> io::Result<S
 
 /// An FS25 farm with farmers coming and going, for `demo`.
 pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
-    world.update(|w| {
-        *w = WorldState {
-            name: "Farming Simulator Demo".into(),
-            map: "Riverbend Springs".into(),
-            game: "Farming Simulator 25".into(),
-            version: "1.4.0.0".into(),
-            max: 16,
-            players: vec![("Farmer Joe".into(), 0, 600.0), ("Anna".into(), 0, 120.0)],
-            ..WorldState::default()
-        }
-    });
-    let mut server = spawn(world.clone(), FarmingSimulatorConfig::default()).await?;
-    server
-        .tasks
-        .push(churn(world, Duration::from_secs(9), 0, |t| {
-            format!("Farmer{t}")
-        }));
-    Ok(server)
+    let state = WorldState {
+        name: "Farming Simulator Demo".into(),
+        map: "Riverbend Springs".into(),
+        game: "Farming Simulator 25".into(),
+        version: "1.4.0.0".into(),
+        max: 16,
+        players: vec![("Farmer Joe".into(), 0, 600.0), ("Anna".into(), 0, 120.0)],
+        ..WorldState::default()
+    };
+    let serve = |w| spawn(w, FarmingSimulatorConfig::default());
+    churn::demo(world, state, serve, Duration::from_secs(9), 0, |t| {
+        format!("Farmer{t}")
+    })
+    .await
 }
 
 /// The feed of `w`.

@@ -5,7 +5,7 @@
 use std::io;
 use std::time::Duration;
 
-use super::churn::churn;
+use super::churn;
 use super::hostile::{start, Hostile};
 use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::ffow::{self, Info};
@@ -145,36 +145,27 @@ fn answer(req: &[u8], w: &WorldState, config: &FfowConfig) -> Option<Vec<u8>> {
 
 /// Serves the query on 127.0.0.1, on a port of the system's choosing.
 pub async fn spawn(world: World, config: FfowConfig) -> io::Result<SimServer> {
-    datagrams::spawn(move |req: &[u8], _from, _own| {
-        answer(req, &world.snapshot(), &config)
-            .into_iter()
-            .collect()
-    })
-    .await
+    datagrams::spawn_world(world, move |req, w| answer(req, w, &config)).await
 }
 
 /// A server whose soldiers come and go, for `demo`.
 pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
-    world.update(|w| {
-        *w = WorldState {
-            name: "Demo Frontlines".into(),
-            map: "FL-Village".into(),
-            game: "Frontlines: Fuel of War".into(),
-            version: "1.0.3".into(),
-            max: 50,
-            bots: 0,
-            players: vec![("alice".into(), 10, 300.0), ("bob".into(), 4, 60.0)],
-            rules: Vec::new(),
-            password: false,
-        }
-    });
-    let mut server = spawn(world.clone(), FfowConfig::default()).await?;
-    server
-        .tasks
-        .push(churn(world, Duration::from_secs(9), 0, |t| {
-            format!("soldier{t}")
-        }));
-    Ok(server)
+    let state = WorldState {
+        name: "Demo Frontlines".into(),
+        map: "FL-Village".into(),
+        game: "Frontlines: Fuel of War".into(),
+        version: "1.0.3".into(),
+        max: 50,
+        bots: 0,
+        players: vec![("alice".into(), 10, 300.0), ("bob".into(), 4, 60.0)],
+        rules: Vec::new(),
+        password: false,
+    };
+    let serve = |w| spawn(w, FfowConfig::default());
+    churn::demo(world, state, serve, Duration::from_secs(9), 0, |t| {
+        format!("soldier{t}")
+    })
+    .await
 }
 
 /// The hostile fleet's Frontlines servers: bots are counted among players (4 online).

@@ -14,7 +14,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream, UdpSocket};
 use tokio::time::Instant;
 
-use super::churn::churn;
+use super::churn;
 use super::hostile::{start, Hostile};
 use super::tcp::accept_loop;
 use super::{SimServer, World, WorldState};
@@ -151,30 +151,26 @@ pub async fn spawn(world: World, config: FivemConfig) -> io::Result<SimServer> {
 
 /// A roleplay server whose players come and go, for `demo`.
 pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
-    world.update(|w| {
-        *w = WorldState {
-            name: "^1Los ^7Santos ^5Roleplay".into(),
-            map: "fivem-map-skater".into(),
-            game: "Roleplay".into(),
-            version: String::new(),
-            max: 64,
-            bots: 0,
-            players: vec![
-                ("Franklin".into(), 0, 0.0),
-                ("Trevor".into(), 0, 0.0),
-                ("Lamar".into(), 0, 0.0),
-            ],
-            rules: Vec::new(),
-            password: false,
-        }
-    });
-    let mut server = spawn(world.clone(), FivemConfig::default()).await?;
-    server
-        .tasks
-        .push(churn(world, Duration::from_secs(6), 0, |t| {
-            format!("Citizen{t}")
-        }));
-    Ok(server)
+    let state = WorldState {
+        name: "^1Los ^7Santos ^5Roleplay".into(),
+        map: "fivem-map-skater".into(),
+        game: "Roleplay".into(),
+        version: String::new(),
+        max: 64,
+        bots: 0,
+        players: vec![
+            ("Franklin".into(), 0, 0.0),
+            ("Trevor".into(), 0, 0.0),
+            ("Lamar".into(), 0, 0.0),
+        ],
+        rules: Vec::new(),
+        password: false,
+    };
+    let serve = |w| spawn(w, FivemConfig::default());
+    churn::demo(world, state, serve, Duration::from_secs(6), 0, |t| {
+        format!("Citizen{t}")
+    })
+    .await
 }
 
 /// The hostile fleet's FiveM servers.

@@ -5,7 +5,7 @@
 use std::io;
 use std::time::Duration;
 
-use super::churn::churn;
+use super::churn;
 use super::hostile::{start, Hostile};
 use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::gamespy1::{self, decode_request, encode_reply, Query, Style};
@@ -66,34 +66,30 @@ impl Default for Gamespy1Config {
 /// Serves GameSpy 1 on 127.0.0.1, on a port of the system's choosing.
 pub async fn spawn(world: World, config: Gamespy1Config) -> io::Result<SimServer> {
     let mut query_id = 0u32;
-    datagrams::spawn(move |req: &[u8], _from, _own| {
+    datagrams::spawn_world(world, move |req, w| {
         query_id = query_id.wrapping_add(1);
-        answer(req, &world.snapshot(), &config, query_id)
+        answer(req, w, &config, query_id)
     })
     .await
 }
 
 /// An Unreal Tournament server whose players come and go, for `demo`.
 pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
-    world.update(|w| {
-        *w = WorldState {
-            name: "Facing Worlds Forever".into(),
-            map: "CTF-Face".into(),
-            game: "CTFGame".into(),
-            version: "451".into(),
-            max: 16,
-            players: vec![("Xan".into(), 12, 0.0), ("Malcolm".into(), 7, 0.0)],
-            rules: vec![("fraglimit".into(), "30".into())],
-            ..WorldState::default()
-        }
-    });
-    let mut server = spawn(world.clone(), Gamespy1Config::default()).await?;
-    server
-        .tasks
-        .push(churn(world, Duration::from_secs(7), 3, |t| {
-            format!("Bot{t}")
-        }));
-    Ok(server)
+    let state = WorldState {
+        name: "Facing Worlds Forever".into(),
+        map: "CTF-Face".into(),
+        game: "CTFGame".into(),
+        version: "451".into(),
+        max: 16,
+        players: vec![("Xan".into(), 12, 0.0), ("Malcolm".into(), 7, 0.0)],
+        rules: vec![("fraglimit".into(), "30".into())],
+        ..WorldState::default()
+    };
+    let serve = |w| spawn(w, Gamespy1Config::default());
+    churn::demo(world, state, serve, Duration::from_secs(7), 3, |t| {
+        format!("Bot{t}")
+    })
+    .await
 }
 
 /// Every misbehaviour, as the hostile fleet runs it, with what the exporter must publish: the

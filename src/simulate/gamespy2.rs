@@ -5,7 +5,7 @@
 use std::io;
 use std::time::Duration;
 
-use super::churn::churn;
+use super::churn;
 use super::hostile::{start, Hostile};
 use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::gamespy2::{decode_request, encode_reply, Reply, Request, Table};
@@ -52,30 +52,26 @@ pub struct Gamespy2Config {
 
 /// Serves GameSpy 2 on 127.0.0.1, on a port of the system's choosing.
 pub async fn spawn(world: World, config: Gamespy2Config) -> io::Result<SimServer> {
-    datagrams::spawn(move |req: &[u8], _from, _own| answer(req, &world.snapshot(), &config)).await
+    datagrams::spawn_world(world, move |req, w| answer(req, w, &config)).await
 }
 
 /// A Battlefield Vietnam server whose players come and go, for `demo`.
 pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
-    world.update(|w| {
-        *w = WorldState {
-            name: "Operation Flaming Dart".into(),
-            map: "Hue 1968".into(),
-            game: "conquest".into(),
-            version: "v1.21".into(),
-            max: 64,
-            players: vec![("Charlie".into(), 12, 0.0), ("Hawk".into(), 7, 0.0)],
-            rules: vec![("friendlyfire".into(), "1".into())],
-            ..WorldState::default()
-        }
-    });
-    let mut server = spawn(world.clone(), Gamespy2Config::default()).await?;
-    server
-        .tasks
-        .push(churn(world, Duration::from_secs(7), 2, |t| {
-            format!("grunt{t}")
-        }));
-    Ok(server)
+    let state = WorldState {
+        name: "Operation Flaming Dart".into(),
+        map: "Hue 1968".into(),
+        game: "conquest".into(),
+        version: "v1.21".into(),
+        max: 64,
+        players: vec![("Charlie".into(), 12, 0.0), ("Hawk".into(), 7, 0.0)],
+        rules: vec![("friendlyfire".into(), "1".into())],
+        ..WorldState::default()
+    };
+    let serve = |w| spawn(w, Gamespy2Config::default());
+    churn::demo(world, state, serve, Duration::from_secs(7), 2, |t| {
+        format!("grunt{t}")
+    })
+    .await
 }
 
 /// Every misbehaviour, as the hostile fleet runs it, with what the exporter must publish for

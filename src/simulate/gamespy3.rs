@@ -6,7 +6,7 @@ use std::io;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use super::churn::churn;
+use super::churn;
 use super::hostile::{start, Hostile};
 use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::gamespy3::{
@@ -117,8 +117,7 @@ pub fn reply_of(w: &WorldState) -> Reply {
 pub async fn spawn(world: World, config: Gs3Config) -> io::Result<SimServer> {
     let mut server = Server {
         config,
-        issued: HashMap::new(),
-        next: 0x2BAD_C0DE,
+        challenges: Challenges::new(0x2BAD_C0DE),
     };
     datagrams::spawn(move |req: &[u8], from: SocketAddr, _own| {
         server.answer(req, from, &world.snapshot())
@@ -128,25 +127,21 @@ pub async fn spawn(world: World, config: Gs3Config) -> io::Result<SimServer> {
 
 /// A Battlefield 2-style server whose players come and go, for `demo`.
 pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
-    world.update(|w| {
-        *w = WorldState {
-            name: "Sim Battlefield 2".into(),
-            map: "Strike At Karkand".into(),
-            game: "battlefield2".into(),
-            version: "1.5.3153-802.0".into(),
-            max: 64,
-            players: vec![("alice".into(), 12, 0.0), ("bob".into(), 3, 0.0)],
-            rules: vec![("bf2_ranked".into(), "1".into())],
-            ..WorldState::default()
-        }
-    });
-    let mut server = spawn(world.clone(), Gs3Config::default()).await?;
-    server
-        .tasks
-        .push(churn(world, Duration::from_secs(6), 0, |t| {
-            format!("soldier{t}")
-        }));
-    Ok(server)
+    let state = WorldState {
+        name: "Sim Battlefield 2".into(),
+        map: "Strike At Karkand".into(),
+        game: "battlefield2".into(),
+        version: "1.5.3153-802.0".into(),
+        max: 64,
+        players: vec![("alice".into(), 12, 0.0), ("bob".into(), 3, 0.0)],
+        rules: vec![("bf2_ranked".into(), "1".into())],
+        ..WorldState::default()
+    };
+    let serve = |w| spawn(w, Gs3Config::default());
+    churn::demo(world, state, serve, Duration::from_secs(6), 0, |t| {
+        format!("soldier{t}")
+    })
+    .await
 }
 
 /// Every misbehaviour of this simulator, with what the exporter must publish for it. The
@@ -156,10 +151,7 @@ pub fn hostile() -> Vec<Hostile> {
     use Misbehaviour as M;
     fn on(misbehaviour: Misbehaviour) -> super::hostile::Start {
         start(move |world: World| {
-            world.update(|w| {
-                w.max = 16;
-                w.players = (0..3).map(|i| (format!("p{i}"), i, 0.0)).collect();
-            });
+            hostile_world(&world);
             spawn(
                 world,
                 Gs3Config {
@@ -188,13 +180,27 @@ pub fn hostile() -> Vec<Hostile> {
 
 struct Server {
     config: Gs3Config,
-    /// The challenge issued to each client address.
+    challenges: Challenges,
+}
+
+/// The challenges a GameSpy 3 server has handed out, one per client address (JC2-MP's
+/// server keeps them the same way).
+pub struct Challenges {
     issued: HashMap<SocketAddr, i32>,
     next: i32,
 }
 
-impl Server {
-    fn challenge_for(&mut self, from: SocketAddr) -> i32 {
+impl Challenges {
+    /// Starting from `seed`, so two simulators hand out different challenges.
+    pub fn new(seed: i32) -> Challenges {
+        Challenges {
+            issued: HashMap::new(),
+            next: seed,
+        }
+    }
+
+    /// A fresh challenge for `from`, replacing the one it had.
+    pub fn issue(&mut self, from: SocketAddr) -> i32 {
         // A long-running demo meets few clients; forget them all rather than grow.
         if self.issued.len() > 1024 {
             self.issued.clear();
@@ -205,6 +211,21 @@ impl Server {
         c
     }
 
+    /// The challenge `from` was last handed, if any.
+    pub fn issued(&self, from: SocketAddr) -> Option<i32> {
+        self.issued.get(&from).copied()
+    }
+}
+
+/// The world of the hostile fleet's GameSpy 3 servers: three players of 16 slots.
+pub fn hostile_world(world: &World) {
+    world.update(|w| {
+        w.max = 16;
+        w.players = (0..3).map(|i| (format!("p{i}"), i, 0.0)).collect();
+    });
+}
+
+impl Server {
     fn answer(&mut self, req: &[u8], from: SocketAddr, w: &WorldState) -> Vec<Vec<u8>> {
         use Misbehaviour as M;
         let misbehaviour = self.config.misbehaviour;
@@ -221,7 +242,7 @@ impl Server {
                 let c = if no_challenge {
                     0
                 } else {
-                    self.challenge_for(from)
+                    self.challenges.issue(from)
                 };
                 encode_handshake_reply(session, c, &mut out);
                 vec![out]
@@ -230,12 +251,12 @@ impl Server {
                 session, challenge, ..
             }) => {
                 if misbehaviour == M::EndlessChallenges {
-                    let c = self.challenge_for(from);
+                    let c = self.challenges.issue(from);
                     encode_handshake_reply(session, c, &mut out);
                     return vec![out];
                 }
                 // Real servers stay silent on a missing or stale challenge.
-                let expected = (!no_challenge).then(|| self.issued.get(&from).copied());
+                let expected = (!no_challenge).then(|| self.challenges.issued(from));
                 match expected {
                     Some(Some(c)) if challenge == Some(c) => {}
                     Some(_) => return Vec::new(),

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::churn::churn;
+use super::churn;
 use super::hostile::{start, Hostile};
 use super::http::{self, SimReply, SimRequest};
 use super::json_page::{self, Misbehaviour};
@@ -67,25 +67,21 @@ pub async fn spawn_tls(world: World, tls: Arc<rustls::ServerConfig>) -> io::Resu
 
 /// An Orbis server with players coming and going, for `demo`.
 pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
-    world.update(|w| {
-        *w = WorldState {
-            name: "Hytale Demo Orbis".into(),
-            map: "default".into(),
-            game: "Hytale".into(),
-            version: "2026.01.10-ab2cd69ff".into(),
-            max: 100,
-            players: vec![("Kweebec".into(), 0, 0.0), ("Trork".into(), 0, 0.0)],
-            rules: Vec::new(),
-            ..WorldState::default()
-        }
-    });
-    let mut server = spawn(world.clone(), Misbehaviour::None).await?;
-    server
-        .tasks
-        .push(churn(world, Duration::from_secs(9), 0, |t| {
-            format!("Adventurer{t}")
-        }));
-    Ok(server)
+    let state = WorldState {
+        name: "Hytale Demo Orbis".into(),
+        map: "default".into(),
+        game: "Hytale".into(),
+        version: "2026.01.10-ab2cd69ff".into(),
+        max: 100,
+        players: vec![("Kweebec".into(), 0, 0.0), ("Trork".into(), 0, 0.0)],
+        rules: Vec::new(),
+        ..WorldState::default()
+    };
+    let serve = |w| spawn(w, Misbehaviour::None);
+    churn::demo(world, state, serve, Duration::from_secs(9), 0, |t| {
+        format!("Adventurer{t}")
+    })
+    .await
 }
 
 /// A stable UUID for the `i`th player.

@@ -2,12 +2,12 @@
 //! address, then the whole reply in one datagram (key/values, the u16 count, name / Steam id /
 //! ping records), with knobs for hostile replies.
 
-use std::collections::HashMap;
 use std::io;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use super::churn::churn;
+use super::churn;
+use super::gamespy3::{hostile_world, Challenges};
 use super::hostile::{start, Hostile};
 use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::gamespy3::{decode_request, encode_handshake_reply, Request, HEADER_LEN};
@@ -80,8 +80,7 @@ pub fn reply_of(w: &WorldState) -> Reply {
 pub async fn spawn(world: World, misbehaviour: Misbehaviour) -> io::Result<SimServer> {
     let mut server = Server {
         misbehaviour,
-        issued: HashMap::new(),
-        next: 0x1CE_C0DE,
+        challenges: Challenges::new(0x1CE_C0DE),
     };
     datagrams::spawn(move |req: &[u8], from: SocketAddr, _own| {
         server.answer(req, from, &world.snapshot())
@@ -91,25 +90,21 @@ pub async fn spawn(world: World, misbehaviour: Misbehaviour) -> io::Result<SimSe
 
 /// A freeroam server whose players come and go, for `demo`.
 pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
-    world.update(|w| {
-        *w = WorldState {
-            name: "Sim JC2-MP Freeroam".into(),
-            map: "Panau".into(),
-            game: "jc2mp".into(),
-            version: "0.2.0.3".into(),
-            max: 5000,
-            players: vec![("Rico".into(), 0, 0.0), ("Kane".into(), 0, 0.0)],
-            rules: Vec::new(),
-            ..WorldState::default()
-        }
-    });
-    let mut server = spawn(world.clone(), Misbehaviour::None).await?;
-    server
-        .tasks
-        .push(churn(world, Duration::from_secs(6), 0, |t| {
-            format!("agent{t}")
-        }));
-    Ok(server)
+    let state = WorldState {
+        name: "Sim JC2-MP Freeroam".into(),
+        map: "Panau".into(),
+        game: "jc2mp".into(),
+        version: "0.2.0.3".into(),
+        max: 5000,
+        players: vec![("Rico".into(), 0, 0.0), ("Kane".into(), 0, 0.0)],
+        rules: Vec::new(),
+        ..WorldState::default()
+    };
+    let serve = |w| spawn(w, Misbehaviour::None);
+    churn::demo(world, state, serve, Duration::from_secs(6), 0, |t| {
+        format!("agent{t}")
+    })
+    .await
 }
 
 /// Every misbehaviour of this simulator, with what the exporter must publish for it. The
@@ -118,10 +113,7 @@ pub fn hostile() -> Vec<Hostile> {
     use Misbehaviour as M;
     fn on(misbehaviour: Misbehaviour) -> super::hostile::Start {
         start(move |world: World| {
-            world.update(|w| {
-                w.max = 16;
-                w.players = (0..3).map(|i| (format!("p{i}"), i, 0.0)).collect();
-            });
+            hostile_world(&world);
             spawn(world, misbehaviour)
         })
     }
@@ -141,23 +133,10 @@ pub fn hostile() -> Vec<Hostile> {
 
 struct Server {
     misbehaviour: Misbehaviour,
-    /// The challenge issued to each client address.
-    issued: HashMap<SocketAddr, i32>,
-    next: i32,
+    challenges: Challenges,
 }
 
 impl Server {
-    fn challenge_for(&mut self, from: SocketAddr) -> i32 {
-        // A long-running demo meets few clients; forget them all rather than grow.
-        if self.issued.len() > 1024 {
-            self.issued.clear();
-        }
-        self.next = self.next.wrapping_mul(1_103_515_245).wrapping_add(12_345) | 1;
-        let c = self.next;
-        self.issued.insert(from, c);
-        c
-    }
-
     fn answer(&mut self, req: &[u8], from: SocketAddr, w: &WorldState) -> Vec<Vec<u8>> {
         use Misbehaviour as M;
         let mut out = Vec::new();
@@ -165,14 +144,14 @@ impl Server {
             (M::Silence, _) | (_, Err(_)) => Vec::new(),
             (M::NoHandshake, Ok(Request::Handshake { .. })) => Vec::new(),
             (_, Ok(Request::Handshake { session })) => {
-                let c = self.challenge_for(from);
+                let c = self.challenges.issue(from);
                 encode_handshake_reply(session, c, &mut out);
                 vec![out]
             }
             // Only JC2-MP's payload is answered (GameSpy 3's `FF FF FF 01` is not its query).
             (_, Ok(Request::Query { payload, .. })) if payload != PAYLOAD => Vec::new(),
             (M::EndlessChallenges, Ok(Request::Query { session, .. })) => {
-                let c = self.challenge_for(from);
+                let c = self.challenges.issue(from);
                 encode_handshake_reply(session, c, &mut out);
                 vec![out]
             }
@@ -183,7 +162,7 @@ impl Server {
                 }),
             ) => {
                 // Real servers stay silent on a missing or stale challenge.
-                let expected = (m != M::NoHandshake).then(|| self.issued.get(&from).copied());
+                let expected = (m != M::NoHandshake).then(|| self.challenges.issued(from));
                 match expected {
                     Some(Some(c)) if challenge == Some(c) => {}
                     Some(_) => return Vec::new(),

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::churn::churn;
+use super::churn;
 use super::hostile::{start, Hostile};
 use super::http::{self, SimReply, SimRequest};
 use super::json_page::{self, Misbehaviour};
@@ -33,25 +33,21 @@ pub async fn spawn(world: World, misbehaviour: Misbehaviour) -> io::Result<SimSe
 
 /// A sandbox with kerbonauts coming and going, for `demo`.
 pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
-    world.update(|w| {
-        *w = WorldState {
-            name: "DMP Demo Space Center".into(),
-            map: String::new(),
-            game: "Kerbal Space Program".into(),
-            version: "v0.1.5.6".into(),
-            max: 20,
-            players: vec![("Jebediah".into(), 0, 0.0), ("Valentina".into(), 0, 0.0)],
-            rules: Vec::new(),
-            ..WorldState::default()
-        }
-    });
-    let mut server = spawn(world.clone(), Misbehaviour::None).await?;
-    server
-        .tasks
-        .push(churn(world, Duration::from_secs(9), 0, |t| {
-            format!("Kerman{t}")
-        }));
-    Ok(server)
+    let state = WorldState {
+        name: "DMP Demo Space Center".into(),
+        map: String::new(),
+        game: "Kerbal Space Program".into(),
+        version: "v0.1.5.6".into(),
+        max: 20,
+        players: vec![("Jebediah".into(), 0, 0.0), ("Valentina".into(), 0, 0.0)],
+        rules: Vec::new(),
+        ..WorldState::default()
+    };
+    let serve = |w| spawn(w, Misbehaviour::None);
+    churn::demo(world, state, serve, Duration::from_secs(9), 0, |t| {
+        format!("Kerman{t}")
+    })
+    .await
 }
 
 /// The status page of `w` (serde_json's map keeps the members in name order, as DMP's

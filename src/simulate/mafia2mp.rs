@@ -82,7 +82,7 @@ pub fn reply_of(w: &WorldState) -> Reply {
 
 /// Serves the query on 127.0.0.1, on a port of the system's choosing.
 pub async fn spawn(world: World, config: Mafia2Config) -> io::Result<SimServer> {
-    datagrams::spawn(move |req: &[u8], _from, _own| answer(req, &world.snapshot(), config)).await
+    datagrams::spawn_world(world, move |req, w| answer(req, w, config)).await
 }
 
 /// A free-roam server whose players come and go, for `demo`.

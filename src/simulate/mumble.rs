@@ -4,7 +4,7 @@
 use std::io;
 use std::time::Duration;
 
-use super::churn::churn;
+use super::churn;
 use super::hostile::{start, Hostile};
 use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::mumble::{self, Pong, Version, REPLY_LEN};
@@ -60,39 +60,30 @@ impl Default for MumbleConfig {
 /// Serves the Mumble ping on 127.0.0.1, on a port of the system's choosing. Users are the
 /// world's players and bots; the maximum is the world's.
 pub async fn spawn(world: World, config: MumbleConfig) -> io::Result<SimServer> {
-    datagrams::spawn(move |req: &[u8], _from, _own| {
-        answer(req, &world.snapshot(), &config)
-            .into_iter()
-            .collect()
-    })
-    .await
+    datagrams::spawn_world(world, move |req, w| answer(req, w, &config)).await
 }
 
 /// A voice server whose users come and go, for `demo`.
 pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
-    world.update(|w| {
-        *w = WorldState {
-            name: String::new(),
-            map: String::new(),
-            game: String::new(),
-            version: "1.3.4".into(),
-            max: 100,
-            players: vec![
-                ("alice".into(), 0, 0.0),
-                ("bob".into(), 0, 0.0),
-                ("carol".into(), 0, 0.0),
-            ],
-            rules: Vec::new(),
-            ..WorldState::default()
-        }
-    });
-    let mut server = spawn(world.clone(), MumbleConfig::default()).await?;
-    server
-        .tasks
-        .push(churn(world, Duration::from_secs(7), 0, |t| {
-            format!("user{t}")
-        }));
-    Ok(server)
+    let state = WorldState {
+        name: String::new(),
+        map: String::new(),
+        game: String::new(),
+        version: "1.3.4".into(),
+        max: 100,
+        players: vec![
+            ("alice".into(), 0, 0.0),
+            ("bob".into(), 0, 0.0),
+            ("carol".into(), 0, 0.0),
+        ],
+        rules: Vec::new(),
+        ..WorldState::default()
+    };
+    let serve = |w| spawn(w, MumbleConfig::default());
+    churn::demo(world, state, serve, Duration::from_secs(7), 0, |t| {
+        format!("user{t}")
+    })
+    .await
 }
 
 /// The reply to one datagram, if any.

@@ -9,9 +9,9 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use super::churn::churn;
+use super::churn;
 use super::hostile::{start, Hostile};
-use super::tcp::serve_tcp;
+use super::tcp::{self, serve_tcp};
 use super::{SimServer, World, WorldState};
 use crate::protocol::nadeo::xmlrpc::{decode_call, encode_fault, encode_response, Value};
 use crate::protocol::nadeo::{decode_frame, encode_frame, encode_handshake, HANDSHAKE};
@@ -319,13 +319,9 @@ async fn serve(mut stream: TcpStream, world: World, config: &NadeoConfig) -> io:
                     encode_frame(handle, b"<methodResponse><params><param><value>", &mut out)
                 }
             }
-            if config.misbehaviour == Misbehaviour::Bytewise {
-                for b in &out {
-                    stream.write_all(std::slice::from_ref(b)).await?;
-                }
-            } else if !out.is_empty() {
-                stream.write_all(&out).await?;
-            }
+            // Byte by byte: a reply split across as many segments as it has bytes.
+            let bytewise = config.misbehaviour == Misbehaviour::Bytewise;
+            tcp::write_split(&mut stream, &out, bytewise.then_some(1)).await?;
         }
         if buf.len() > MAX_CALL {
             return Ok(());
@@ -336,28 +332,24 @@ async fn serve(mut stream: TcpStream, world: World, config: &NadeoConfig) -> io:
 /// A Trackmania 2 Stadium server with racers coming and going, for `demo` (which logs in
 /// with [`PASSWORD`]).
 pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
-    world.update(|w| {
-        *w = WorldState {
-            name: "$s$o$f90Stadium$fff Demo | TA".into(),
-            map: "$fffA01-Race".into(),
-            game: "Trackmania 2".into(),
-            version: "3.3.0".into(),
-            max: 32,
-            players: vec![
-                ("$f00Speed$fffy".into(), 3, 0.0),
-                ("drifter".into(), 12, 0.0),
-            ],
-            rules: Vec::new(),
-            ..WorldState::default()
-        }
-    });
-    let mut server = spawn(world.clone(), config_with_login()).await?;
-    server
-        .tasks
-        .push(churn(world, Duration::from_secs(13), 0, |t| {
-            format!("racer{t}")
-        }));
-    Ok(server)
+    let state = WorldState {
+        name: "$s$o$f90Stadium$fff Demo | TA".into(),
+        map: "$fffA01-Race".into(),
+        game: "Trackmania 2".into(),
+        version: "3.3.0".into(),
+        max: 32,
+        players: vec![
+            ("$f00Speed$fffy".into(), 3, 0.0),
+            ("drifter".into(), 12, 0.0),
+        ],
+        rules: Vec::new(),
+        ..WorldState::default()
+    };
+    let serve = |w| spawn(w, config_with_login());
+    churn::demo(world, state, serve, Duration::from_secs(13), 0, |t| {
+        format!("racer{t}")
+    })
+    .await
 }
 
 /// The hostile fleet's Nadeo servers (the fleet's 2 players, 24 slots; no credentials).

@@ -10,7 +10,7 @@ use tokio::net::TcpStream;
 
 use super::churn::churn;
 use super::hostile::{start, Hostile};
-use super::tcp::serve_tcp;
+use super::tcp::{self, serve_tcp};
 use super::{SimServer, World, WorldState};
 use crate::protocol::openttd::{
     decode_packet, encode_game_info, encode_packet, GameInfo, CLIENT_GAME_INFO, MAX_PACKET,
@@ -195,13 +195,9 @@ async fn serve(mut stream: TcpStream, world: World, config: &OpenttdConfig) -> i
             encode_packet(SERVER_GAME_INFO, &body, &mut out);
         }
     }
-    if config.misbehaviour == Misbehaviour::Bytewise {
-        for b in &out {
-            stream.write_all(std::slice::from_ref(b)).await?;
-        }
-    } else {
-        stream.write_all(&out).await?;
-    }
+    // Byte by byte: a reply split across as many segments as it has bytes.
+    let bytewise = config.misbehaviour == Misbehaviour::Bytewise;
+    tcp::write_split(&mut stream, &out, bytewise.then_some(1)).await?;
     // OpenTTD closes after the answer.
     stream.shutdown().await
 }

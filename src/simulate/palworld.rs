@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::churn::churn;
+use super::churn;
 use super::hostile::{start, Hostile};
 use super::http::{self, SimReply, SimRequest};
 use super::{SimServer, World, WorldState};
@@ -58,25 +58,21 @@ pub async fn spawn(world: World, config: PalworldConfig) -> io::Result<SimServer
 
 /// A small Palworld server with players coming and going, for `demo`.
 pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
-    world.update(|w| {
-        *w = WorldState {
-            name: "Palworld Demo".into(),
-            map: String::new(),
-            game: "Palworld".into(),
-            version: "v0.3.11.0".into(),
-            max: 32,
-            players: vec![("Zoe".into(), 12, 0.0), ("Marcus".into(), 7, 0.0)],
-            rules: Vec::new(),
-            ..WorldState::default()
-        }
-    });
-    let mut server = spawn(world.clone(), PalworldConfig::default()).await?;
-    server
-        .tasks
-        .push(churn(world, Duration::from_secs(11), 1, |t| {
-            format!("Tamer{t}")
-        }));
-    Ok(server)
+    let state = WorldState {
+        name: "Palworld Demo".into(),
+        map: String::new(),
+        game: "Palworld".into(),
+        version: "v0.3.11.0".into(),
+        max: 32,
+        players: vec![("Zoe".into(), 12, 0.0), ("Marcus".into(), 7, 0.0)],
+        rules: Vec::new(),
+        ..WorldState::default()
+    };
+    let serve = |w| spawn(w, PalworldConfig::default());
+    churn::demo(world, state, serve, Duration::from_secs(11), 1, |t| {
+        format!("Tamer{t}")
+    })
+    .await
 }
 
 /// The `Authorization` value for `password`.

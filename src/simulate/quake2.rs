@@ -63,12 +63,7 @@ pub struct QuakeConfig {
 
 /// Serves `status` on 127.0.0.1, on a port of the system's choosing.
 pub async fn spawn(world: World, config: QuakeConfig) -> io::Result<SimServer> {
-    datagrams::spawn(move |req: &[u8], _from, _own| {
-        answer(req, &world.snapshot(), &config)
-            .into_iter()
-            .collect()
-    })
-    .await
+    datagrams::spawn_world(world, move |req, w| answer(req, w, &config)).await
 }
 
 /// A Quake 2 deathmatch server whose players come and go, for `demo`.

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::churn::churn;
+use super::churn;
 use super::hostile::{start, Hostile};
 use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::quake3::{
@@ -135,33 +135,29 @@ pub async fn spawn(world: World, config: Quake3Config) -> io::Result<SimServer> 
 
 /// An OpenArena-flavoured server with bots and colourful names, players coming and going.
 pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
-    world.update(|w| {
-        *w = WorldState {
-            name: "^1Demo ^7Arena".into(),
-            map: "aggressor".into(),
-            game: "baseoa".into(),
-            version: "ioq3 1.36 simulated".into(),
-            max: 12,
-            bots: 2,
-            players: vec![
-                ("^4Sarge".into(), 14, 0.0),
-                ("^3Grism".into(), 9, 0.0),
-                ("Kyonshi".into(), 2, 0.0),
-            ],
-            rules: vec![
-                ("g_gametype".into(), "0".into()),
-                ("fraglimit".into(), "20".into()),
-            ],
-            password: false,
-        }
-    });
-    let mut server = spawn(world.clone(), Quake3Config::default()).await?;
-    server
-        .tasks
-        .push(churn(world, Duration::from_secs(5), 0, |t| {
-            format!("^{}Guest{t}", t % 10)
-        }));
-    Ok(server)
+    let state = WorldState {
+        name: "^1Demo ^7Arena".into(),
+        map: "aggressor".into(),
+        game: "baseoa".into(),
+        version: "ioq3 1.36 simulated".into(),
+        max: 12,
+        bots: 2,
+        players: vec![
+            ("^4Sarge".into(), 14, 0.0),
+            ("^3Grism".into(), 9, 0.0),
+            ("Kyonshi".into(), 2, 0.0),
+        ],
+        rules: vec![
+            ("g_gametype".into(), "0".into()),
+            ("fraglimit".into(), "20".into()),
+        ],
+        password: false,
+    };
+    let serve = |w| spawn(w, Quake3Config::default());
+    churn::demo(world, state, serve, Duration::from_secs(5), 0, |t| {
+        format!("^{}Guest{t}", t % 10)
+    })
+    .await
 }
 
 /// The server's state between requests: the flood filter and the loss toggle.

@@ -10,7 +10,7 @@ use tokio::net::TcpStream;
 
 use super::churn::churn;
 use super::hostile::{start, Hostile};
-use super::tcp::serve_tcp;
+use super::tcp::{self, serve_tcp};
 use super::{SimServer, World, WorldState};
 use crate::protocol::rcon::{
     decode, encode, AUTH_REFUSED_ID, TYPE_AUTH, TYPE_AUTH_RESPONSE, TYPE_EXEC, TYPE_RESPONSE,
@@ -313,14 +313,9 @@ async fn serve(mut stream: TcpStream, world: World, config: &RconConfig) -> io::
                 }
                 _ => {}
             }
-            if config.misbehaviour == Misbehaviour::Drip {
-                for b in &out {
-                    stream.write_all(std::slice::from_ref(b)).await?;
-                    stream.flush().await?;
-                }
-            } else if !out.is_empty() {
-                stream.write_all(&out).await?;
-            }
+            // Byte by byte: a reply split across as many segments as it has bytes.
+            let bytewise = config.misbehaviour == Misbehaviour::Drip;
+            tcp::write_split(&mut stream, &out, bytewise.then_some(1)).await?;
         }
     }
 }

@@ -4,7 +4,7 @@
 use std::io;
 use std::time::Duration;
 
-use super::churn::churn;
+use super::churn;
 use super::hostile::{start, Hostile};
 use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::rfactor::{self, Info, FIXED_LEN, SPECIAL_PASSWORD};
@@ -97,36 +97,27 @@ fn answer(req: &[u8], w: &WorldState, config: &RfactorConfig) -> Option<Vec<u8>>
 
 /// Serves the query on 127.0.0.1, on a port of the system's choosing.
 pub async fn spawn(world: World, config: RfactorConfig) -> io::Result<SimServer> {
-    datagrams::spawn(move |req: &[u8], _from, _own| {
-        answer(req, &world.snapshot(), &config)
-            .into_iter()
-            .collect()
-    })
-    .await
+    datagrams::spawn_world(world, move |req, w| answer(req, w, &config)).await
 }
 
 /// A race server whose drivers come and go, for `demo`.
 pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
-    world.update(|w| {
-        *w = WorldState {
-            name: "Demo Club Race".into(),
-            map: "Mills Metropark".into(),
-            game: "rFactor".into(),
-            version: "1255".into(),
-            max: 20,
-            bots: 4,
-            players: vec![("alice".into(), 0, 0.0), ("bob".into(), 0, 0.0)],
-            rules: Vec::new(),
-            password: false,
-        }
-    });
-    let mut server = spawn(world.clone(), RfactorConfig::default()).await?;
-    server
-        .tasks
-        .push(churn(world, Duration::from_secs(9), 0, |t| {
-            format!("driver{t}")
-        }));
-    Ok(server)
+    let state = WorldState {
+        name: "Demo Club Race".into(),
+        map: "Mills Metropark".into(),
+        game: "rFactor".into(),
+        version: "1255".into(),
+        max: 20,
+        bots: 4,
+        players: vec![("alice".into(), 0, 0.0), ("bob".into(), 0, 0.0)],
+        rules: Vec::new(),
+        password: false,
+    };
+    let serve = |w| spawn(w, RfactorConfig::default());
+    churn::demo(world, state, serve, Duration::from_secs(9), 0, |t| {
+        format!("driver{t}")
+    })
+    .await
 }
 
 /// The hostile fleet's rFactor servers: AI is counted apart (bots), so online is 2.

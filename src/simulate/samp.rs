@@ -75,7 +75,7 @@ impl Default for SampConfig {
 
 /// Serves SA:MP query on 127.0.0.1, on a port of the system's choosing.
 pub async fn spawn(world: World, config: SampConfig) -> io::Result<SimServer> {
-    datagrams::spawn(move |req: &[u8], _from, _own| answer(req, &world.snapshot(), &config)).await
+    datagrams::spawn_world(world, move |req, w| answer(req, w, &config)).await
 }
 
 /// An open.mp-flavoured server whose players come and go, for `demo`.

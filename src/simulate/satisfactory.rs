@@ -118,10 +118,7 @@ impl ApiConfig {
 /// HTTPS API on TCP with the same port number when configured.
 pub async fn spawn(world: World, config: SatisfactoryConfig) -> io::Result<SimServer> {
     let Some(api) = config.api.clone() else {
-        return datagrams::spawn(move |req: &[u8], _from, _own| {
-            answer(req, &world.snapshot(), &config)
-        })
-        .await;
+        return datagrams::spawn_world(world, move |req, w| answer(req, w, &config)).await;
     };
     let (udp, tcp) = same_port().await?;
     let w = world.clone();

@@ -4,7 +4,7 @@
 use std::io;
 use std::time::Duration;
 
-use super::churn::churn;
+use super::churn;
 use super::hostile::{start, Hostile};
 use super::{datagrams, SimServer, World, WorldState};
 use crate::protocol::savage2::{self, Info};
@@ -78,36 +78,27 @@ fn answer(req: &[u8], w: &WorldState, config: &Savage2Config) -> Option<Vec<u8>>
 
 /// Serves the query on 127.0.0.1, on a port of the system's choosing.
 pub async fn spawn(world: World, config: Savage2Config) -> io::Result<SimServer> {
-    datagrams::spawn(move |req: &[u8], _from, _own| {
-        answer(req, &world.snapshot(), &config)
-            .into_iter()
-            .collect()
-    })
-    .await
+    datagrams::spawn_world(world, move |req, w| answer(req, w, &config)).await
 }
 
 /// A server whose players come and go, for `demo`.
 pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
-    world.update(|w| {
-        *w = WorldState {
-            name: "Demo Savage 2".into(),
-            map: "eden2".into(),
-            game: "RTSS".into(),
-            version: "2.1.0.0".into(),
-            max: 32,
-            bots: 0,
-            players: vec![("alice".into(), 10, 300.0), ("bob".into(), 4, 60.0)],
-            rules: Vec::new(),
-            password: false,
-        }
-    });
-    let mut server = spawn(world.clone(), Savage2Config::default()).await?;
-    server
-        .tasks
-        .push(churn(world, Duration::from_secs(9), 0, |t| {
-            format!("legion{t}")
-        }));
-    Ok(server)
+    let state = WorldState {
+        name: "Demo Savage 2".into(),
+        map: "eden2".into(),
+        game: "RTSS".into(),
+        version: "2.1.0.0".into(),
+        max: 32,
+        bots: 0,
+        players: vec![("alice".into(), 10, 300.0), ("bob".into(), 4, 60.0)],
+        rules: Vec::new(),
+        password: false,
+    };
+    let serve = |w| spawn(w, Savage2Config::default());
+    churn::demo(world, state, serve, Duration::from_secs(9), 0, |t| {
+        format!("legion{t}")
+    })
+    .await
 }
 
 /// The hostile fleet's Savage 2 servers: bots are counted among players (4 online).

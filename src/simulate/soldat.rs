@@ -9,7 +9,7 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use super::churn::churn;
+use super::churn;
 use super::hostile::{start, Hostile};
 use super::tcp::{serve_tcp, write_split};
 use super::{SimServer, World, WorldState};
@@ -90,24 +90,20 @@ pub async fn spawn(world: World, misbehaviour: Misbehaviour) -> io::Result<SimSe
 
 /// A deathmatch server whose players come and go, for `demo`.
 pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
-    world.update(|w| {
-        *w = WorldState {
-            name: String::new(),
-            map: "Ash".into(),
-            game: "Deathmatch".into(),
-            max: 0,
-            players: vec![("Major".into(), 4, 0.0), ("Kat".into(), 9, 0.0)],
-            rules: Vec::new(),
-            ..WorldState::default()
-        }
-    });
-    let mut server = spawn(world.clone(), Misbehaviour::None).await?;
-    server
-        .tasks
-        .push(churn(world, Duration::from_secs(5), 0, |t| {
-            format!("Soldier{t}")
-        }));
-    Ok(server)
+    let state = WorldState {
+        name: String::new(),
+        map: "Ash".into(),
+        game: "Deathmatch".into(),
+        max: 0,
+        players: vec![("Major".into(), 4, 0.0), ("Kat".into(), 9, 0.0)],
+        rules: Vec::new(),
+        ..WorldState::default()
+    };
+    let serve = |w| spawn(w, Misbehaviour::None);
+    churn::demo(world, state, serve, Duration::from_secs(5), 0, |t| {
+        format!("Soldier{t}")
+    })
+    .await
 }
 
 /// Every misbehaviour of this simulator, with what the exporter must publish for it: the

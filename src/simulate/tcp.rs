@@ -73,6 +73,7 @@ where
 
 /// Writes `bytes` at once, or in pieces of `piece` bytes each flushed on its own (a
 /// misbehaviour splitting a reply across segments; Nagle is off, see [`serve_tcp`]).
+/// `Some(1)` writes byte by byte (every simulator's `Bytewise`).
 pub async fn write_split(
     stream: &mut TcpStream,
     bytes: &[u8],

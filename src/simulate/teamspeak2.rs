@@ -8,9 +8,9 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use super::churn::churn;
+use super::churn;
 use super::hostile::{start, Hostile};
-use super::tcp::serve_tcp;
+use super::tcp::{self, serve_tcp};
 use super::{SimServer, World, WorldState};
 use crate::protocol::teamspeak2 as ts2;
 
@@ -76,24 +76,20 @@ pub async fn spawn(world: World, config: Ts2Config) -> io::Result<SimServer> {
 
 /// A voice server whose users come and go, for `demo`.
 pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
-    world.update(|w| {
-        *w = WorldState {
-            name: "Demo Voice 2".into(),
-            map: String::new(),
-            game: String::new(),
-            version: "2.0.24.1".into(),
-            max: 50,
-            players: vec![("alice".into(), 0, 300.0), ("bob".into(), 0, 60.0)],
-            ..WorldState::default()
-        }
-    });
-    let mut server = spawn(world.clone(), Ts2Config::default()).await?;
-    server
-        .tasks
-        .push(churn(world, Duration::from_secs(8), 0, |t| {
-            format!("talker{t}")
-        }));
-    Ok(server)
+    let state = WorldState {
+        name: "Demo Voice 2".into(),
+        map: String::new(),
+        game: String::new(),
+        version: "2.0.24.1".into(),
+        max: 50,
+        players: vec![("alice".into(), 0, 300.0), ("bob".into(), 0, 60.0)],
+        ..WorldState::default()
+    };
+    let serve = |w| spawn(w, Ts2Config::default());
+    churn::demo(world, state, serve, Duration::from_secs(8), 0, |t| {
+        format!("talker{t}")
+    })
+    .await
 }
 
 /// The hostile fleet's TeamSpeak 2 servers.
@@ -180,20 +176,10 @@ pub fn server_info(w: &WorldState, voice_port: u16, lying: bool) -> Vec<(String,
     .collect()
 }
 
-async fn write(stream: &mut TcpStream, out: &[u8], bytewise: bool) -> io::Result<()> {
-    if bytewise {
-        for b in out {
-            stream.write_all(std::slice::from_ref(b)).await?;
-        }
-        Ok(())
-    } else {
-        stream.write_all(out).await
-    }
-}
-
 async fn session(mut stream: TcpStream, world: World, config: &Ts2Config) -> io::Result<()> {
     let m = config.misbehaviour;
-    let bytewise = m == Misbehaviour::Bytewise;
+    // Byte by byte: every line split across as many segments as it has bytes.
+    let bytewise = (m == Misbehaviour::Bytewise).then_some(1);
     match m {
         Misbehaviour::Silence => {
             tokio::time::sleep(Duration::from_secs(3600)).await;
@@ -206,7 +192,7 @@ async fn session(mut stream: TcpStream, world: World, config: &Ts2Config) -> io:
         }
         _ => {}
     }
-    write(&mut stream, b"[TS]\r\n", bytewise).await?;
+    tcp::write_split(&mut stream, b"[TS]\r\n", bytewise).await?;
     let mut selected = false;
     let mut buf = Vec::new();
     let mut chunk = [0u8; 4096];
@@ -234,7 +220,7 @@ async fn session(mut stream: TcpStream, world: World, config: &Ts2Config) -> io:
                 break;
             }
         }
-        write(&mut stream, &out, bytewise).await?;
+        tcp::write_split(&mut stream, &out, bytewise).await?;
         match then {
             After::Continue => {}
             After::Close => return stream.shutdown().await,

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::churn::churn;
+use super::churn;
 use super::hostile::{start, Hostile};
 use super::http::{self, SimReply, SimRequest};
 use super::{SimServer, World, WorldState};
@@ -44,25 +44,21 @@ pub async fn spawn(world: World, config: TerrariaConfig) -> io::Result<SimServer
 
 /// A small TShock server with players coming and going, for `demo`.
 pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
-    world.update(|w| {
-        *w = WorldState {
-            name: "Terraria TShock Demo".into(),
-            map: "Forest of Dreams".into(),
-            game: "Terraria".into(),
-            version: "v1.4.4.9".into(),
-            max: 8,
-            players: vec![("Guide".into(), 0, 0.0), ("Nurse".into(), 0, 0.0)],
-            rules: Vec::new(),
-            ..WorldState::default()
-        }
-    });
-    let mut server = spawn(world.clone(), TerrariaConfig::default()).await?;
-    server
-        .tasks
-        .push(churn(world, Duration::from_secs(9), 0, |t| {
-            format!("Terrarian{t}")
-        }));
-    Ok(server)
+    let state = WorldState {
+        name: "Terraria TShock Demo".into(),
+        map: "Forest of Dreams".into(),
+        game: "Terraria".into(),
+        version: "v1.4.4.9".into(),
+        max: 8,
+        players: vec![("Guide".into(), 0, 0.0), ("Nurse".into(), 0, 0.0)],
+        rules: Vec::new(),
+        ..WorldState::default()
+    };
+    let serve = |w| spawn(w, TerrariaConfig::default());
+    churn::demo(world, state, serve, Duration::from_secs(9), 0, |t| {
+        format!("Terrarian{t}")
+    })
+    .await
 }
 
 /// The status body of `w`.

@@ -4,7 +4,7 @@
 use std::io;
 use std::time::Duration;
 
-use super::churn::churn;
+use super::churn;
 use super::hostile::{self, start, Hostile};
 use super::samp::{self, Misbehaviour, SampConfig};
 use super::{SimServer, World, WorldState};
@@ -35,25 +35,21 @@ pub async fn spawn(world: World, misbehaviour: Misbehaviour) -> io::Result<SimSe
 
 /// A VC:MP deathmatch server whose players come and go, for `demo`.
 pub async fn spawn_demo(world: World) -> io::Result<SimServer> {
-    world.update(|w| {
-        *w = WorldState {
-            name: "Demo VC:MP Server".into(),
-            map: "Vice City".into(),
-            game: "Deathmatch".into(),
-            version: "04rel006".into(),
-            max: 100,
-            players: vec![("Tommy".into(), 0, 0.0), ("Lance".into(), 0, 0.0)],
-            rules: Vec::new(),
-            ..WorldState::default()
-        }
-    });
-    let mut server = spawn(world.clone(), Misbehaviour::None).await?;
-    server
-        .tasks
-        .push(churn(world, Duration::from_secs(5), 0, |t| {
-            format!("Vercetti_{t}")
-        }));
-    Ok(server)
+    let state = WorldState {
+        name: "Demo VC:MP Server".into(),
+        map: "Vice City".into(),
+        game: "Deathmatch".into(),
+        version: "04rel006".into(),
+        max: 100,
+        players: vec![("Tommy".into(), 0, 0.0), ("Lance".into(), 0, 0.0)],
+        rules: Vec::new(),
+        ..WorldState::default()
+    };
+    let serve = |w| spawn(w, Misbehaviour::None);
+    churn::demo(world, state, serve, Duration::from_secs(5), 0, |t| {
+        format!("Vercetti_{t}")
+    })
+    .await
 }
 
 /// The hostile fleet's VC:MP servers (see [`super::hostile`]): the SA:MP fleet's

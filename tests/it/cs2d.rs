@@ -1,13 +1,12 @@
 //! CS2D against the simulator on 127.0.0.1 through the exporter's own poll: the status with
 //! bots and the player list, each misbehaviour ending in its reason, and `/probe?module=c2d`.
 
-use std::time::Duration;
-
-use gameserver_exporter::query::{poll, Request};
+use crate::support::poll_sim;
+use gameserver_exporter::query::Request;
 use gameserver_exporter::simulate::cs2d::{spawn, Misbehaviour};
 use gameserver_exporter::simulate::{SimServer, World, WorldState};
 use gameserver_exporter::status::{Reason, Status};
-use gameserver_exporter::target::{Address, Protocol};
+use gameserver_exporter::target::Protocol;
 
 fn world() -> World {
     World::new(WorldState {
@@ -23,25 +22,21 @@ fn world() -> World {
     })
 }
 
-fn request(server: &SimServer) -> Request {
-    let mut req = Request::new(
-        Protocol::Cs2d,
-        Address::parse(&server.addr.to_string()).unwrap(),
-    );
-    req.timeout = Duration::from_millis(800);
+fn request(server: &SimServer, want: Option<Reason>) -> Request {
+    let mut req = poll_sim::request(Protocol::Cs2d, server, want);
     req.players = true;
     req
 }
 
-async fn status(m: Misbehaviour) -> Result<Status, Reason> {
+async fn status(m: Misbehaviour, want: Option<Reason>) -> Result<Status, Reason> {
     let server = spawn(world(), m).await.unwrap();
-    poll(&request(&server)).await.map_err(|f| f.reason)
+    poll_sim::outcome(&request(&server, want)).await
 }
 
 /// Name, map, counts, bots, password, and the players with ids and scores (negative too).
 #[tokio::test]
 async fn status_with_players() {
-    let s = status(Misbehaviour::None).await.unwrap();
+    let s = status(Misbehaviour::None, None).await.unwrap();
     assert_eq!((s.online, s.max, s.bots), (2, 20, Some(1)));
     assert_eq!(s.name, "CS2D Deathmatch");
     assert_eq!(s.map.as_deref(), Some("de_cs2dm"));
@@ -64,7 +59,7 @@ async fn status_with_players() {
 /// A reply without the player list is a status without one, not a failure.
 #[tokio::test]
 async fn info_only() {
-    let s = status(Misbehaviour::InfoOnly).await.unwrap();
+    let s = status(Misbehaviour::InfoOnly, None).await.unwrap();
     assert_eq!((s.online, s.max), (2, 20));
     assert_eq!(s.players, None);
 }
@@ -80,6 +75,6 @@ async fn misbehaviours() {
         (Misbehaviour::EndlessName, Reason::Malformed),
         (Misbehaviour::OtherHeader, Reason::Mismatch),
     ] {
-        assert_eq!(status(m).await.unwrap_err(), want, "{m:?}");
+        assert_eq!(status(m, Some(want)).await.unwrap_err(), want, "{m:?}");
     }
 }

@@ -4,13 +4,13 @@
 
 use std::time::Duration;
 
+use crate::support::{catalogue, patience, poll_sim};
 use gameserver_exporter::protocol::gamespy1::Style;
 use gameserver_exporter::query::{poll, poll_with, Request, Session};
 use gameserver_exporter::simulate::gamespy1::{hostile, spawn, Gamespy1Config, Misbehaviour};
-use gameserver_exporter::simulate::hostile::Outcome;
 use gameserver_exporter::simulate::{SimServer, World, WorldState};
 use gameserver_exporter::status::Reason;
-use gameserver_exporter::target::{Address, Protocol};
+use gameserver_exporter::target::Protocol;
 use serde_json::json;
 
 fn world() -> World {
@@ -27,13 +27,9 @@ fn world() -> World {
     })
 }
 
+/// Patient: every case that fails sets its own timeout (`patience`).
 fn request(server: &SimServer) -> Request {
-    let mut req = Request::new(
-        Protocol::Gamespy1,
-        Address::parse(&server.addr.to_string()).unwrap(),
-    );
-    req.timeout = Duration::from_millis(1500);
-    req
+    poll_sim::request(Protocol::Gamespy1, server, None)
 }
 
 fn full(server: &SimServer) -> Request {
@@ -111,23 +107,9 @@ async fn reply_cap_from_the_target() {
 /// deadline.
 #[tokio::test]
 async fn hostile_catalogue() {
-    let catalogue = hostile();
-    assert_eq!(catalogue.len(), 10);
-    for h in catalogue {
-        let world = gameserver_exporter::simulate::hostile::world(&format!("gamespy1-{}", h.name));
-        let server = (h.start)(world).await.unwrap();
-        let got = poll(&request(&server)).await;
-        match (&h.outcome, got) {
-            (Outcome::Up { online, max, .. }, Ok(s)) => {
-                assert_eq!((s.online, s.max), (*online, *max), "{}", h.name);
-                assert_eq!(s.name, format!("gamespy1-{}", h.name));
-            }
-            (Outcome::Down(reason), Err(f)) => {
-                assert_eq!(f.reason.as_str(), *reason, "{}: {}", h.name, f.detail)
-            }
-            (want, got) => panic!("{}: want {want:?}, got {got:?}", h.name),
-        }
-    }
+    let fleet = hostile();
+    assert_eq!(fleet.len(), 10);
+    catalogue::assert_catalogue(Protocol::Gamespy1, fleet).await;
 }
 
 /// The misbehaviours' details: the garbage names the bad part number, a cut-off reply is
@@ -153,7 +135,9 @@ async fn failure_details() {
             ..Gamespy1Config::default()
         })
         .await;
-        let f = poll(&request(&server)).await.unwrap_err();
+        let mut req = request(&server);
+        req.timeout = patience::timeout_for_parts(reason);
+        let f = poll(&req).await.unwrap_err();
         assert_eq!(f.reason, reason, "{m:?}: {}", f.detail);
     }
 }

@@ -4,12 +4,12 @@
 
 use std::time::Duration;
 
+use crate::support::{catalogue, patience, poll_sim};
 use gameserver_exporter::query::{poll, Request};
 use gameserver_exporter::simulate::gamespy2::{hostile, spawn, Gamespy2Config, Misbehaviour};
-use gameserver_exporter::simulate::hostile::Outcome;
 use gameserver_exporter::simulate::{SimServer, World, WorldState};
 use gameserver_exporter::status::{Reason, Status};
-use gameserver_exporter::target::{Address, Protocol};
+use gameserver_exporter::target::Protocol;
 use serde_json::json;
 
 fn world() -> World {
@@ -25,13 +25,9 @@ fn world() -> World {
     })
 }
 
+/// Patient: every case that fails sets its own timeout (`patience`).
 fn request(server: &SimServer) -> Request {
-    let mut req = Request::new(
-        Protocol::Gamespy2,
-        Address::parse(&server.addr.to_string()).unwrap(),
-    );
-    req.timeout = Duration::from_millis(1500);
-    req
+    poll_sim::request(Protocol::Gamespy2, server, None)
 }
 
 fn full(server: &SimServer) -> Request {
@@ -122,7 +118,9 @@ async fn failure_reasons() {
         (Misbehaviour::Garbage, Reason::Malformed),
     ] {
         let server = with(misbehaving(m)).await;
-        let f = poll(&full(&server)).await.unwrap_err();
+        let mut req = full(&server);
+        req.timeout = patience::timeout_for(reason);
+        let f = poll(&req).await.unwrap_err();
         assert_eq!(f.reason, reason, "{m:?}: {}", f.detail);
     }
     // Lying counts: 4294967295 online is no count a server reports: never published.
@@ -135,21 +133,7 @@ async fn failure_reasons() {
 /// Every hostile server of the catalogue ends as the catalogue says.
 #[tokio::test]
 async fn hostile_catalogue() {
-    let catalogue = hostile();
-    assert_eq!(catalogue.len(), 10);
-    for h in catalogue {
-        let world = gameserver_exporter::simulate::hostile::world(&format!("gamespy2-{}", h.name));
-        let server = (h.start)(world).await.unwrap();
-        let got = poll(&request(&server)).await;
-        match (&h.outcome, got) {
-            (Outcome::Up { online, max, .. }, Ok(s)) => {
-                assert_eq!((s.online, s.max), (*online, *max), "{}", h.name);
-                assert_eq!(s.name, format!("gamespy2-{}", h.name));
-            }
-            (Outcome::Down(reason), Err(f)) => {
-                assert_eq!(f.reason.as_str(), *reason, "{}: {}", h.name, f.detail)
-            }
-            (want, got) => panic!("{}: want {want:?}, got {got:?}", h.name),
-        }
-    }
+    let fleet = hostile();
+    assert_eq!(fleet.len(), 10);
+    catalogue::assert_catalogue(Protocol::Gamespy2, fleet).await;
 }

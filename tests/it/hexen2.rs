@@ -2,14 +2,13 @@
 //! with players, each misbehaviour ending in its reason, a QuakeWorld server's reply (four
 //! `FF`) never taken for HexenWorld's, and `/probe?module=hexen2`.
 
-use std::time::Duration;
-
-use gameserver_exporter::query::{poll, Request};
+use crate::support::poll_sim;
+use gameserver_exporter::query::Request;
 use gameserver_exporter::simulate::hexen2::spawn;
 use gameserver_exporter::simulate::quake2::Misbehaviour;
 use gameserver_exporter::simulate::{quake1, SimServer, World, WorldState};
 use gameserver_exporter::status::{Reason, Status};
-use gameserver_exporter::target::{Address, Protocol};
+use gameserver_exporter::target::Protocol;
 
 fn world() -> World {
     World::new(WorldState {
@@ -28,25 +27,21 @@ fn world() -> World {
     })
 }
 
-fn request(server: &SimServer) -> Request {
-    let mut req = Request::new(
-        Protocol::Hexen2,
-        Address::parse(&server.addr.to_string()).unwrap(),
-    );
-    req.timeout = Duration::from_millis(800);
+fn request(server: &SimServer, want: Option<Reason>) -> Request {
+    let mut req = poll_sim::request(Protocol::Hexen2, server, want);
     req.players = true;
     req
 }
 
-async fn status(m: Misbehaviour) -> Result<Status, Reason> {
+async fn status(m: Misbehaviour, want: Option<Reason>) -> Result<Status, Reason> {
     let server = spawn(world(), m).await.unwrap();
-    poll(&request(&server)).await.map_err(|f| f.reason)
+    poll_sim::outcome(&request(&server, want)).await
 }
 
 /// Name, map, counts and the players with their minutes as seconds.
 #[tokio::test]
 async fn status_with_players() {
-    let s = status(Misbehaviour::None).await.unwrap();
+    let s = status(Misbehaviour::None, None).await.unwrap();
     assert_eq!((s.online, s.max), (2, 8));
     assert_eq!(s.name, "Hexen Arena");
     assert_eq!(s.map.as_deref(), Some("demo1"));
@@ -74,7 +69,7 @@ async fn misbehaviours() {
         (Misbehaviour::LyingCounts, Reason::TooLarge),
         (Misbehaviour::PrintOnly, Reason::Mismatch),
     ] {
-        assert_eq!(status(m).await.unwrap_err(), want, "{m:?}");
+        assert_eq!(status(m, Some(want)).await.unwrap_err(), want, "{m:?}");
     }
 }
 
@@ -83,11 +78,6 @@ async fn misbehaviours() {
 #[tokio::test]
 async fn quakeworld_server_is_not_hexenworld() {
     let server = quake1::spawn(world(), Misbehaviour::None).await.unwrap();
-    assert_eq!(
-        poll(&request(&server))
-            .await
-            .map_err(|f| f.reason)
-            .unwrap_err(),
-        Reason::Timeout
-    );
+    let r = poll_sim::outcome(&request(&server, Some(Reason::Timeout))).await;
+    assert_eq!(r.unwrap_err(), Reason::Timeout);
 }

@@ -3,13 +3,12 @@
 //! the challenge-less memory, a plain GameSpy 3 server never taken for JC2-MP, and
 //! `/probe?module=jc2m`.
 
-use std::time::Duration;
-
-use gameserver_exporter::query::{poll, Request};
+use crate::support::poll_sim;
+use gameserver_exporter::query::Request;
 use gameserver_exporter::simulate::jc2mp::{spawn, Misbehaviour};
 use gameserver_exporter::simulate::{gamespy3, SimServer, World, WorldState};
 use gameserver_exporter::status::{Reason, Status};
-use gameserver_exporter::target::{Address, Protocol};
+use gameserver_exporter::target::Protocol;
 
 fn world() -> World {
     World::new(WorldState {
@@ -25,26 +24,22 @@ fn world() -> World {
     })
 }
 
-fn request(server: &SimServer) -> Request {
-    let mut req = Request::new(
-        Protocol::Jc2mp,
-        Address::parse(&server.addr.to_string()).unwrap(),
-    );
-    req.timeout = Duration::from_millis(900);
+fn request(server: &SimServer, want: Option<Reason>) -> Request {
+    let mut req = poll_sim::request(Protocol::Jc2mp, server, want);
     req.players = true;
     req.rules = true;
     req
 }
 
-async fn status(m: Misbehaviour) -> Result<Status, Reason> {
+async fn status(m: Misbehaviour, want: Option<Reason>) -> Result<Status, Reason> {
     let server = spawn(world(), m).await.unwrap();
-    poll(&request(&server)).await.map_err(|f| f.reason)
+    poll_sim::outcome(&request(&server, want)).await
 }
 
 /// Name, version, counts, the players with Steam ids and pings, the key/values as rules.
 #[tokio::test]
 async fn status_with_players() {
-    let s = status(Misbehaviour::None).await.unwrap();
+    let s = status(Misbehaviour::None, None).await.unwrap();
     assert_eq!((s.online, s.max), (2, 5000));
     assert_eq!(s.name, "Panau Freeroam");
     assert_eq!(s.version.as_deref(), Some("0.2.0.3"));
@@ -76,7 +71,7 @@ async fn status_with_players() {
 /// A server that ignores the handshake is read with the challenge-less request.
 #[tokio::test]
 async fn no_handshake() {
-    let s = status(Misbehaviour::NoHandshake).await.unwrap();
+    let s = status(Misbehaviour::NoHandshake, None).await.unwrap();
     assert_eq!((s.online, s.max), (2, 5000));
 }
 
@@ -92,9 +87,9 @@ async fn misbehaviours() {
         (Misbehaviour::Garbage, Reason::Malformed),
         (Misbehaviour::EndlessChallenges, Reason::Challenge),
     ] {
-        assert_eq!(status(m).await.unwrap_err(), want, "{m:?}");
+        assert_eq!(status(m, Some(want)).await.unwrap_err(), want, "{m:?}");
     }
-    let s = status(Misbehaviour::LyingCounts).await.unwrap();
+    let s = status(Misbehaviour::LyingCounts, None).await.unwrap();
     assert_eq!((s.online, s.max), (1000, 1));
 }
 
@@ -105,14 +100,11 @@ async fn misbehaviours() {
 #[tokio::test]
 async fn gamespy3_is_not_jc2mp() {
     let server = gamespy3::spawn(world(), Default::default()).await.unwrap();
-    let r = poll(&request(&server)).await.map_err(|f| f.reason);
+    let r = poll_sim::outcome(&request(&server, Some(Reason::Malformed))).await;
     assert_eq!(r.unwrap_err(), Reason::Malformed);
 
     let server = spawn(world(), Misbehaviour::None).await.unwrap();
-    let mut req = request(&server);
+    let mut req = request(&server, Some(Reason::Timeout));
     req.protocol = Protocol::Gamespy3;
-    assert_eq!(
-        poll(&req).await.map_err(|f| f.reason).unwrap_err(),
-        Reason::Timeout
-    );
+    assert_eq!(poll_sim::outcome(&req).await.unwrap_err(), Reason::Timeout);
 }

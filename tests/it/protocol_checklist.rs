@@ -309,7 +309,10 @@ fn each_protocols_facts_live_in_its_folder() {
     for p in Protocol::ALL {
         let id = p.as_str();
         let declares = |text: &str| {
-            text.contains(&format!("Spec::udp(\"{id}\"")) || text.contains(&format!("id: \"{id}\""))
+            ["udp", "tcp", "http"]
+                .iter()
+                .any(|kind| text.contains(&format!("Spec::{kind}(\"{id}\"")))
+                || text.contains(&format!("id: \"{id}\""))
         };
         if !specs.iter().any(|(_, text)| declares(text)) {
             missing.push(format!(

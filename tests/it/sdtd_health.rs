@@ -61,18 +61,14 @@ async fn mem_gives_the_health_families() {
 #[tokio::test]
 async fn hostile_consoles_keep_the_target_up() {
     let game = spawn(world(), A2sConfig::default()).await.unwrap();
-    let good = console_sim(Misbehaviour::None).await;
-    let endless = console_sim(Misbehaviour::Endless).await;
-    let huge = console_sim(Misbehaviour::Huge).await;
-    let flood = console_sim(Misbehaviour::Flood).await;
-    let cases = [
-        (good.addr.port(), "pl4nted-wrong", "auth_refused"),
-        (health::closed_port(), PASSWORD, "refused"),
-        (endless.addr.port(), PASSWORD, "timeout"),
-        (huge.addr.port(), PASSWORD, "too_large"),
-        (flood.addr.port(), PASSWORD, "mismatch"),
-    ];
-    health::assert_fails_up(game.addr, Console::SdtdTelnet, PASSWORD, &cases).await;
+    let consoles = health::HostileConsoles {
+        good: console_sim(Misbehaviour::None).await,
+        endless: console_sim(Misbehaviour::Endless).await,
+        huge: console_sim(Misbehaviour::Huge).await,
+        flood: console_sim(Misbehaviour::Flood).await,
+    };
+    health::assert_hostile_consoles_fail_up(game.addr, Console::SdtdTelnet, PASSWORD, &consoles)
+        .await;
     for m in [Misbehaviour::Split(1), Misbehaviour::EchoPassword] {
         let sim = console_sim(m).await;
         let s =

@@ -67,18 +67,13 @@ async fn stats_gives_frame_rate_cpu_network_uptime() {
 #[tokio::test]
 async fn failed_health_keeps_the_target_up() {
     let game = spawn(world(), A2sConfig::default()).await.unwrap();
-    let good = console_sim(Misbehaviour::None).await;
-    let silent = console_sim(Misbehaviour::Silence).await;
-    let huge = console_sim(Misbehaviour::Oversized).await;
-    let flood = console_sim(Misbehaviour::Flood).await;
-    let cases = [
-        (good.addr.port(), "pl4nted-wrong", "auth_refused"),
-        (health::closed_port(), PASSWORD, "refused"),
-        (silent.addr.port(), PASSWORD, "timeout"),
-        (huge.addr.port(), PASSWORD, "too_large"),
-        (flood.addr.port(), PASSWORD, "mismatch"),
-    ];
-    health::assert_fails_up(game.addr, Console::Source, PASSWORD, &cases).await;
+    let consoles = health::HostileConsoles {
+        good: console_sim(Misbehaviour::None).await,
+        endless: console_sim(Misbehaviour::Silence).await,
+        huge: console_sim(Misbehaviour::Oversized).await,
+        flood: console_sim(Misbehaviour::Flood).await,
+    };
+    health::assert_hostile_consoles_fail_up(game.addr, Console::Source, PASSWORD, &consoles).await;
     let drip = console_sim(Misbehaviour::Split(1)).await;
     let s = health::poll_healthy(game.addr, Console::Source, drip.addr.port(), PASSWORD).await;
     assert_eq!(s.health.expect("health").frame_rate_hertz, Some(66.67));

@@ -3,14 +3,13 @@
 //! each misbehaviour ending in its reason, a SA:MP server never taken for VC:MP, and
 //! `/probe?module=vcm`.
 
-use std::time::Duration;
-
-use gameserver_exporter::query::{poll, Request};
+use crate::support::poll_sim;
+use gameserver_exporter::query::Request;
 use gameserver_exporter::simulate::samp::Misbehaviour;
 use gameserver_exporter::simulate::vcmp::spawn;
 use gameserver_exporter::simulate::{samp, SimServer, World, WorldState};
 use gameserver_exporter::status::{Reason, Status};
-use gameserver_exporter::target::{Address, Protocol};
+use gameserver_exporter::target::Protocol;
 
 fn world() -> World {
     World::new(WorldState {
@@ -26,27 +25,23 @@ fn world() -> World {
     })
 }
 
-fn request(server: &SimServer) -> Request {
-    let mut req = Request::new(
-        Protocol::Vcmp,
-        Address::parse(&server.addr.to_string()).unwrap(),
-    );
-    req.timeout = Duration::from_millis(900);
+fn request(server: &SimServer, want: Option<Reason>) -> Request {
+    let mut req = poll_sim::request(Protocol::Vcmp, server, want);
     req.players = true;
     req.rules = true;
     req
 }
 
-async fn status(m: Misbehaviour) -> Result<Status, Reason> {
+async fn status(m: Misbehaviour, want: Option<Reason>) -> Result<Status, Reason> {
     let server = spawn(world(), m).await.unwrap();
-    poll(&request(&server)).await.map_err(|f| f.reason)
+    poll_sim::outcome(&request(&server, want)).await
 }
 
 /// Name, version, game mode, map, counts, password, and the names without scores; no rules
 /// (VC:MP has no `r`), so none are published.
 #[tokio::test]
 async fn status_with_players() {
-    let s = status(Misbehaviour::None).await.unwrap();
+    let s = status(Misbehaviour::None, None).await.unwrap();
     assert_eq!((s.online, s.max), (2, 100));
     assert_eq!(s.name, "Vice Deathmatch");
     assert_eq!(s.version.as_deref(), Some("04rel006"));
@@ -74,9 +69,9 @@ async fn misbehaviours() {
         (Misbehaviour::LengthBeyondDatagram, Reason::Malformed),
         (Misbehaviour::WrongHeader, Reason::Mismatch),
     ] {
-        assert_eq!(status(m).await.unwrap_err(), want, "{m:?}");
+        assert_eq!(status(m, Some(want)).await.unwrap_err(), want, "{m:?}");
     }
-    let s = status(Misbehaviour::JunkFlood).await.unwrap();
+    let s = status(Misbehaviour::JunkFlood, None).await.unwrap();
     assert_eq!((s.online, s.max), (2, 100));
 }
 
@@ -85,12 +80,11 @@ async fn misbehaviours() {
 #[tokio::test]
 async fn samp_is_not_vcmp() {
     let server = samp::spawn(world(), Default::default()).await.unwrap();
-    let r = poll(&request(&server)).await.map_err(|f| f.reason);
+    let r = poll_sim::outcome(&request(&server, Some(Reason::Timeout))).await;
     assert_eq!(r.unwrap_err(), Reason::Timeout);
 
     let server = spawn(world(), Misbehaviour::None).await.unwrap();
-    let mut req = request(&server);
+    let mut req = request(&server, Some(Reason::Timeout));
     req.protocol = Protocol::Samp;
-    let r = poll(&req).await.map_err(|f| f.reason);
-    assert_eq!(r.unwrap_err(), Reason::Timeout);
+    assert_eq!(poll_sim::outcome(&req).await.unwrap_err(), Reason::Timeout);
 }

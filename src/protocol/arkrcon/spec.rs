@@ -1,27 +1,17 @@
 //! ARK: Survival Ascended over its RCON console: the protocol's facts and how its exchange is
 //! built for a poll (`protocol::spec`).
 
-use std::time::Duration;
-
 use super::exchange::ArkRcon;
 use crate::protocol::credentials::CredentialKey;
 use crate::protocol::memory::Memory;
-use crate::protocol::spec::{Build, Link, Resolve, Spec, Start, SOURCE_RCON_PORT};
+use crate::protocol::spec::{Build, Spec, Start};
 
 /// ASA answers no query: the address is its RCON port (`RCONPort` in GameUserSettings.ini,
 /// 27020 by default, with `RCONEnabled=True`); `password_file` holds `ServerAdminPassword`.
 /// One connection per poll, a login and one command; nothing to pace.
 pub const SPEC: Spec = Spec {
-    id: "arkrcon",
-    default_port: 27020,
-    resolve: Resolve::Plain,
-    link: Link::Tcp,
-    min_gap: Duration::ZERO,
-    self_paced: false,
-    http: None,
     credential_keys: &[CredentialKey::Password],
-    required_credential: None,
-    default_rcon_port: SOURCE_RCON_PORT,
+    ..Spec::tcp("arkrcon", 27020)
 };
 
 pub type Exchange = ArkRcon;

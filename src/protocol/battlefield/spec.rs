@@ -1,26 +1,15 @@
 //! Frostbite (Battlefield) query: the protocol's facts and how its exchange is built for a
 //! poll (`protocol::spec`).
 
-use std::time::Duration;
-
 use super::exchange::Battlefield;
 use crate::protocol::memory::Memory;
-use crate::protocol::spec::{Build, Link, Resolve, Spec, Start};
+use crate::protocol::spec::{Build, Spec, Start};
 
 /// 47200: BF3/BF4/Hardline/Warfighter's default RCON port (game port 25200 + 22000); Bad
 /// Company 2 and Medal of Honor 2010 use 48888 (their presets say so). One connection per
 /// poll, two or three requests on it; nothing to pace, nothing to log in with.
 pub const SPEC: Spec = Spec {
-    id: "battlefield",
-    default_port: 47200,
-    resolve: Resolve::Plain,
-    link: Link::Tcp,
-    min_gap: Duration::ZERO,
-    self_paced: false,
-    http: None,
-    credential_keys: &[],
-    required_credential: None,
-    default_rcon_port: crate::protocol::spec::SOURCE_RCON_PORT,
+    ..Spec::tcp("battlefield", 47200)
 };
 
 pub type Exchange = Battlefield;

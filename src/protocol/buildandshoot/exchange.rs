@@ -4,45 +4,27 @@ use std::time::{Duration, Instant};
 
 use super::{decode_page, to_status, Page, JSON_PATH};
 use crate::protocol::exchange::{Error, Params};
-use crate::protocol::http::fetch::{Api, Fetch};
-use crate::protocol::http::{encode_request, Response};
+use crate::protocol::http::fetch::Fetch;
+use crate::protocol::http::page::{self, JsonPage, OnePage};
 use crate::status::Status;
 
+impl JsonPage for Page {
+    const PATH: &'static str = JSON_PATH;
+    const LABEL: &'static str = "GET /json";
+
+    fn decode(body: &[u8]) -> Result<Self, Error> {
+        decode_page(body)
+    }
+
+    fn to_status(self, latency: Duration, players: bool, detail: bool) -> Status {
+        to_status(self, latency, players, detail)
+    }
+}
+
 /// The page and its answer.
-#[derive(Debug)]
-pub struct StatusJson {
-    params: Params,
-    page: Option<Page>,
-}
-
-impl Api for StatusJson {
-    fn request(&mut self, i: usize, out: &mut Vec<u8>) -> Option<&'static str> {
-        if i > 0 {
-            return None;
-        }
-        encode_request(
-            "GET",
-            JSON_PATH,
-            &[("Accept", "application/json")],
-            b"",
-            out,
-        );
-        Some("GET /json")
-    }
-
-    fn response(&mut self, _i: usize, response: &Response<'_>) -> Result<(), Error> {
-        self.page = Some(decode_page(response.json_page()?)?);
-        Ok(())
-    }
-
-    fn status(&mut self, latency: Duration) -> Result<Status, Error> {
-        let page = self.page.take().unwrap_or_default();
-        let p = self.params;
-        Ok(to_status(page, latency, p.players, p.detail))
-    }
-}
+pub type StatusJson = OnePage<Page>;
 
 /// A poll's exchange.
 pub fn new(params: Params, deadline: Instant) -> Fetch<StatusJson> {
-    Fetch::new(StatusJson { params, page: None }, deadline)
+    page::new(params, deadline)
 }

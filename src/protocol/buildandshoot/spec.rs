@@ -1,25 +1,14 @@
 //! Build and Shoot (the status server's JSON page): the protocol's facts and how its exchange is built for a poll
 //! (`protocol::spec`).
 
-use std::time::Duration;
-
 use super::exchange::StatusJson;
 use crate::protocol::http::fetch::Fetch;
 use crate::protocol::memory::Memory;
-use crate::protocol::spec::{Build, HttpScheme, Link, Resolve, Spec, Start};
+use crate::protocol::spec::{Build, HttpScheme, Spec, Start};
 
 /// The status server's port (piqueserver's `status_server.port`, 32886: the game port - 1): one GET.
 pub const SPEC: Spec = Spec {
-    id: "buildandshoot",
-    default_port: 32886,
-    resolve: Resolve::Plain,
-    link: Link::Http,
-    min_gap: Duration::ZERO,
-    self_paced: false,
-    http: Some(HttpScheme::Either),
-    credential_keys: &[],
-    required_credential: None,
-    default_rcon_port: crate::protocol::spec::SOURCE_RCON_PORT,
+    ..Spec::http("buildandshoot", 32886, HttpScheme::Either)
 };
 
 pub type Exchange = Fetch<StatusJson>;

@@ -4,40 +4,27 @@ use std::time::{Duration, Instant};
 
 use super::{decode_frontpage, to_status, Info, FRONTPAGE_PATH};
 use crate::protocol::exchange::{Error, Params};
-use crate::protocol::http::fetch::{Api, Fetch};
-use crate::protocol::http::{encode_request, Response};
+use crate::protocol::http::fetch::Fetch;
+use crate::protocol::http::page::{self, JsonPage, OnePage};
 use crate::status::Status;
 
+impl JsonPage for Info {
+    const PATH: &'static str = FRONTPAGE_PATH;
+    const LABEL: &'static str = "GET /frontpage";
+
+    fn decode(body: &[u8]) -> Result<Self, Error> {
+        decode_frontpage(body)
+    }
+
+    fn to_status(self, latency: Duration, players: bool, detail: bool) -> Status {
+        to_status(self, latency, players, detail)
+    }
+}
+
 /// The page and its answer.
-#[derive(Debug)]
-pub struct Frontpage {
-    params: Params,
-    info: Option<Info>,
-}
-
-impl Api for Frontpage {
-    fn request(&mut self, i: usize, out: &mut Vec<u8>) -> Option<&'static str> {
-        if i > 0 {
-            return None;
-        }
-        let accept = [("Accept", "application/json")];
-        encode_request("GET", FRONTPAGE_PATH, &accept, b"", out);
-        Some("GET /frontpage")
-    }
-
-    fn response(&mut self, _i: usize, response: &Response<'_>) -> Result<(), Error> {
-        self.info = Some(decode_frontpage(response.json_page()?)?);
-        Ok(())
-    }
-
-    fn status(&mut self, latency: Duration) -> Result<Status, Error> {
-        let info = self.info.take().unwrap_or_default();
-        let p = self.params;
-        Ok(to_status(info, latency, p.players, p.detail))
-    }
-}
+pub type Frontpage = OnePage<Info>;
 
 /// A poll's exchange.
 pub fn new(params: Params, deadline: Instant) -> Fetch<Frontpage> {
-    Fetch::new(Frontpage { params, info: None }, deadline)
+    page::new(params, deadline)
 }

@@ -1,25 +1,14 @@
 //! Eco (the server's web API): the protocol's facts and how its exchange is built for a poll
 //! (`protocol::spec`).
 
-use std::time::Duration;
-
 use super::exchange::Frontpage;
 use crate::protocol::http::fetch::Fetch;
 use crate::protocol::memory::Memory;
-use crate::protocol::spec::{Build, HttpScheme, Link, Resolve, Spec, Start};
+use crate::protocol::spec::{Build, HttpScheme, Spec, Start};
 
 /// The server's web port (the game port + 1, 3001 by default): one GET.
 pub const SPEC: Spec = Spec {
-    id: "eco",
-    default_port: 3001,
-    resolve: Resolve::Plain,
-    link: Link::Http,
-    min_gap: Duration::ZERO,
-    self_paced: false,
-    http: Some(HttpScheme::Either),
-    credential_keys: &[],
-    required_credential: None,
-    default_rcon_port: crate::protocol::spec::SOURCE_RCON_PORT,
+    ..Spec::http("eco", 3001, HttpScheme::Either)
 };
 
 pub type Exchange = Fetch<Frontpage>;

@@ -4,45 +4,27 @@ use std::time::{Duration, Instant};
 
 use super::{decode_info, to_status, Info, INFO_PATH};
 use crate::protocol::exchange::{Error, Params};
-use crate::protocol::http::fetch::{Api, Fetch};
-use crate::protocol::http::{encode_request, Response};
+use crate::protocol::http::fetch::Fetch;
+use crate::protocol::http::page::{self, JsonPage, OnePage};
 use crate::status::Status;
 
+impl JsonPage for Info {
+    const PATH: &'static str = INFO_PATH;
+    const LABEL: &'static str = "GET /";
+
+    fn decode(body: &[u8]) -> Result<Self, Error> {
+        decode_info(body)
+    }
+
+    fn to_status(self, latency: Duration, players: bool, detail: bool) -> Status {
+        to_status(self, latency, players, detail)
+    }
+}
+
 /// The page and its answer.
-#[derive(Debug)]
-pub struct InfoPage {
-    params: Params,
-    info: Option<Info>,
-}
-
-impl Api for InfoPage {
-    fn request(&mut self, i: usize, out: &mut Vec<u8>) -> Option<&'static str> {
-        if i > 0 {
-            return None;
-        }
-        encode_request(
-            "GET",
-            INFO_PATH,
-            &[("Accept", "application/json")],
-            b"",
-            out,
-        );
-        Some("GET /")
-    }
-
-    fn response(&mut self, _i: usize, response: &Response<'_>) -> Result<(), Error> {
-        self.info = Some(decode_info(response.json_page()?)?);
-        Ok(())
-    }
-
-    fn status(&mut self, latency: Duration) -> Result<Status, Error> {
-        let info = self.info.take().unwrap_or_default();
-        let p = self.params;
-        Ok(to_status(info, latency, p.players, p.detail))
-    }
-}
+pub type InfoPage = OnePage<Info>;
 
 /// A poll's exchange.
 pub fn new(params: Params, deadline: Instant) -> Fetch<InfoPage> {
-    Fetch::new(InfoPage { params, info: None }, deadline)
+    page::new(params, deadline)
 }

@@ -11,6 +11,8 @@
 //! - [`ask`]: one request and the wait for its reply, the step every UDP dialogue is made of.
 //! - [`oneshot`]: the whole exchange of a one-request/one-reply protocol.
 //! - [`stream`]: a capped stream buffer and its framing loop.
+//! - [`stream_once`]: the whole exchange of a TCP protocol that asks once and reads framed
+//!   replies.
 //! - [`tools`]: time shares, best-effort notes, challenge bounds, match keys.
 //! - [`replay`]: drives an exchange through a scripted input sequence on a virtual clock
 //!   (the fuzz targets' driver).
@@ -34,6 +36,7 @@ pub mod oneshot;
 pub mod replay;
 pub mod step;
 pub mod stream;
+pub mod stream_once;
 pub mod tools;
 
 pub use error::{Error, LinkError};

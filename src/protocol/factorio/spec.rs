@@ -1,29 +1,19 @@
 //! Factorio over Source RCON: the protocol's facts and how its exchange is built for a poll
 //! (`protocol::spec`).
 
-use std::time::Duration;
-
 use super::exchange::Factorio;
 use crate::protocol::credentials::CredentialKey;
 use crate::protocol::memory::Memory;
-use crate::protocol::spec::{Build, Link, Resolve, Spec, Start, SOURCE_RCON_PORT};
+use crate::protocol::spec::{Build, Spec, Start, SOURCE_RCON_PORT};
 
 /// Factorio has no query: the address is its RCON port. It has no default (`--rcon-port` is
 /// required to turn RCON on); 27015, Source's, is what its wiki and hosting panels use. One
 /// connection per poll, a login and one command (and the empty-command marker Factorio
 /// leaves unanswered); nothing to pace.
 pub const SPEC: Spec = Spec {
-    id: "factorio",
-    default_port: SOURCE_RCON_PORT,
-    resolve: Resolve::Plain,
-    link: Link::Tcp,
-    min_gap: Duration::ZERO,
-    self_paced: false,
-    http: None,
     // The RCON password (`--rcon-password`).
     credential_keys: &[CredentialKey::Password],
-    required_credential: None,
-    default_rcon_port: SOURCE_RCON_PORT,
+    ..Spec::tcp("factorio", SOURCE_RCON_PORT)
 };
 
 pub type Exchange = Factorio;

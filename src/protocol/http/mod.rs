@@ -15,6 +15,7 @@
 //!   HTTPS API, FiveM's `/players.json`).
 
 pub mod fetch;
+pub mod page;
 pub mod then;
 
 use crate::protocol::exchange::Error;

@@ -4,41 +4,30 @@ use std::time::{Duration, Instant};
 
 use super::{decode_page, to_status, Page, ACCEPT, QUERY_PATH};
 use crate::protocol::exchange::{Error, Params};
-use crate::protocol::http::fetch::{Api, Fetch};
-use crate::protocol::http::{encode_request, Response};
+use crate::protocol::http::fetch::Fetch;
+use crate::protocol::http::page::{self, JsonPage, OnePage};
 use crate::status::Status;
 
+impl JsonPage for Page {
+    const PATH: &'static str = QUERY_PATH;
+    const LABEL: &'static str = "GET /Nitrado/Query";
+    // Only the versioned type: `application/json` gets whatever the plugin's current
+    // version is, and its README advises against relying on that.
+    const ACCEPT: &'static str = ACCEPT;
+
+    fn decode(body: &[u8]) -> Result<Self, Error> {
+        decode_page(body)
+    }
+
+    fn to_status(self, latency: Duration, players: bool, detail: bool) -> Status {
+        to_status(self, latency, players, detail)
+    }
+}
+
 /// The page and its answer.
-#[derive(Debug)]
-pub struct QueryPage {
-    params: Params,
-    page: Option<Page>,
-}
-
-impl Api for QueryPage {
-    fn request(&mut self, i: usize, out: &mut Vec<u8>) -> Option<&'static str> {
-        if i > 0 {
-            return None;
-        }
-        // Only the versioned type: `application/json` gets whatever the plugin's current
-        // version is, and its README advises against relying on that.
-        encode_request("GET", QUERY_PATH, &[("Accept", ACCEPT)], b"", out);
-        Some("GET /Nitrado/Query")
-    }
-
-    fn response(&mut self, _i: usize, response: &Response<'_>) -> Result<(), Error> {
-        self.page = Some(decode_page(response.json_page()?)?);
-        Ok(())
-    }
-
-    fn status(&mut self, latency: Duration) -> Result<Status, Error> {
-        let page = self.page.take().unwrap_or_default();
-        let p = self.params;
-        Ok(to_status(page, latency, p.players, p.detail))
-    }
-}
+pub type QueryPage = OnePage<Page>;
 
 /// A poll's exchange.
 pub fn new(params: Params, deadline: Instant) -> Fetch<QueryPage> {
-    Fetch::new(QueryPage { params, page: None }, deadline)
+    page::new(params, deadline)
 }

@@ -1,27 +1,16 @@
 //! Hytale (the Nitrado Query plugin's page): the protocol's facts and how its exchange is
 //! built for a poll (`protocol::spec`).
 
-use std::time::Duration;
-
 use super::exchange::QueryPage;
 use crate::protocol::http::fetch::Fetch;
 use crate::protocol::memory::Memory;
-use crate::protocol::spec::{Build, HttpScheme, Link, Resolve, Spec, Start};
+use crate::protocol::spec::{Build, HttpScheme, Spec, Start};
 
 /// The Nitrado WebServer plugin's port (the game port 5520 + 3): one GET. The plugin serves
 /// TLS with a self-signed certificate unless told otherwise: `tls = true` with
 /// `tls_fingerprint` or `tls_insecure` (docs/protocols/hytale.md).
 pub const SPEC: Spec = Spec {
-    id: "hytale",
-    default_port: 5523,
-    resolve: Resolve::Plain,
-    link: Link::Http,
-    min_gap: Duration::ZERO,
-    self_paced: false,
-    http: Some(HttpScheme::Either),
-    credential_keys: &[],
-    required_credential: None,
-    default_rcon_port: crate::protocol::spec::SOURCE_RCON_PORT,
+    ..Spec::http("hytale", 5523, HttpScheme::Either)
 };
 
 pub type Exchange = Fetch<QueryPage>;

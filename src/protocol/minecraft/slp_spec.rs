@@ -1,28 +1,20 @@
 //! Minecraft Java server list ping: the protocol's facts and how its exchange is built for a poll
 //! (`protocol::spec`).
 
-use std::time::Duration;
-
 use super::health::Script;
 use super::slp_exchange::Slp;
 use crate::protocol::credentials::CredentialKey;
 use crate::protocol::memory::Memory;
-use crate::protocol::spec::{Build, Link, RconHealth, Resolve, Spec, Start};
+use crate::protocol::spec::{Build, RconHealth, Resolve, Spec, Start};
 
 pub const SPEC: Spec = Spec {
-    id: "minecraft",
     // SRV (`_minecraft._tcp`) is tried first when the address has no port.
-    default_port: 25565,
     resolve: Resolve::MinecraftSrv,
-    link: Link::Tcp,
-    min_gap: Duration::ZERO,
-    self_paced: false,
-    http: None,
     // Server health over RCON, next to the status ping (docs/protocols/minecraft.md).
     credential_keys: &[CredentialKey::Rcon],
-    required_credential: None,
     // server.properties' `rcon.port` default.
     default_rcon_port: 25575,
+    ..Spec::tcp("minecraft", 25565)
 };
 
 pub type Exchange = Slp;

@@ -1,29 +1,19 @@
 //! Nadeo's GBXRemote 2 (Trackmania Forever, Trackmania 2, Shootmania): the protocol's facts and
 //! how its exchange is built for a poll (`protocol::spec`).
 
-use std::time::Duration;
-
 use super::exchange::{Login, Nadeo, DEFAULT_LOGIN};
 use crate::protocol::credentials::CredentialKey;
 use crate::protocol::memory::Memory;
-use crate::protocol::spec::{Build, Link, Resolve, Spec, Start, SOURCE_RCON_PORT};
+use crate::protocol::spec::{Build, Spec, Start};
 
 /// 5000: the dedicated config's `<xmlrpc_port>` default (a busy port makes the server take the
 /// next free one, 5001...). One connection per poll, five or six calls on it; nothing to
 /// pace.
 pub const SPEC: Spec = Spec {
-    id: "nadeo",
-    default_port: 5000,
-    resolve: Resolve::Plain,
-    link: Link::Tcp,
-    min_gap: Duration::ZERO,
-    self_paced: false,
-    http: None,
     // `Authenticate(username, password)` before the reads, where the server wants a login:
     // the `<authorization_levels>` of its dedicated config (`User` unless `username` says).
     credential_keys: &[CredentialKey::Username, CredentialKey::Password],
-    required_credential: None,
-    default_rcon_port: SOURCE_RCON_PORT,
+    ..Spec::tcp("nadeo", 5000)
 };
 
 pub type Exchange = Nadeo;

@@ -1,28 +1,18 @@
 //! Palworld REST API: the protocol's facts and how its exchange is built for a poll
 //! (`protocol::spec`).
 
-use std::time::Duration;
-
 use super::exchange::PalworldApi;
 use crate::protocol::credentials::CredentialKey;
 use crate::protocol::http::fetch::Fetch;
 use crate::protocol::memory::Memory;
-use crate::protocol::spec::{Build, HttpScheme, Link, Resolve, Spec, Start};
+use crate::protocol::spec::{Build, HttpScheme, Spec, Start};
 use crate::secret::Secret;
 
 /// Palworld's REST API: two or three GETs on one connection.
 pub const SPEC: Spec = Spec {
-    id: "palworld",
-    default_port: 8212,
-    resolve: Resolve::Plain,
-    link: Link::Http,
-    min_gap: Duration::ZERO,
-    self_paced: false,
-    http: Some(HttpScheme::Either),
     // HTTP basic auth; the user is always `admin` ([`super::USER`]).
     credential_keys: &[CredentialKey::Password],
-    required_credential: None,
-    default_rcon_port: crate::protocol::spec::SOURCE_RCON_PORT,
+    ..Spec::http("palworld", 8212, HttpScheme::Either)
 };
 
 pub type Exchange = Fetch<PalworldApi>;

@@ -3,101 +3,44 @@
 use std::time::{Duration, Instant};
 
 use super::{decode_reply, to_info, to_status, Param, MAX_REPLY, REQUEST};
-use crate::protocol::exchange::stream::StreamBuf;
-use crate::protocol::exchange::{Error, Exchange, Input, LinkError, Params, Step};
+use crate::protocol::exchange::stream_once::{Framed, StreamOnce};
+use crate::protocol::exchange::{Error, Params};
+use crate::protocol::DecodeError;
 use crate::status::Status;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum State {
-    Connect,
-    Send,
-    Waiting,
-    Over,
-}
-
-/// One poll's dialogue.
+/// The status request and what its one reply means.
 #[derive(Debug)]
-pub struct Starmade {
+pub struct StatusRequest {
     params: Params,
-    deadline: Instant,
-    state: State,
-    buf: StreamBuf,
-    done: Option<Result<Status, Error>>,
 }
 
-impl Starmade {
-    pub fn new(params: Params, deadline: Instant) -> Starmade {
-        Starmade {
-            params,
-            deadline,
-            state: State::Connect,
-            buf: StreamBuf::new(params.limits.reply_cap().min(MAX_REPLY)),
-            done: None,
-        }
+impl Framed for StatusRequest {
+    type Frame = Vec<Param>;
+    const REQUEST: &'static str = "status";
+
+    fn encode_request(&mut self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&REQUEST);
     }
 
-    fn finish(&mut self, result: Result<Status, Error>) {
-        if self.done.is_none() {
-            self.done = Some(result);
-        }
-        self.state = State::Over;
+    fn decode(&self, buf: &[u8]) -> Result<Option<(Vec<Param>, usize)>, DecodeError> {
+        decode_reply(buf, self.params.limits.reply_cap())
     }
 
-    fn reply(&mut self, params: Vec<Param>, rtt: Duration) {
+    fn frame(&mut self, params: Vec<Param>, rtt: Duration) -> Option<Result<Status, Error>> {
         let result = to_info(&params)
             .map(|info| to_status(info, rtt, self.params.detail))
             .map_err(Error::from);
-        self.finish(result);
+        Some(result)
     }
 }
 
-impl Exchange for Starmade {
-    fn poll(&mut self, now: Instant, out: &mut Vec<u8>) -> Step {
-        match self.state {
-            State::Connect => {
-                self.state = State::Send;
-                Step::Connect(self.deadline)
-            }
-            State::Send => {
-                out.clear();
-                out.extend_from_slice(&REQUEST);
-                self.state = State::Waiting;
-                Step::Send("status")
-            }
-            // At the deadline itself the wait would end at once again and again: over.
-            State::Waiting if now >= self.deadline => {
-                self.finish(Err(Error::Net(LinkError::Timeout)));
-                self.poll(now, out)
-            }
-            State::Waiting => Step::Wait(self.deadline),
-            State::Over => match self.done.take() {
-                Some(Ok(status)) => Step::Done(status),
-                Some(Err(e)) => Step::Failed(e),
-                None => Step::Failed(Error::Net(LinkError::Timeout)),
-            },
-        }
-    }
+/// One poll's dialogue.
+pub type Starmade = StreamOnce<StatusRequest>;
 
-    fn handle(&mut self, _now: Instant, input: Input<'_>) {
-        // A failed connect comes before anything is sent: every input counts in every state
-        // (finish keeps the first outcome).
-        match input {
-            Input::Received { .. } if self.state == State::Over => {}
-            Input::Received { bytes, rtt } => {
-                self.buf.push(bytes);
-                let cap = self.params.limits.reply_cap();
-                match self.buf.frame(|b| decode_reply(b, cap)) {
-                    Ok(Some(params)) => self.reply(params, rtt),
-                    Ok(None) => {}
-                    Err(e) => self.finish(Err(Error::Net(e))),
-                }
-            }
-            Input::Closed => {
-                let e = Error::Net(self.buf.closed());
-                self.finish(Err(e));
-            }
-            Input::Failed(e) => self.finish(Err(Error::Net(e))),
-        }
+impl Starmade {
+    pub fn new(params: Params, deadline: Instant) -> Starmade {
+        let cap = params.limits.reply_cap().min(MAX_REPLY);
+        StreamOnce::start(StatusRequest { params }, cap, deadline)
     }
 }
 

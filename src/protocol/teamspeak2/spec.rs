@@ -3,12 +3,12 @@
 
 use super::exchange::Ts2;
 use crate::protocol::memory::Memory;
-use crate::protocol::spec::{Build, Link, Spec, Start};
+use crate::protocol::spec::{Build, Spec, Start};
 
 /// The TCP query port; `voice_port` (as for `teamspeak3`) picks the virtual server.
 pub const SPEC: Spec = Spec {
-    link: Link::Tcp,
-    ..Spec::udp("teamspeak2", super::DEFAULT_QUERY_PORT)
+    voice_port: Some(super::DEFAULT_VOICE_PORT),
+    ..Spec::tcp("teamspeak2", super::DEFAULT_QUERY_PORT)
 };
 
 pub type Exchange = Ts2;

@@ -6,24 +6,19 @@ use std::time::Duration;
 use super::exchange::{Login, Ts3, DEFAULT_USERNAME};
 use crate::protocol::credentials::CredentialKey;
 use crate::protocol::memory::Memory;
-use crate::protocol::spec::{Build, Link, Resolve, Spec, Start};
+use crate::protocol::spec::{Build, Spec, Start};
 
 /// TeamSpeak bans an address sending about 10 commands within 3 s: a poll sends at most
 /// [`super::MAX_COMMANDS_PER_POLL`] back to back, and polls keep [`super::MIN_GAP`] apart,
 /// so no 3 s ever holds more than 8 (`tests::flood_ban_window`). Self-paced: the gap is between polls, not
 /// between one poll's commands.
 pub const SPEC: Spec = Spec {
-    id: "teamspeak3",
-    default_port: 10011,
-    resolve: Resolve::Plain,
-    link: Link::Tcp,
     min_gap: super::MIN_GAP,
     self_paced: true,
-    http: None,
     // An optional ServerQuery login (`login <username> <password>`).
     credential_keys: &[CredentialKey::Username, CredentialKey::Password],
-    required_credential: None,
-    default_rcon_port: crate::protocol::spec::SOURCE_RCON_PORT,
+    voice_port: Some(super::DEFAULT_VOICE_PORT),
+    ..Spec::tcp("teamspeak3", 10011)
 };
 
 pub type Exchange = Ts3;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::patience;
 use gameserver_exporter::query::{poll, Request};
+use gameserver_exporter::simulate::SimServer;
 use gameserver_exporter::status::Status;
 use gameserver_exporter::target::{Address, Console, Credentials, Protocol, Rcon};
 
@@ -65,4 +66,36 @@ pub async fn poll_healthy(
     assert!(s.health.is_some(), "no health: {s:?}");
     assert!(!format!("{s:?}").contains(password));
     s
+}
+
+/// The consoles every console suite turns hostile, each started by the suite from its own
+/// simulator's misbehaviour of that kind.
+pub struct HostileConsoles {
+    /// A console that answers (polled with a wrong password).
+    pub good: SimServer,
+    /// A reply that never ends.
+    pub endless: SimServer,
+    /// A length or line past every cap.
+    pub huge: SimServer,
+    /// Endless messages that answer nothing we asked.
+    pub flood: SimServer,
+}
+
+/// [`assert_fails_up`] with the failures every console suite checks: a wrong password
+/// (`auth_refused`), a closed port (`refused`), a reply that never ends (`timeout`), a huge
+/// length (`too_large`), a flood of other messages (`mismatch`).
+pub async fn assert_hostile_consoles_fail_up(
+    game: SocketAddr,
+    console: Console,
+    password: &str,
+    c: &HostileConsoles,
+) {
+    let cases = [
+        (c.good.addr.port(), "pl4nted-wrong", "auth_refused"),
+        (closed_port(), password, "refused"),
+        (c.endless.addr.port(), password, "timeout"),
+        (c.huge.addr.port(), password, "too_large"),
+        (c.flood.addr.port(), password, "mismatch"),
+    ];
+    assert_fails_up(game, console, password, &cases).await;
 }

@@ -21,6 +21,19 @@ pub const WAITED_OUT: Duration = Duration::from_millis(600);
 /// out in every run.
 pub const AFTER_WRONG_REPLIES: Duration = Duration::from_secs(3);
 
+/// For a reply in parts of which some never come: `incomplete` is decided when the wait
+/// runs out, after the parts that came, as `mismatch` is after wrong replies.
+pub const AFTER_SOME_PARTS: Duration = AFTER_WRONG_REPLIES;
+
+/// The timeout for a case that must end in `want` where that is known only at the deadline
+/// when parts are missing ([`AFTER_SOME_PARTS`] for `incomplete`), else [`timeout_for`]'s.
+pub fn timeout_for_parts(want: Reason) -> Duration {
+    match want {
+        Reason::Incomplete => AFTER_SOME_PARTS,
+        _ => timeout_for(want),
+    }
+}
+
 /// The timeout for a case that must end in `want`.
 pub fn timeout_for(want: Reason) -> Duration {
     match want {
