@@ -3,14 +3,11 @@
 
 use super::exchange::Bzflag;
 use crate::protocol::memory::Memory;
-use crate::protocol::spec::{Build, Link, Spec, Start};
+use crate::protocol::spec::{Build, Spec, Start};
 
 /// 5154: bzfs's game port (`ServerPort`), where TCP takes the hello and the queries. One
 /// connection per poll; nothing to log in with.
-pub const SPEC: Spec = Spec {
-    link: Link::Tcp,
-    ..Spec::udp("bzflag", 5154)
-};
+pub const SPEC: Spec = Spec::tcp("bzflag", 5154);
 
 pub type Exchange = Bzflag;
 
