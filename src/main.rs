@@ -338,8 +338,8 @@ struct QueryArgs {
     /// HAProxy, Velocity or BungeeCord with proxy protocol on (TCP protocols only).
     #[arg(long, value_name = "v1|v2", value_parser = proxy_version)]
     proxy_protocol: Option<ProxyProtocol>,
-    /// TeamSpeak 3: the voice port of the virtual server to select (`use port=`; 9987
-    /// unless given).
+    /// TeamSpeak 3 and 2: the voice port of the virtual server to select (`use port=` /
+    /// `sel`; 9987 and 8767 unless given), as a target's `voice_port`.
     #[arg(long, value_name = "PORT")]
     voice_port: Option<u16>,
     /// A file holding the password (Factorio's RCON password, Palworld's admin password,
@@ -455,6 +455,13 @@ async fn run_query(a: QueryArgs) -> ExitCode {
             "--proxy-protocol: only TCP protocols ({}) can send a PROXY header; {protocol} runs \
              over UDP",
             Protocol::tcp_names()
+        ));
+    }
+    if a.voice_port.is_some() && protocol.spec().voice_port.is_none() {
+        return fail(format!(
+            "--voice-port: only {} targets select a virtual server by voice port; this one is \
+             {protocol}",
+            Protocol::voice_names()
         ));
     }
     let mut req = Request::new(protocol, address);

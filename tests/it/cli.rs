@@ -168,6 +168,22 @@ fn query_bad_proxy_protocol() {
     );
 }
 
+/// `--voice-port` only for a protocol that selects a virtual server by it, as a target's
+/// `voice_port` (refused before any traffic).
+#[test]
+fn query_voice_port_on_voice_protocols_only() {
+    let out = exe()
+        .args(["query", "a2s", "127.0.0.1", "--voice-port", "9987"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        "error: --voice-port: only teamspeak3 and teamspeak2 targets select a virtual server \
+         by voice port; this one is a2s\n"
+    );
+}
+
 fn world() -> WorldState {
     WorldState {
         name: "CLI Test".into(),
