@@ -588,3 +588,36 @@ mod extinfo_exchange {
         }
     }
 }
+
+/// The checked-in `exchanges` fuzz seed for the extinfo step (arm 29, players asked, nonce
+/// 0x2A2A2A2A): the real Sauerbraten info reply and extinfo datagrams, echoes rewritten to the
+/// nonce, finish a poll listing both clients.
+#[test]
+fn exchanges_seed_reads_sauerbraten_players() {
+    use crate::protocol::exchange::replay::replay;
+    use crate::protocol::exchange::Params;
+    use std::time::Instant;
+
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fuzz/corpus/exchanges/cube2-sauer-players"
+    );
+    let seed = std::fs::read(path).unwrap();
+    assert_eq!(&seed[..2], [0xaf, 29]);
+    let params = Params {
+        players: true,
+        detail: true,
+        ..Params::default()
+    };
+    let start = Instant::now();
+    let deadline = start + Duration::from_secs(5);
+    let mut x = exchange::new(&params, 0x2A2A_2A2A, deadline);
+    let run = replay(&mut x, start, deadline, &seed[2..]);
+    assert_eq!(run.sent, 2);
+    let st = run.result.unwrap().unwrap();
+    let names: Vec<_> = st.players.unwrap().into_iter().map(|p| p.name).collect();
+    assert_eq!(
+        (st.online, names),
+        (2, vec!["Alice".to_string(), "Bob".into()])
+    );
+}
