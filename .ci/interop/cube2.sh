@@ -137,9 +137,9 @@ for _ in $(seq 50); do
     if [[ -n $json ]] && python3 - "$json" <<'PY'
 import json, sys
 s = json.loads(sys.argv[1])
-got = (s["online"], [(p["name"], p["id"], p["score"]) for p in s["players"] or []],
+got = (s["online"], s["bots"], [(p["name"], p["id"], p["score"]) for p in s["players"] or []],
        s["extras"]["extinfo_missing"])
-assert got == (1, [("Alice", "0", 0)], 0), got
+assert got == (1, 0, [("Alice", "0", 0)], 0), got
 PY
     then
         listed=$json

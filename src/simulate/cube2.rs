@@ -109,19 +109,20 @@ pub fn info(w: &WorldState, dialect: Dialect) -> Info {
     }
 }
 
-/// The world's clients as Sauerbraten's extinfo lists them: players then bots, numbered
-/// from 0 in that order (as the engine hands out client numbers).
+/// The world's clients as Sauerbraten's extinfo lists them: players numbered from 0, then
+/// bots numbered from 128 (`MAXCLIENTS`, as the engine numbers them).
 pub fn ext_players(w: &WorldState) -> Vec<ExtPlayer> {
-    let humans = w
-        .players
-        .iter()
-        .map(|(name, score, _)| (name.clone(), *score));
-    let bots = (0..w.bots.min(extinfo::MAX_BOTS as u32)).map(|b| (format!("bot{b}"), 0));
+    let humans = (0..).zip(
+        w.players
+            .iter()
+            .map(|(name, score, _)| (name.clone(), *score)),
+    );
+    let bots = (0..w.bots.min(extinfo::MAX_BOTS as u32) as i32)
+        .map(|b| (extinfo::FIRST_BOT + b, (format!("bot{b}"), 0)));
     humans
         .chain(bots)
-        .enumerate()
         .map(|(cn, (name, frags))| ExtPlayer {
-            cn: cn as i32,
+            cn,
             ping: 20,
             name: format!("\u{c}0{name}"),
             team: "good".into(),
@@ -155,7 +156,7 @@ fn extinfo_answer(req: &[u8], r: &mut Reader<'_>, w: &WorldState, m: Misbehaviou
                 M::ExtLyingIds => ids.push(99),
                 M::ExtManyIds => ids = (0..1000).collect(),
                 M::ExtEndless => {
-                    players = (100..400)
+                    players = (300..600)
                         .map(|cn| ExtPlayer {
                             cn,
                             name: format!("ghost{cn}"),
@@ -321,10 +322,10 @@ pub fn hostile() -> Vec<Hostile> {
         Hostile::down("oversized", "too_large", with(M::Oversized)),
         Hostile::down("wrong-echo", "mismatch", with(M::WrongEcho)),
         // Sauerbraten with `players = true`: the extinfo step, healthy and hostile. The
-        // info reply counts the 2 players; extinfo lists the bots too.
-        Hostile::up("sauer-players", 2, 24, None, sauer(M::None)).with_config(PLAYERS),
-        Hostile::up("sauer-lying-ids", 2, 24, None, sauer(M::ExtLyingIds)).with_config(PLAYERS),
-        Hostile::up("sauer-endless", 2, 24, None, sauer(M::ExtEndless)).with_config(PLAYERS),
+        // info reply counts the 2 players; extinfo lists the bots too (numbered from 128).
+        Hostile::up("sauer-players", 2, 24, Some(2), sauer(M::None)).with_config(PLAYERS),
+        Hostile::up("sauer-lying-ids", 2, 24, Some(2), sauer(M::ExtLyingIds)).with_config(PLAYERS),
+        Hostile::up("sauer-endless", 2, 24, Some(2), sauer(M::ExtEndless)).with_config(PLAYERS),
         Hostile::down("sauer-many-ids", "too_large", sauer(M::ExtManyIds)).with_config(PLAYERS),
         Hostile::down("sauer-oversized", "too_large", sauer(M::ExtOversized)).with_config(PLAYERS),
         Hostile::down("sauer-error", "malformed", sauer(M::ExtError)).with_config(PLAYERS),

@@ -87,11 +87,13 @@ async fn sauerbraten_fields() {
         [
             ("alice", Some("0"), Some(3), Some(20)),
             ("bob", Some("1"), Some(1), Some(20)),
-            ("bot0", Some("2"), Some(0), Some(20)),
-            ("bot1", Some("3"), Some(0), Some(20)),
-            ("bot2", Some("4"), Some(0), Some(20)),
+            ("bot0", Some("128"), Some(0), Some(20)),
+            ("bot1", Some("129"), Some(0), Some(20)),
+            ("bot2", Some("130"), Some(0), Some(20)),
         ]
     );
+    // Bots are the clients numbered from 128 in the header.
+    assert_eq!(st.bots, Some(3));
     assert_eq!(st.extras["extinfo_missing"], json!(0));
     assert_eq!(st.extras["protocol"], json!(260));
 }

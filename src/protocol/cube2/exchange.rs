@@ -55,6 +55,9 @@ impl Ext {
             .iter()
             .filter_map(|id| self.got.iter().find(|p| p.cn == *id))
             .collect();
+        // The engine numbers its bots from MAXCLIENTS on (`aiman::addai`).
+        let bots = ids.iter().filter(|&&id| id >= extinfo::FIRST_BOT).count();
+        s.bots = u32::try_from(bots).ok();
         if params.detail {
             s.extras
                 .insert("extinfo_missing".into(), (ids.len() - list.len()).into());

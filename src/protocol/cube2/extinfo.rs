@@ -26,8 +26,10 @@ pub const IDS: i32 = -10;
 pub const STATS: i32 = -11;
 /// Bots the engine adds beyond its player slots (`MAXBOTS`): the header may list them too.
 pub const MAX_BOTS: usize = 32;
-/// No server has more clients than this (`MAXCLIENTS` 128 plus the bots).
-pub const MAX_IDS: usize = 128 + MAX_BOTS;
+/// The engine's client slots (`MAXCLIENTS`): bots are numbered from here on.
+pub const FIRST_BOT: i32 = 128;
+/// No server has more clients than this (`MAXCLIENTS` plus the bots).
+pub const MAX_IDS: usize = FIRST_BOT as usize + MAX_BOTS;
 
 /// One client's record.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -492,7 +492,7 @@ mod extinfo_exchange {
         };
         let names: Vec<_> = st.players.unwrap().iter().map(|p| p.name.clone()).collect();
         assert_eq!(names, ["Alice", "Bob"]);
-        assert_eq!((st.online, st.max), (2, 7));
+        assert_eq!((st.online, st.max, st.bots), (2, 7, Some(0)));
         assert_eq!(st.extras["extinfo_missing"], json!(0));
     }
 
