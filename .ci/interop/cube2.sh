@@ -127,9 +127,10 @@ PY
 echo "$NAME: extinfo player stats, no client: $ext"
 [[ $ext == 0001ffff6900f6 ]] || interop_fail "cube2-server's extinfo header is not the one we read"
 
-# A player joins (a scripted ENet client over the system's libenet7, sending N_CONNECT only):
-# our poll with --players must list it through extinfo.
-python3 .ci/interop/sauer_client.py "$sauer_port" Alice 30 >"$work/sauer_client.log" 2>&1 &
+# A player joins (a scripted ENet client over the system's libenet7: N_CONNECT, then master
+# and one bot): our poll with --players must list both through extinfo, the bot numbered
+# from 128 (the info reply counts only Alice).
+python3 .ci/interop/sauer_client.py "$sauer_port" Alice 30 1 >"$work/sauer_client.log" 2>&1 &
 pids+=($!)
 listed=
 for _ in $(seq 50); do
@@ -139,7 +140,7 @@ import json, sys
 s = json.loads(sys.argv[1])
 got = (s["online"], s["bots"], [(p["name"], p["id"], p["score"]) for p in s["players"] or []],
        s["extras"]["extinfo_missing"])
-assert got == (1, 0, [("Alice", "0", 0)], 0), got
+assert got == (1, 1, [("Alice", "0", 0), ("bot", "128", 0)], 0), got
 PY
     then
         listed=$json
@@ -148,8 +149,8 @@ PY
     sleep 0.2
 done
 [[ -n $listed ]] || interop_fail "our poll never listed the Sauerbraten client (last: ${json:-none}; client: $(cat "$work/sauer_client.log"))"
-echo "$NAME: ours (Sauerbraten, one client, extinfo): $(compact "$listed")"
+echo "$NAME: ours (Sauerbraten, one client and a bot, extinfo): $(compact "$listed")"
 # qstat's -cubes reads no Sauerbraten players (it never asks extinfo): its -P lists none.
 qstat_out=$("$QSTAT" -cubes "127.0.0.1:$sauer_port" -raw , -P -R -timeout 2 -retry 3)
-echo "$NAME: qstat -cubes -P with one client: ${qstat_out//$'\n'/ / }"
+echo "$NAME: qstat -cubes -P with a client and a bot: ${qstat_out//$'\n'/ / }"
 echo "$NAME: ok"

@@ -621,3 +621,30 @@ fn exchanges_seed_reads_sauerbraten_players() {
         (2, vec!["Alice".to_string(), "Bob".into()])
     );
 }
+
+/// The real server with `Alice` as master and one bot she added (`N_ADDBOT`), asked
+/// `00 01 ff`: the bot is client 128 (`80 80 00`), named `bot`, no team, no armour; Alice's
+/// privilege is 1 (master). The info reply still counted 1 player.
+#[test]
+fn extinfo_real_bot() {
+    let req = [0, 1, 0xFF];
+    let ids = extinfo::decode(&hex("0001ffff6900f600808000"), &req, 64).unwrap();
+    assert_eq!(ids, extinfo::Reply::Ids(vec![0, extinfo::FIRST_BOT]));
+    let bot = "0001ffff6900f580800000626f74000000000000006400060001000000";
+    let extinfo::Reply::Player(bot) = extinfo::decode(&hex(bot), &req, 64).unwrap() else {
+        panic!("not a record")
+    };
+    let got = (
+        bot.cn,
+        bot.name.as_str(),
+        bot.team.as_str(),
+        bot.health,
+        bot.armour,
+    );
+    assert_eq!(got, (128, "bot", "", 100, 0));
+    let alice = "0001ffff6900f50000416c69636500676f6f640000000000006419060101000000";
+    let extinfo::Reply::Player(alice) = extinfo::decode(&hex(alice), &req, 64).unwrap() else {
+        panic!("not a record")
+    };
+    assert_eq!((alice.name.as_str(), alice.privilege), ("Alice", 1));
+}
