@@ -6,7 +6,9 @@
 # Both run on 127.0.0.1 with their master server set to 127.0.0.1 (Red Eclipse as a
 # private server, which never registers): no traffic leaves loopback. `query cube2 --json`
 # on game port + 1 must read the settings each was started with; qstat's `-cubes` (which
-# reads Sauerbraten's layout) must read the Sauerbraten server the same way. A few seconds.
+# reads Sauerbraten's layout) must read the Sauerbraten server the same way. Then
+# Sauerbraten's extinfo: the raw header with no client, and our player list once a scripted
+# client (sauer_client.py, over libenet7) has joined. A few seconds.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 NAME=cube2.sh
@@ -111,4 +113,44 @@ ours=$(ours_summary "$sauer_json")
 theirs=$(qstat_summary <<<"$qstat_out")
 [[ $ours == "$theirs" ]] || interop_fail "qstat disagrees: ours '$ours', qstat '$theirs'"
 echo "$NAME: qstat agrees: $ours"
+
+# Sauerbraten's extinfo (a request starting with 0), asked raw with no client: the header
+# alone (ack -1, version 105, no error, -10), no ids.
+ext=$(python3 - $((sauer_port + 1)) <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(2)
+s.sendto(b"\x00\x01\xff", ("127.0.0.1", int(sys.argv[1])))
+print(s.recv(5000).hex())
+PY
+)
+echo "$NAME: extinfo player stats, no client: $ext"
+[[ $ext == 0001ffff6900f6 ]] || interop_fail "cube2-server's extinfo header is not the one we read"
+
+# A player joins (a scripted ENet client over the system's libenet7: N_CONNECT, then master
+# and one bot): our poll with --players must list both through extinfo, the bot numbered
+# from 128 (the info reply counts only Alice).
+python3 .ci/interop/sauer_client.py "$sauer_port" Alice 30 1 >"$work/sauer_client.log" 2>&1 &
+pids+=($!)
+listed=
+for _ in $(seq 50); do
+    json=$("$bin" query cube2 "127.0.0.1:$((sauer_port + 1))" --json --players --timeout 1s 2>/dev/null) || json=
+    if [[ -n $json ]] && python3 - "$json" <<'PY'
+import json, sys
+s = json.loads(sys.argv[1])
+got = (s["online"], s["bots"], [(p["name"], p["id"], p["score"]) for p in s["players"] or []],
+       s["extras"]["extinfo_missing"])
+assert got == (1, 1, [("Alice", "0", 0), ("bot", "128", 0)], 0), got
+PY
+    then
+        listed=$json
+        break
+    fi
+    sleep 0.2
+done
+[[ -n $listed ]] || interop_fail "our poll never listed the Sauerbraten client (last: ${json:-none}; client: $(cat "$work/sauer_client.log"))"
+echo "$NAME: ours (Sauerbraten, one client and a bot, extinfo): $(compact "$listed")"
+# qstat's -cubes reads no Sauerbraten players (it never asks extinfo): its -P lists none.
+qstat_out=$("$QSTAT" -cubes "127.0.0.1:$sauer_port" -raw , -P -R -timeout 2 -retry 3)
+echo "$NAME: qstat -cubes -P with a client and a bot: ${qstat_out//$'\n'/ / }"
 echo "$NAME: ok"

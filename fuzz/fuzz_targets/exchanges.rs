@@ -260,7 +260,9 @@ fuzz_target!(|data: &[u8]| {
                 // 28: the brief's number for StarMade (22-27 are other branches'; the
                 // integrator renumbers).
                 28 => run(starmade::exchange::new(params, deadline), start, script),
-                // A fixed nonce, so the fuzzer can learn to echo the request.
+                // A fixed nonce, so the fuzzer can learn to echo the request (the info
+                // ping's and, for Sauerbraten with players asked, extinfo's: seed
+                // cube2-sauer-players).
                 29 => run(
                     cube2::exchange::new(&params, 0x2A2A_2A2A, deadline),
                     start,

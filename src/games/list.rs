@@ -321,7 +321,7 @@ pub static GAMES: &[Game] = &[
     game("stalker", &[], "S.T.A.L.K.E.R.", Gamespy3, 5445, 5447, N, G, "Query port = game port + 2"),
     game("gtasam", &["samp"], "San Andreas Multiplayer (SA:MP)", Samp, 7777, 7777, N, GL, "Legacy code-page strings: set encoding"),
     game("satisfactory", &[], "Satisfactory", Satisfactory, 7777, 7777, N.no_players(), G, "Lightweight Query (UDP, game port): up, name, build and the server state (idle/loading/playing, as rules); no counts without the HTTPS API"),
-    game("sauerbraten", &["cube2"], "Sauerbraten", Cube2, 28785, 28786, N.no_players(), "Sauerbraten source", "The Cube 2 server-info ping on the game port + 1 (serverport + 1): description, map, counts, mode, password master mode; no names in the reply. Tested against Debian's cube2-server 2020-12-27"),
+    game("sauerbraten", &["cube2"], "Sauerbraten", Cube2, 28785, 28786, N, "Sauerbraten source", "The Cube 2 server-info ping on the game port + 1 (serverport + 1): description, map, counts, mode, password master mode; with players, its extinfo list (names, frags, pings, bots included). Tested against Debian's cube2-server 2020-12-27"),
     game("s2ats", &["savage2"], "Savage 2: A Tortured Soul", Savage2, 11235, 11235, N.no_players(), G, "Its own one-byte query (UDP 11235): name (colour codes stripped), map, counts, game type, version; no player list or password flag in the reply"),
     game("serioussam", &["ss"], "Serious Sam", Gamespy1, 25600, 25601, N, G, "Query port = game port + 1"),
     game("serioussam2", &["ss2"], "Serious Sam 2", Gamespy2, 25600, 25600, N, G, "Query port = game port"),

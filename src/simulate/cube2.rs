@@ -7,6 +7,7 @@ use std::time::Duration;
 use super::churn::churn;
 use super::hostile::{start, Hostile};
 use super::{datagrams, SimServer, World, WorldState};
+use crate::protocol::cube2::extinfo::{self, ExtPlayer};
 use crate::protocol::cube2::{self, Info, RedEclipse};
 use crate::protocol::Reader;
 
@@ -52,6 +53,18 @@ pub enum Misbehaviour {
     Oversized,
     /// Echoes another request's bytes: a reply to someone else.
     WrongEcho,
+    /// Sauerbraten extinfo: the header lists one client more than it sends records for (a
+    /// datagram lost, or a lie): the poll ends at its deadline with the records that came.
+    ExtLyingIds,
+    /// Sauerbraten extinfo: the header lists 1000 ids, past the cap.
+    ExtManyIds,
+    /// Sauerbraten extinfo: 300 records for clients the header never listed, and never the
+    /// listed ones: kept within the cap, the poll ends at its deadline.
+    ExtEndless,
+    /// Sauerbraten extinfo: a record with a 6000-character name, past the reply cap.
+    ExtOversized,
+    /// Sauerbraten extinfo: the error answer (`EXT_ERROR`), which `-1` never gets.
+    ExtError,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -96,14 +109,108 @@ pub fn info(w: &WorldState, dialect: Dialect) -> Info {
     }
 }
 
-fn answer(req: &[u8], w: &WorldState, config: &Cube2Config) -> Option<Vec<u8>> {
+/// The world's clients as Sauerbraten's extinfo lists them: players numbered from 0, then
+/// bots numbered from 128 (`MAXCLIENTS`, as the engine numbers them).
+pub fn ext_players(w: &WorldState) -> Vec<ExtPlayer> {
+    let humans = (0..).zip(
+        w.players
+            .iter()
+            .map(|(name, score, _)| (name.clone(), *score)),
+    );
+    let bots = (0..w.bots.min(extinfo::MAX_BOTS as u32) as i32)
+        .map(|b| (extinfo::FIRST_BOT + b, (format!("bot{b}"), 0)));
+    humans
+        .chain(bots)
+        .map(|(cn, (name, frags))| ExtPlayer {
+            cn,
+            ping: 20,
+            name: format!("\u{c}0{name}"),
+            team: "good".into(),
+            frags,
+            health: 100,
+            armour: 25,
+            gun: 6,
+            state: 1,
+            ..ExtPlayer::default()
+        })
+        .collect()
+}
+
+/// Sauerbraten's answers to a request starting with 0 (after the 0 in `r`): the real
+/// server's three commands, with the hostile extinfo knobs.
+fn extinfo_answer(req: &[u8], r: &mut Reader<'_>, w: &WorldState, m: Misbehaviour) -> Vec<Vec<u8>> {
+    use Misbehaviour as M;
+    let mut out = req.to_vec();
+    cube2::put_int(extinfo::ACK, &mut out);
+    cube2::put_int(extinfo::VERSION, &mut out);
+    match cube2::get_int(r).ok() {
+        // EXT_UPTIME: seconds up.
+        Some(0) => cube2::put_int(60, &mut out),
+        // EXT_PLAYERSTATS for every client; one client's (or an unknown one's) is answered
+        // the same way here.
+        Some(1) if m == M::ExtError => cube2::put_int(1, &mut out),
+        Some(1) => {
+            let mut players = ext_players(w);
+            let mut ids: Vec<i32> = players.iter().map(|p| p.cn).collect();
+            match m {
+                M::ExtLyingIds => ids.push(99),
+                M::ExtManyIds => ids = (0..1000).collect(),
+                M::ExtEndless => {
+                    players = (300..600)
+                        .map(|cn| ExtPlayer {
+                            cn,
+                            name: format!("ghost{cn}"),
+                            ..ExtPlayer::default()
+                        })
+                        .collect();
+                }
+                M::ExtOversized => {
+                    if let Some(p) = players.first_mut() {
+                        p.name = "x".repeat(6000);
+                    }
+                }
+                _ => {}
+            }
+            let mut datagrams = vec![Vec::new()];
+            extinfo::encode_ids(req, &ids, &mut datagrams[0]);
+            for p in &players {
+                let mut d = Vec::new();
+                extinfo::encode_player(req, p, &mut d);
+                datagrams.push(d);
+            }
+            return datagrams;
+        }
+        // EXT_TEAMSCORE outside a team mode: "not a team mode", mode, time left.
+        Some(2) => out.extend_from_slice(&[1, 0, 0]),
+        _ => cube2::put_int(1, &mut out),
+    }
+    vec![out]
+}
+
+fn answer(req: &[u8], w: &WorldState, config: &Cube2Config) -> Vec<Vec<u8>> {
     use Misbehaviour as M;
     let m = config.misbehaviour;
-    // The engine drops long requests and answers nothing to a leading 0.
-    let first = cube2::get_int(&mut Reader::new(req)).ok()?;
-    if m == M::Silence || req.len() > MAX_REQUEST || first == 0 {
-        return None;
+    // The engine drops long requests; a leading 0 is Sauerbraten's extinfo (Red Eclipse
+    // answers nothing to it).
+    let mut r = Reader::new(req);
+    let Ok(first) = cube2::get_int(&mut r) else {
+        return Vec::new();
+    };
+    if m == M::Silence || req.len() > MAX_REQUEST {
+        return Vec::new();
     }
+    if first == 0 {
+        return match config.dialect {
+            Dialect::Sauerbraten => extinfo_answer(req, &mut r, w, m),
+            Dialect::RedEclipse => Vec::new(),
+        };
+    }
+    info_answer(req, w, config).into_iter().collect()
+}
+
+fn info_answer(req: &[u8], w: &WorldState, config: &Cube2Config) -> Option<Vec<u8>> {
+    use Misbehaviour as M;
+    let m = config.misbehaviour;
     let mut i = info(w, config.dialect);
     match m {
         M::Oversized => i.description = "x".repeat(6000),
@@ -137,12 +244,7 @@ fn answer(req: &[u8], w: &WorldState, config: &Cube2Config) -> Option<Vec<u8>> {
 
 /// Serves the ping on 127.0.0.1, on a port of the system's choosing.
 pub async fn spawn(world: World, config: Cube2Config) -> io::Result<SimServer> {
-    datagrams::spawn(move |req: &[u8], _from, _own| {
-        answer(req, &world.snapshot(), &config)
-            .into_iter()
-            .collect()
-    })
-    .await
+    datagrams::spawn(move |req: &[u8], _from, _own| answer(req, &world.snapshot(), &config)).await
 }
 
 /// A Red Eclipse server whose players come and go, for `demo`.
@@ -182,6 +284,18 @@ pub fn hostile() -> Vec<Hostile> {
             )
         })
     };
+    let sauer = |m: Misbehaviour| {
+        start(move |w| {
+            spawn(
+                w,
+                Cube2Config {
+                    dialect: Dialect::Sauerbraten,
+                    misbehaviour: m,
+                },
+            )
+        })
+    };
+    const PLAYERS: &str = "players = true";
     use Misbehaviour as M;
     vec![
         Hostile::up("ok", 2, 24, None, with(M::None)),
@@ -207,5 +321,13 @@ pub fn hostile() -> Vec<Hostile> {
         Hostile::down("many-attrs", "too_large", with(M::ManyAttrs)),
         Hostile::down("oversized", "too_large", with(M::Oversized)),
         Hostile::down("wrong-echo", "mismatch", with(M::WrongEcho)),
+        // Sauerbraten with `players = true`: the extinfo step, healthy and hostile. The
+        // info reply counts the 2 players; extinfo lists the bots too (numbered from 128).
+        Hostile::up("sauer-players", 2, 24, Some(2), sauer(M::None)).with_config(PLAYERS),
+        Hostile::up("sauer-lying-ids", 2, 24, Some(2), sauer(M::ExtLyingIds)).with_config(PLAYERS),
+        Hostile::up("sauer-endless", 2, 24, Some(2), sauer(M::ExtEndless)).with_config(PLAYERS),
+        Hostile::down("sauer-many-ids", "too_large", sauer(M::ExtManyIds)).with_config(PLAYERS),
+        Hostile::down("sauer-oversized", "too_large", sauer(M::ExtOversized)).with_config(PLAYERS),
+        Hostile::down("sauer-error", "malformed", sauer(M::ExtError)).with_config(PLAYERS),
     ]
 }

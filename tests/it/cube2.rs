@@ -1,5 +1,6 @@
 //! The Cube 2 server-info ping against the simulator on 127.0.0.1, through the exporter's own
-//! poll: both dialects' fields and every misbehaviour's reason.
+//! poll: both dialects' fields (Sauerbraten's extinfo player list too) and every
+//! misbehaviour's reason.
 
 use gameserver_exporter::query::{poll, Request};
 use gameserver_exporter::simulate::cube2::{spawn, Cube2Config, Dialect, Misbehaviour};
@@ -75,8 +76,72 @@ async fn sauerbraten_fields() {
     assert_eq!(st.game.as_deref(), Some("ffa"));
     assert_eq!(st.version, None);
     assert_eq!(st.password, Some(true));
-    assert_eq!(st.players, None);
+    // Its extinfo list: the players, then the bots (which the info count leaves out).
+    let players = st.players.unwrap();
+    let got: Vec<_> = players
+        .iter()
+        .map(|p| (p.name.as_str(), p.id.as_deref(), p.score, p.ping))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("alice", Some("0"), Some(3), Some(20)),
+            ("bob", Some("1"), Some(1), Some(20)),
+            ("bot0", Some("128"), Some(0), Some(20)),
+            ("bot1", Some("129"), Some(0), Some(20)),
+            ("bot2", Some("130"), Some(0), Some(20)),
+        ]
+    );
+    // Bots are the clients numbered from 128 in the header.
+    assert_eq!(st.bots, Some(3));
+    assert_eq!(st.extras["extinfo_missing"], json!(0));
     assert_eq!(st.extras["protocol"], json!(260));
+}
+
+/// Without `players`, Sauerbraten is the ping alone: no list.
+#[tokio::test]
+async fn sauerbraten_without_players() {
+    let s = server(Dialect::Sauerbraten, Misbehaviour::None).await;
+    let st = poll(&request(&s, Reason::Malformed)).await.unwrap();
+    assert_eq!((st.online, st.players), (2, None));
+}
+
+/// A header listing a client whose record never comes, or records for clients it never
+/// listed: the poll waits out its deadline and is up with the records that matched.
+#[tokio::test]
+async fn sauerbraten_extinfo_missing_records() {
+    for (m, want) in [
+        (Misbehaviour::ExtLyingIds, 5),
+        (Misbehaviour::ExtEndless, 0),
+    ] {
+        let s = server(Dialect::Sauerbraten, m).await;
+        let mut req = request(&s, Reason::Timeout);
+        req.players = true;
+        req.detail = true;
+        let st = poll(&req).await.unwrap();
+        assert_eq!(st.online, 2, "{m:?}");
+        assert_eq!(st.players.unwrap().len(), want, "{m:?}");
+        assert_eq!(
+            st.extras["extinfo_missing"],
+            json!(if want == 5 { 1 } else { 5 })
+        );
+    }
+}
+
+/// Extinfo datagrams that are not what the server sends fail the poll.
+#[tokio::test]
+async fn sauerbraten_extinfo_misbehaviours() {
+    for (m, reason) in [
+        (Misbehaviour::ExtManyIds, Reason::TooLarge),
+        (Misbehaviour::ExtOversized, Reason::TooLarge),
+        (Misbehaviour::ExtError, Reason::Malformed),
+    ] {
+        let s = server(Dialect::Sauerbraten, m).await;
+        let mut req = request(&s, reason);
+        req.players = true;
+        let e = poll(&req).await.unwrap_err();
+        assert_eq!(e.reason, reason, "{m:?}: {e:?}");
+    }
 }
 
 /// Every misbehaviour ends in its reason.

@@ -12,12 +12,14 @@
 //! ```
 //! Red Eclipse's attributes: game version, mode, mutators, time remaining, slots, master mode,
 //! game variables, game mods, version major, minor, patch, platform, arch, game state, time
-//! left. Sauerbraten's (n = 5, or 7 while paused or sped up): protocol, mode, time left,
+//! left. Sauerbraten's player list comes from its separate extinfo exchange ([`extinfo`]).
+//! Sauerbraten's (n = 5, or 7 while paused or sped up): protocol, mode, time left,
 //! slots, master mode[, paused, speed]. This is what the real servers in Debian bookworm
 //! (`redeclipse-server` 1.6.0, `cube2-server` 2020-12-27) sent, and what their source reads.
 
 pub mod charset;
 pub mod exchange;
+pub mod extinfo;
 pub mod spec;
 
 use std::time::Duration;
@@ -231,6 +233,18 @@ pub fn strip_colours(s: &str) -> String {
         }
     }
     out
+}
+
+/// One Sauerbraten extinfo record as a [`Player`]: the name without colour codes, the
+/// client number as the id, frags as the score, the ping.
+pub fn ext_player(p: &extinfo::ExtPlayer) -> Player {
+    Player {
+        name: strip_colours(&p.name),
+        id: Some(p.cn.to_string()),
+        score: Some(i64::from(p.frags)),
+        duration: None,
+        ping: u32::try_from(p.ping).ok(),
+    }
 }
 
 /// Red Eclipse's modes by number (1.6 and 2.0).
