@@ -4,8 +4,8 @@
 # game data written here in a temp dir (netquake_data.py: a one-plane map and a one-triangle
 # player model in quakespasm.pak; progs.dat compiled by Debian's fteqcc from
 # netquake_progs.qc; no id data needed). One scripted client (netquake_bot.py) joins as
-# "Ranger". Our `query netquake --json --players` and qstat -qs must read the same name, map,
-# counts, maximum and player, matching the server's settings. A few seconds.
+# "Ranger". Our `query netquake --json --players --rules` and qstat -qs must read the same
+# name, map, counts, maximum, player and rules, matching the server's settings. A few seconds.
 #
 # Usage: .ci/interop/netquake.sh [BIN]
 set -euo pipefail
@@ -50,7 +50,7 @@ python3 .ci/interop/netquake_bot.py "$port" Ranger 30 >"$work/bot.log" 2>&1 &
 pids+=($!)
 json=
 for _ in $(seq 50); do
-    json=$("$bin" query netquake "$addr" --json --players --timeout 1s 2>/dev/null) || json=
+    json=$("$bin" query netquake "$addr" --json --players --rules --timeout 1s 2>/dev/null) || json=
     [[ $json == *'"Ranger"'* ]] && break
     sleep 0.2
 done
@@ -71,4 +71,11 @@ echo "$NAME: qstat: $theirs"
 [[ $theirs == "$ours" ]] || interop_fail "qstat -qs read '$theirs', our CLI '$ours'"
 [[ $ours == "name=InteropNQ map=start online=1 max=6 players=Ranger" ]] ||
     interop_fail "quakespasm's settings not read back: $ours"
+# The rule chain: ours in the server's order, as qstat's second line lists them.
+our_rules=$(python3 -c 'import json, sys
+print(",".join("%s=%s" % tuple(r) for r in json.loads(sys.argv[1])["rules"] or []))' "$json")
+their_rules=$(sed -n 2p <<<"$raw")
+echo "$NAME: rules ours:  $our_rules"
+echo "$NAME: rules qstat: $their_rules"
+[[ -n $our_rules && $our_rules == "$their_rules" ]] || interop_fail "rules differ: '$our_rules' vs '$their_rules'"
 echo "$NAME: passed"

@@ -255,3 +255,34 @@ proptest! {
         prop_assert_eq!(decode(&out).unwrap(), Reply::Server(info));
     }
 }
+
+/// The checked-in `exchanges` fuzz seed (arm 32; players, rules and detail asked) is the four
+/// quakespasm replies above, and finishes a poll with them.
+#[test]
+fn exchanges_seed_finishes_a_poll() {
+    use crate::protocol::exchange::replay::replay;
+
+    let seed = include_bytes!("../../../fuzz/corpus/exchanges/netquake-quakespasm");
+    let mut expected = vec![0xbf, 32];
+    for reply in [SERVER_INFO, PLAYER_INFO, FIRST_RULE, NO_MORE_RULES] {
+        expected.extend_from_slice(&[1, reply.len() as u8]);
+        expected.extend_from_slice(reply);
+    }
+    assert_eq!(seed[..], expected[..]);
+    let params = Params {
+        players: true,
+        rules: true,
+        detail: true,
+        ..Params::default()
+    };
+    let start = Instant::now();
+    let deadline = start + Duration::from_secs(5);
+    let mut x = NetQuake::new(params, deadline);
+    let st = replay(&mut x, start, deadline, &seed[2..])
+        .result
+        .unwrap()
+        .unwrap();
+    assert_eq!((st.online, st.max, st.name.as_str()), (1, 6, "InteropNQ"));
+    assert_eq!(st.players.unwrap()[0].name, "Ranger");
+    assert_eq!(st.rules.unwrap().len(), 1);
+}
