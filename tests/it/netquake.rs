@@ -18,6 +18,8 @@ fn world() -> World {
         max: 16,
         bots: 0,
         players: vec![("Ranger".into(), 12, 60.0), ("Shambler".into(), -1, 9.0)],
+        // None: the simulator then sends QuakeSpasm's seven.
+        rules: Vec::new(),
         ..WorldState::default()
     })
 }
