@@ -99,7 +99,10 @@ fn rules(w: &WorldState) -> Vec<(String, String)> {
 fn rule_after(w: &WorldState, previous: &[u8], endless: bool) -> Option<Rule> {
     let all = rules(w);
     let (name, value) = if endless {
-        (format!("{}x", String::from_utf8_lossy(previous)), "1".into())
+        (
+            format!("{}x", String::from_utf8_lossy(previous)),
+            "1".into(),
+        )
     } else if previous.is_empty() {
         all.first()?.clone()
     } else {

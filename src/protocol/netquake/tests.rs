@@ -11,7 +11,8 @@ use super::*;
 use crate::protocol::exchange::{Error, Exchange, Input, LinkError, Params, Step};
 
 /// quakespasm's CCREP_SERVER_INFO with one client connected.
-const SERVER_INFO: &[u8] = b"\x80\x00\x00\x28\x83127.0.0.1:26000\x00InteropNQ\x00start\x00\x01\x06\x03";
+const SERVER_INFO: &[u8] =
+    b"\x80\x00\x00\x28\x83127.0.0.1:26000\x00InteropNQ\x00start\x00\x01\x06\x03";
 /// quakespasm's CCREP_PLAYER_INFO for index 0: colours 0x4c, 0 frags, connected 1 s.
 const PLAYER_INFO: &[u8] = b"\x80\x00\x00\x29\x84\x00Ranger\x00\x4c\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00127.0.0.1:37004\x00";
 /// quakespasm's first CCREP_RULE_INFO (asked with no name at all) and its last (empty).
@@ -29,9 +30,15 @@ fn requests_are_the_bytes_quakespasm_answers() {
     assert_eq!(out, b"\x80\x00\x00\x0f\x04fraglimit\x00");
     encode_request(&Request::RuleInfo(Vec::new()), &mut out);
     assert_eq!(out, b"\x80\x00\x00\x06\x04\x00");
-    assert_eq!(parse_request(b"\x80\x00\x00\x0c\x02QUAKE\x00\x03"), Some(Request::ServerInfo));
+    assert_eq!(
+        parse_request(b"\x80\x00\x00\x0c\x02QUAKE\x00\x03"),
+        Some(Request::ServerInfo)
+    );
     // quakespasm answers a rule request without any name (the first rule).
-    assert_eq!(parse_request(b"\x80\x00\x00\x05\x04"), Some(Request::RuleInfo(Vec::new())));
+    assert_eq!(
+        parse_request(b"\x80\x00\x00\x05\x04"),
+        Some(Request::RuleInfo(Vec::new()))
+    );
     // Another game name, or a length that is not the datagram's: ignored, as quakespasm does.
     assert_eq!(parse_request(b"\x80\x00\x00\x0c\x02QUAKX\x00\x03"), None);
     assert_eq!(parse_request(b"\x80\x00\x00\x0d\x02QUAKE\x00\x03"), None);
@@ -89,7 +96,10 @@ fn rule_info_from_quakespasm() {
     let Reply::Rule(Some(rule)) = decode(FIRST_RULE).unwrap() else {
         panic!("not a rule")
     };
-    assert_eq!((rule.name.as_str(), rule.value.as_str()), ("fraglimit", "0"));
+    assert_eq!(
+        (rule.name.as_str(), rule.value.as_str()),
+        ("fraglimit", "0")
+    );
     assert_eq!(decode(NO_MORE_RULES).unwrap(), Reply::Rule(None));
     let mut out = Vec::new();
     encode(&Reply::Rule(Some(rule)), &mut out);
@@ -101,7 +111,10 @@ fn broken_replies_say_what_broke() {
     // The length field longer than the datagram, and shorter.
     let mut long = SERVER_INFO.to_vec();
     long[3] = 0x40;
-    assert!(matches!(decode(&long), Err(DecodeError::Overrun { value: 0x40, .. })));
+    assert!(matches!(
+        decode(&long),
+        Err(DecodeError::Overrun { value: 0x40, .. })
+    ));
     let mut short = SERVER_INFO.to_vec();
     short[3] = 0x20;
     assert!(matches!(decode(&short), Err(DecodeError::Invalid(_))));
@@ -111,7 +124,10 @@ fn broken_replies_say_what_broke() {
     // The counts missing.
     let mut counts = SERVER_INFO[..SERVER_INFO.len() - 2].to_vec();
     counts[3] = counts.len() as u8;
-    assert!(matches!(decode(&counts), Err(DecodeError::Truncated { .. })));
+    assert!(matches!(
+        decode(&counts),
+        Err(DecodeError::Truncated { .. })
+    ));
     // Game data, not control: someone else's traffic.
     let mut data = SERVER_INFO.to_vec();
     data[0] = 0x00;
@@ -121,7 +137,10 @@ fn broken_replies_say_what_broke() {
         decode(b"\x80\x00\x00\x05\x02"),
         Err(DecodeError::UnexpectedType { found: 2, .. })
     ));
-    assert!(matches!(decode(&vec![0x80; MAX_REPLY + 1]), Err(DecodeError::TooLarge { .. })));
+    assert!(matches!(
+        decode(&vec![0x80; MAX_REPLY + 1]),
+        Err(DecodeError::TooLarge { .. })
+    ));
 }
 
 #[test]
@@ -132,7 +151,10 @@ fn quake_text_drops_the_colour_bit() {
 }
 
 /// Drives an exchange with `answer` standing in for the server, until it ends.
-fn run(params: Params, mut answer: impl FnMut(&[u8]) -> Vec<Vec<u8>>) -> (Vec<String>, Result<Status, Error>) {
+fn run(
+    params: Params,
+    mut answer: impl FnMut(&[u8]) -> Vec<Vec<u8>>,
+) -> (Vec<String>, Result<Status, Error>) {
     let t0 = Instant::now();
     let mut x = NetQuake::new(params, t0 + Duration::from_secs(5));
     let mut out = Vec::new();
@@ -142,7 +164,13 @@ fn run(params: Params, mut answer: impl FnMut(&[u8]) -> Vec<Vec<u8>>) -> (Vec<St
             Step::Send(label) => {
                 labels.push(label.to_string());
                 for reply in answer(&out) {
-                    x.handle(t0, Input::Received { bytes: &reply, rtt: Duration::from_millis(2) });
+                    x.handle(
+                        t0,
+                        Input::Received {
+                            bytes: &reply,
+                            rtt: Duration::from_millis(2),
+                        },
+                    );
                 }
             }
             Step::Wait(_) => x.handle(t0, Input::Failed(LinkError::Timeout)),
@@ -166,13 +194,28 @@ fn quakespasm(req: &[u8]) -> Vec<Vec<u8>> {
 
 #[test]
 fn a_poll_asks_info_then_each_player_then_the_rules() {
-    let params = Params { players: true, rules: true, ..Params::default() };
+    let params = Params {
+        players: true,
+        rules: true,
+        ..Params::default()
+    };
     let (labels, status) = run(params, quakespasm);
-    assert_eq!(labels, ["CCREQ_SERVER_INFO", "CCREQ_PLAYER_INFO", "CCREQ_RULE_INFO", "CCREQ_RULE_INFO"]);
+    assert_eq!(
+        labels,
+        [
+            "CCREQ_SERVER_INFO",
+            "CCREQ_PLAYER_INFO",
+            "CCREQ_RULE_INFO",
+            "CCREQ_RULE_INFO"
+        ]
+    );
     let s = status.unwrap();
     assert_eq!(s.name, "InteropNQ");
     assert_eq!(s.players.unwrap()[0].name, "Ranger");
-    assert_eq!(s.rules.unwrap(), [("fraglimit".to_string(), "0".to_string())]);
+    assert_eq!(
+        s.rules.unwrap(),
+        [("fraglimit".to_string(), "0".to_string())]
+    );
     // Without players or rules: one request.
     let (labels, status) = run(Params::default(), quakespasm);
     assert_eq!(labels, ["CCREQ_SERVER_INFO"]);
@@ -181,7 +224,10 @@ fn a_poll_asks_info_then_each_player_then_the_rules() {
 
 #[test]
 fn an_endless_rule_chain_and_late_duplicates_stay_bounded() {
-    let params = Params { rules: true, ..Params::default() };
+    let params = Params {
+        rules: true,
+        ..Params::default()
+    };
     let mut n = 0u32;
     let (labels, status) = run(params, |req| match parse_request(req) {
         Some(Request::ServerInfo) => vec![SERVER_INFO.to_vec()],
@@ -190,7 +236,14 @@ fn an_endless_rule_chain_and_late_duplicates_stay_bounded() {
             let rule = |i: u32| {
                 let mut out = Vec::new();
                 let name = format!("r{i}");
-                encode(&Reply::Rule(Some(Rule { raw_name: name.clone().into_bytes(), name, value: "1".into() })), &mut out);
+                encode(
+                    &Reply::Rule(Some(Rule {
+                        raw_name: name.clone().into_bytes(),
+                        name,
+                        value: "1".into(),
+                    })),
+                    &mut out,
+                );
                 out
             };
             // A late duplicate of the previous answer first, then the new rule.
@@ -206,7 +259,10 @@ fn an_endless_rule_chain_and_late_duplicates_stay_bounded() {
 
 #[test]
 fn a_player_reply_for_another_index_is_not_taken() {
-    let params = Params { players: true, ..Params::default() };
+    let params = Params {
+        players: true,
+        ..Params::default()
+    };
     let (_, status) = run(params, |req| match parse_request(req) {
         Some(Request::ServerInfo) => vec![SERVER_INFO.to_vec()],
         Some(Request::PlayerInfo(_)) => {
@@ -223,8 +279,13 @@ fn a_player_reply_for_another_index_is_not_taken() {
 
 #[test]
 fn broken_server_info_fails_the_poll() {
-    let (_, status) = run(Params::default(), |_| vec![b"\x80\x00\x00\x0a\x83127.0".to_vec()]);
-    assert!(matches!(status, Err(Error::Net(LinkError::Decode(_)))), "{status:?}");
+    let (_, status) = run(Params::default(), |_| {
+        vec![b"\x80\x00\x00\x0a\x83127.0".to_vec()]
+    });
+    assert!(
+        matches!(status, Err(Error::Net(LinkError::Decode(_)))),
+        "{status:?}"
+    );
 }
 
 proptest! {
