@@ -179,6 +179,8 @@ protocols! {
     Ventrilo => ventrilo::spec;
     /// BZFlag's bzfs: the hello, MsgQueryGame and MsgQueryPlayers on the game port, TCP.
     Bzflag => bzflag::spec;
+    /// The NetQuake control query (Quake 1: QuakeSpasm, Ironwail, DarkPlaces), UDP.
+    Netquake => netquake::spec;
 }
 
 impl Protocol {

@@ -28,6 +28,7 @@ use gameserver_exporter::protocol::{
     rfactor, savage2, soldat, starmade, tribes1, ventrilo,
 };
 use gameserver_exporter::protocol::bzflag;
+use gameserver_exporter::protocol::netquake;
 use gameserver_exporter::protocol::samp::{exchange::Samp, Header};
 use gameserver_exporter::protocol::teamspeak2::exchange::Ts2;
 use gameserver_exporter::protocol::teamspeak3::exchange::{Login, Ts3};
@@ -157,7 +158,7 @@ fuzz_target!(|data: &[u8]| {
                 return;
             };
             let secret = remembered.then(|| Secret::new("fuzz-secret"));
-            match ext % 32 {
+            match ext % 33 {
                 0 => run(
                     terraria::exchange::new(params, secret, deadline),
                     start,
@@ -276,6 +277,7 @@ fuzz_target!(|data: &[u8]| {
                     run(x, start, script)
                 }
                 31 => run(bzflag::exchange::Bzflag::new(params, deadline), start, script),
+                32 => run(netquake::exchange::NetQuake::new(params, deadline), start, script),
                 21 => {
                     // Handles from 0x8000_0001, as gbxremote's, so the fuzzer can learn them.
                     let login = secret.map(|password| nadeo::exchange::Login {

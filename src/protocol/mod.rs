@@ -47,6 +47,7 @@ pub mod memory;
 pub mod minecraft;
 pub mod mumble;
 pub mod nadeo;
+pub mod netquake;
 pub mod openttd;
 pub mod palworld;
 pub mod proxy_header;

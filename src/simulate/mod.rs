@@ -44,6 +44,7 @@ pub mod mcquery;
 pub mod minecraft;
 pub mod mumble;
 pub mod nadeo;
+pub mod netquake;
 pub mod openttd;
 pub mod palworld;
 pub mod quake1;
@@ -167,6 +168,7 @@ pub const fn simulator(protocol: Protocol) -> Simulator {
         Protocol::Cube2 => cube2::SIM,
         Protocol::Ventrilo => ventrilo::SIM,
         Protocol::Bzflag => bzflag::SIM,
+        Protocol::Netquake => netquake::SIM,
     }
 }
 

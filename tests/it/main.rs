@@ -53,6 +53,7 @@ mod minecraft;
 mod minecraft_strict_handshake;
 mod mumble;
 mod nadeo;
+mod netquake;
 mod openttd;
 mod palworld;
 mod players;
