@@ -13,6 +13,7 @@ use gameserver_exporter::config::{
     MAX_TARGETS,
 };
 use gameserver_exporter::protocol::spec::SOURCE_RCON_PORT;
+use gameserver_exporter::protocol::teamspeak2::DEFAULT_VOICE_PORT as TS2_VOICE_PORT;
 use gameserver_exporter::protocol::teamspeak3::DEFAULT_VOICE_PORT;
 use gameserver_exporter::query::driver::{RESENDS, RESEND_AFTER_MIN};
 use gameserver_exporter::scheduler::{BATCH, MIN_SLOTS, SLOT, SPREAD};
@@ -275,7 +276,7 @@ fn query_help_quotes_the_constants() {
     assert_says(
         &help,
         "query --help",
-        &format!("{DEFAULT_VOICE_PORT} unless given"),
+        &format!("{DEFAULT_VOICE_PORT} and {TS2_VOICE_PORT} unless given"),
     );
     let port = |c: Console| c.default_port().expect("a console with a port of its own");
     assert_says(
@@ -327,7 +328,9 @@ fn configuration_doc_quotes_the_constants() {
     assert_says(
         &doc,
         what,
-        &format!("`voice_port = {DEFAULT_VOICE_PORT}` (the default;"),
+        &format!(
+            "`voice_port = {DEFAULT_VOICE_PORT}` (TeamSpeak 3's default; {TS2_VOICE_PORT} for TeamSpeak 2;"
+        ),
     );
     let port = |c: Console| c.default_port().expect("a console with a port of its own");
     assert_says(
