@@ -135,7 +135,8 @@ pids+=($!)
 listed=
 for _ in $(seq 50); do
     json=$("$bin" query cube2 "127.0.0.1:$((sauer_port + 1))" --json --players --timeout 1s 2>/dev/null) || json=
-    if [[ -n $json ]] && python3 - "$json" <<'PY'
+    # Quiet while the client and its bot are still joining; the last reply is in the failure.
+    if [[ -n $json ]] && python3 - "$json" 2>/dev/null <<'PY'
 import json, sys
 s = json.loads(sys.argv[1])
 got = (s["online"], s["bots"], [(p["name"], p["id"], p["score"]) for p in s["players"] or []],
