@@ -34,7 +34,7 @@ fn request(server: &SimServer, want: Reason) -> Request {
         Protocol::Ventrilo,
         Address::parse(&server.addr.to_string()).unwrap(),
     );
-    req.timeout = patience::timeout_for(want);
+    req.timeout = patience::timeout_for_parts(want);
     req
 }
 
