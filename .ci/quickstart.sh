@@ -86,7 +86,7 @@ while :; do
     ((SECONDS < deadline)) || fail "$up of $simulators demo targets up after 30 s"
     sleep 1
 done
-echo "quickstart: demo ready, $up of $simulators targets up"
+echo "quickstart: demo ready, $up targets up ($simulators protocol simulators, and the game titles with their consoles)"
 
 for b in "${blocks[@]}"; do
     [[ $b == *.fg.sh ]] || continue
